@@ -1,0 +1,93 @@
+import { CARRIER_UTC_OFFSET_MINUTES } from './reference-data.js';
+
+/**
+ * An instant as the contract hands it on: UTC, always six fractional digits, e.g.
+ * `2019-08-07T04:24:12.494622Z`. Fixed width, so it sorts as text, and DuckDB reads it into
+ * TIMESTAMPTZ without loss (the carrier sends up to seven fractional digits; the seventh is 100 ns,
+ * below DuckDB's microsecond resolution).
+ */
+export type CarrierInstant = string & { readonly __brand: 'CarrierInstant' };
+
+const CARRIER_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,7}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Reads a carrier date-time: ISO 8601 with 0 to 7 fractional digits, `T` or a space between date and
+ * time, an offset or `Z`; a time without an offset is carrier-local time (UTC+07:00).
+ * Returns undefined when the text is not such a date-time or names an impossible date.
+ */
+export function parseCarrierInstant(text: string): CarrierInstant | undefined {
+  const m = CARRIER_DATE_TIME.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '0', fraction = '', offset] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const hour = Number(h);
+  const minute = Number(mi);
+  const second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
+  const offsetMinutes = offset === undefined ? CARRIER_UTC_OFFSET_MINUTES : parseOffsetMinutes(offset);
+  if (offsetMinutes === undefined) return undefined;
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999 (.NET writes 0001-01-01 for "no date").
+  const check = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
+  check.setUTCFullYear(year, month - 1, day);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return undefined;
+  const utc = new Date(check.getTime() - offsetMinutes * 60_000);
+  // Only years 0000 to 9999 keep the fixed-width form.
+  if (utc.getUTCFullYear() < 0 || utc.getUTCFullYear() > 9999) return undefined;
+  const micros = fraction.padEnd(6, '0').slice(0, 6);
+  return `${utc.toISOString().slice(0, 19)}.${micros}Z` as CarrierInstant;
+}
+
+/** Minutes east of UTC, or undefined for an impossible offset (`+99:99`). */
+function parseOffsetMinutes(offset: string): number | undefined {
+  if (offset.toUpperCase() === 'Z') return 0;
+  const sign = offset.startsWith('-') ? -1 : 1;
+  const digits = offset.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2, 4));
+  if (hours > 23 || minutes > 59) return undefined;
+  return sign * (hours * 60 + minutes);
+}
+
+/** Milliseconds since the epoch of a contract instant. */
+export function instantToEpochMs(instant: CarrierInstant): number {
+  return Date.parse(instant);
+}
+
+/** A contract instant from milliseconds since the epoch. */
+export function epochMsToInstant(ms: number): CarrierInstant {
+  return `${new Date(ms).toISOString().slice(0, 23)}000Z` as CarrierInstant;
+}
+
+/**
+ * Formats an instant as the carrier writes it: local time at UTC+07:00 with the offset, e.g.
+ * `2019-08-07T11:24:12+07:00`; `fractionDigits` (0 to 7) adds a fraction as callbacks carry it.
+ */
+export function formatCarrierDateTime(epochMs: number, fractionDigits = 0, subMillisecondDigits = ''): string {
+  const local = new Date(epochMs + CARRIER_UTC_OFFSET_MINUTES * 60_000).toISOString();
+  const base = local.slice(0, 19);
+  const fraction = (local.slice(20, 23) + subMillisecondDigits).padEnd(7, '0').slice(0, fractionDigits);
+  return `${base}${fractionDigits > 0 ? `.${fraction}` : ''}+07:00`;
+}
+
+/** Carrier-local date and time without an offset (`2019-08-07 11:24:12`), as callback DeliveryDate is seen. */
+export function formatCarrierLocalDateTime(epochMs: number): string {
+  return new Date(epochMs + CARRIER_UTC_OFFSET_MINUTES * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * The carrier day (YYYY-MM-DD) an instant falls in, for a day that starts at midnight at the given
+ * UTC offset (the carrier's, UTC+07:00, unless configured otherwise).
+ */
+export function carrierDayOf(epochMs: number, utcOffsetMinutes = CARRIER_UTC_OFFSET_MINUTES): string {
+  return new Date(epochMs + utcOffsetMinutes * 60_000).toISOString().slice(0, 10);
+}
+
+/** The first instant (epoch ms) of the carrier day after the one `epochMs` falls in. */
+export function nextCarrierDayStart(epochMs: number, utcOffsetMinutes = CARRIER_UTC_OFFSET_MINUTES): number {
+  const dayMs = 86_400_000;
+  const shifted = epochMs + utcOffsetMinutes * 60_000;
+  return Math.floor(shifted / dayMs) * dayMs + dayMs - utcOffsetMinutes * 60_000;
+}

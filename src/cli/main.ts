@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { sandboxCommand } from './commands/sandbox-command.js';
+import { EXIT, UserError } from './exit-codes.js';
+
+const program = new Command('parcel-recon')
+  .description('Reconcile a parcel carrier\'s tracking, charges and callbacks into a DuckDB warehouse, within its daily quotas.')
+  .version('0.1.0')
+  .showHelpAfterError('(add --help for usage)')
+  .exitOverride();
+
+program.addCommand(sandboxCommand().exitOverride());
+
+/** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
+async function main(argv: string[]): Promise<number> {
+  try {
+    await program.parseAsync(argv);
+    return EXIT.OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.OK;
+      return EXIT.BAD_INPUT;
+    }
+    if (error instanceof UserError) {
+      process.stderr.write(`parcel-recon: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`parcel-recon: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.FAILURE;
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { DOCUMENTED_LIMITS, CARRIER_UTC_OFFSET_MINUTES, parseCarrierInstant, instantToEpochMs } from '../carrier/contract.js';
+
+const share = z.number().min(0).max(1);
+const nonNegativeInt = z.number().int().min(0);
+
+/** A moment given as epoch milliseconds, a date-time text (no offset meaning UTC+07:00) or `now`. */
+const instantOption = z.union([z.number(), z.string()]).transform((value, ctx): number => {
+  if (typeof value === 'number') return value;
+  if (value === 'now') return Math.floor(Date.now() / 1000) * 1000;
+  const instant = parseCarrierInstant(value);
+  if (instant === undefined) {
+    ctx.issues.push({ code: 'custom', message: `not a date-time: ${value}`, input: value });
+    return z.NEVER;
+  }
+  return instantToEpochMs(instant);
+});
+
+export const SandboxOptionsSchema = z.object({
+  host: z.string().default('127.0.0.1'),
+  /** 0 picks a free port. */
+  port: z.number().int().min(0).max(65535).default(0),
+  /** The same seed and start give the same accounts, keys and orders. */
+  seed: z.number().int().default(1),
+  accounts: z.number().int().min(1).max(9).default(3),
+  ordersPerAccount: z.number().int().min(1).max(99_999_999).default(500),
+  start: instantOption.prefault('2026-11-20T22:00:00+07:00'),
+  clockMode: z.enum(['manual', 'realtime']).default('manual'),
+  clockSpeed: z.number().positive().default(1),
+  historyDays: z.number().min(0).default(10),
+  futureDays: z.number().min(0).default(0),
+  codePrefix: z.string().regex(/^[A-Z]{1,6}$/, 'one to six capital letters').default('EX'),
+  lifecycle: z
+    .object({
+      cancelRate: share.default(0.04),
+      lostRate: share.default(0.02),
+      confiscatedRate: share.default(0.01),
+      failedAttemptRate: share.default(0.3),
+      maxAttempts: z.number().int().min(1).max(9).default(3),
+      anomalyRate: share.default(0.05),
+      noImageRate: share.default(0.1),
+    })
+    .prefault({}),
+  limits: z
+    .object({
+      perKeyDaily: nonNegativeInt.default(DOCUMENTED_LIMITS.lookupsPerKeyPerDay),
+      globalDaily: nonNegativeInt.default(DOCUMENTED_LIMITS.lookupsPerDay),
+      dayUtcOffsetMinutes: z.number().int().min(-720).max(840).default(CARRIER_UTC_OFFSET_MINUTES),
+    })
+    .prefault({}),
+  faults: z
+    .object({
+      latencyMinMs: nonNegativeInt.default(0),
+      latencyMaxMs: nonNegativeInt.default(0),
+      exceptionRate: share.default(0),
+      serverErrorRate: share.default(0),
+      resetRate: share.default(0),
+      hangRate: share.default(0),
+      hangMs: nonNegativeInt.default(30_000),
+      malformedRate: share.default(0),
+      rateLimitRate: share.default(0),
+      retryAfterSeconds: nonNegativeInt.default(1),
+    })
+    .prefault({}),
+  callbacks: z
+    .object({
+      url: z.url({ protocol: /^https?$/ }).optional(),
+      auth: z.enum(['apikey', 'basic']).default('apikey'),
+      basicUser: z.string().optional(),
+      basicPassword: z.string().optional(),
+      maxAttempts: z.number().int().min(1).max(20).default(5),
+      retryBaseMs: nonNegativeInt.default(500),
+      timeoutMs: z.number().int().positive().default(5_000),
+      concurrency: z.number().int().min(1).max(256).default(8),
+      dropRate: share.default(0),
+      duplicateRate: share.default(0),
+    })
+    .prefault({}),
+  /** Header that carries the API key on the price and images operations (the spec does not say). */
+  customerAuthHeader: z.string().min(1).default('ApiKey'),
+  /** Size of each image file the sandbox serves, in bytes. */
+  imageBytes: z.number().int().min(4).max(50_000_000).default(4096),
+});
+
+export type SandboxOptionsInput = z.input<typeof SandboxOptionsSchema>;
+export type SandboxOptions = z.output<typeof SandboxOptionsSchema>;

@@ -1,0 +1,49 @@
+import { CallbackSender } from './callback-sender.js';
+import { FaultInjector } from './fault-injector.js';
+import { GroundTruth } from './ground-truth.js';
+import { LookupQuota } from './lookup-quota.js';
+import { SandboxClock } from './sandbox-clock.js';
+import type { SandboxOptions } from './sandbox-options.js';
+import { SandboxWorld } from './world/sandbox-world.js';
+
+export interface SandboxLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Everything one running sandbox holds: its world, clock, counters, faults and callbacks. */
+export class SandboxState {
+  readonly world: SandboxWorld;
+  readonly clock: SandboxClock;
+  readonly quota: LookupQuota;
+  readonly faults: FaultInjector;
+  readonly callbacks: CallbackSender;
+  readonly truth: GroundTruth;
+
+  constructor(
+    readonly options: SandboxOptions,
+    readonly logger: SandboxLogger,
+  ) {
+    this.clock = new SandboxClock(options.start, options.clockMode, options.clockSpeed);
+    this.world = new SandboxWorld({
+      seed: options.seed,
+      accounts: options.accounts,
+      ordersPerAccount: options.ordersPerAccount,
+      start: options.start,
+      historyDays: options.historyDays,
+      futureDays: options.futureDays,
+      codePrefix: options.codePrefix,
+      lifecycle: options.lifecycle,
+    });
+    this.quota = new LookupQuota(options.limits, this.clock);
+    this.faults = new FaultInjector(options.faults, options.seed);
+    this.callbacks = new CallbackSender(this.world, this.clock, options.callbacks, logger);
+    this.truth = new GroundTruth(this.world, this.clock);
+  }
+
+  /** Moves the clock forward and queues the callbacks of the status changes it passed. */
+  moveClockTo(instantMs: number): number {
+    this.clock.moveTo(instantMs);
+    return this.callbacks.dispatchDue();
+  }
+}

@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OPERATION_PATHS } from '../../carrier/contract.js';
+import type { FaultKind, Operation } from '../fault-injector.js';
+import type { SandboxState } from '../sandbox-state.js';
+import { answerOrderImages, imageFileBytes } from './order-images.js';
+import { answerPriceCalculation, priceFailure } from './price-calculation.js';
+import { answerTrackingLookup } from './tracking-lookup.js';
+import { BodyTooLargeError, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
+
+const IMAGE_PATH = /^\/images\/([A-Za-z0-9_-]{1,40})\/(\d{1,3})\.jpg$/;
+
+interface Answer {
+  status: number;
+  body: unknown;
+  /** The order the request names, for faults scripted for one order. */
+  orderCode?: string;
+}
+
+/** Sockets of hung requests, closed when their time is up or the sandbox stops. */
+export type HangingRequests = Set<NodeJS.Timeout>;
+
+/** The carrier's three operations and the image files its image links point at. */
+export async function handleCarrierRequest(
+  state: SandboxState,
+  baseUrl: string,
+  path: string,
+  params: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+  hanging: HangingRequests,
+): Promise<void> {
+  if (req.method === 'GET' && path === OPERATION_PATHS.tracking) {
+    const orderCode = queryParam(params, 'ordercode');
+    const answer = answerTrackingLookup(state.world, state.quota, state.clock.now(), queryParam(params, 'apiKey'), orderCode);
+    return respond(state, 'tracking', orderCode, { status: 200, body: answer }, res, hanging);
+  }
+  if (req.method === 'POST' && (path === OPERATION_PATHS.price || path === OPERATION_PATHS.images)) {
+    const operation: Operation = path === OPERATION_PATHS.price ? 'price' : 'images';
+    const answer = await answerCustomerOperation(state, baseUrl, operation, req);
+    return respond(state, operation, answer.orderCode, answer, res, hanging);
+  }
+  const image = req.method === 'GET' ? IMAGE_PATH.exec(path) : null;
+  if (image) {
+    const plan = state.world.findOrder(image[1]!);
+    const no = Number(image[2]);
+    if (!plan || no < 1 || no > plan.imageCount) return sendJson(res, 404, { error: 'no such image' });
+    return sendText(res, 200, imageFileBytes(state.options.seed, plan.code, no, state.options.imageBytes), 'image/jpeg');
+  }
+  sendJson(res, 404, { error: `no such operation: ${req.method} ${path}` });
+}
+
+async function answerCustomerOperation(state: SandboxState, baseUrl: string, operation: Operation, req: IncomingMessage): Promise<Answer> {
+  const failure = (message: string) =>
+    operation === 'price' ? priceFailure([{ Field: '', Message: message }]) : { Items: [], Errors: [{ Code: 'INVALID_REQUEST', Message: message }], ErrorMessage: message };
+  let text: string;
+  try {
+    text = await readBody(req);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { status: 413, body: failure(error.message) };
+    throw error;
+  }
+  const header = req.headers[state.options.customerAuthHeader.toLowerCase()];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  const account = apiKey === undefined ? undefined : state.world.findAccountByKey(apiKey);
+  if (!account) {
+    return { status: 401, body: failure(apiKey === undefined ? `missing ${state.options.customerAuthHeader} header` : 'API key not found') };
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { status: 400, body: failure('request body is not JSON') };
+  }
+  const named = (body as { OrderCode?: unknown } | null)?.OrderCode;
+  const orderCode = typeof named === 'string' ? named : undefined;
+  if (operation === 'price') return { status: 200, body: answerPriceCalculation(state.world, account, body), orderCode };
+  return { status: 200, body: answerOrderImages(state.world, account, state.clock.now(), baseUrl, body), orderCode };
+}
+
+/** Sends an answer after the injected latency, or the injected fault instead. */
+async function respond(
+  state: SandboxState,
+  operation: Operation,
+  orderCode: string | undefined,
+  answer: Answer,
+  res: ServerResponse,
+  hanging: HangingRequests,
+): Promise<void> {
+  const fault: FaultKind | undefined = state.faults.pick(operation, orderCode);
+  const latency = state.faults.latencyMs();
+  if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+  switch (fault) {
+    case undefined:
+      return sendJson(res, answer.status, answer.body);
+    case 'exception':
+      return sendJson(res, 200, { ...(answer.body as object), errorCode: 'EXCEPTION', errorMessage: 'An error occurred, please contact the carrier' });
+    case 'server_error': {
+      const status = state.faults.pickServerErrorStatus();
+      return sendText(res, status, `<html><body><h1>${status}</h1>Service unavailable</body></html>`, 'text/html');
+    }
+    case 'rate_limited':
+      return sendText(res, 429, 'Too Many Requests', 'text/plain', { 'retry-after': String(state.faults.current.retryAfterSeconds) });
+    case 'malformed': {
+      const json = JSON.stringify(answer.body);
+      return sendText(res, 200, json.slice(0, Math.max(1, Math.floor(json.length / 2))), 'application/json; charset=utf-8');
+    }
+    case 'reset':
+      res.socket?.destroy();
+      return;
+    case 'hang': {
+      const timer = setTimeout(() => {
+        hanging.delete(timer);
+        res.socket?.destroy();
+      }, state.faults.current.hangMs);
+      hanging.add(timer);
+      return;
+    }
+  }
+}
