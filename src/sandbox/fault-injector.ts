@@ -61,7 +61,12 @@ export class FaultInjector {
 
   pick(operation: Operation, orderCode: string | undefined): FaultKind | undefined {
     const scripted = this.scripted.find(
-      (f) => f.times > 0 && (f.operation === undefined || f.operation === operation) && (f.orderCode === undefined || f.orderCode === orderCode),
+      (f) =>
+        f.times > 0 &&
+        (f.operation === undefined || f.operation === operation) &&
+        (f.orderCode === undefined || f.orderCode === orderCode) &&
+        // EXCEPTION is an answer of the tracking lookup only.
+        (f.kind !== 'exception' || operation === 'tracking'),
     );
     if (scripted) {
       scripted.times--;

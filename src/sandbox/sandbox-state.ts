@@ -5,6 +5,7 @@ import { LookupQuota } from './lookup-quota.js';
 import { SandboxClock } from './sandbox-clock.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxWorld } from './world/sandbox-world.js';
+import { TrackingAnswerCache } from './world/tracking-snapshot.js';
 
 export interface SandboxLogger {
   info(obj: object, msg: string): void;
@@ -19,6 +20,7 @@ export class SandboxState {
   readonly faults: FaultInjector;
   readonly callbacks: CallbackSender;
   readonly truth: GroundTruth;
+  readonly trackingAnswers = new TrackingAnswerCache();
 
   constructor(
     readonly options: SandboxOptions,

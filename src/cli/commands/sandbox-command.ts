@@ -39,7 +39,8 @@ const KNOBS: readonly Knob[] = [
   { flag: '--failed-attempt-rate <share>', path: 'lifecycle.failedAttemptRate', kind: 'number', description: 'chance a delivery attempt fails (status 16 with a delay code)', defaultShown: '0.3' },
   { flag: '--max-attempts <n>', path: 'lifecycle.maxAttempts', kind: 'number', description: 'failed attempts before the order is returned (27, 28)', defaultShown: '3' },
   { flag: '--anomaly-rate <share>', path: 'lifecycle.anomalyRate', kind: 'number', description: 'share of orders billed with a deliberate anomaly (see GET /_sandbox/truth/anomalies)', defaultShown: '0.05' },
-  { flag: '--no-image-rate <share>', path: 'lifecycle.noImageRate', kind: 'number', description: 'share of delivered orders without images', defaultShown: '0.1' },
+  // Not --no-image-rate: commander reads a --no- flag as the negation of --image-rate.
+  { flag: '--imageless-rate <share>', path: 'lifecycle.noImageRate', kind: 'number', description: 'share of delivered orders without images', defaultShown: '0.1' },
   { flag: '--per-key-limit <n>', path: 'limits.perKeyDaily', kind: 'number', description: 'tracking lookups per key per carrier day before APIKEY_LIMIT', defaultShown: '200000' },
   { flag: '--global-limit <n>', path: 'limits.globalDaily', kind: 'number', description: 'tracking lookups in total per carrier day', defaultShown: '3000000' },
   { flag: '--day-utc-offset <minutes>', path: 'limits.dayUtcOffsetMinutes', kind: 'number', description: "UTC offset of the quota day's midnight", defaultShown: '420' },

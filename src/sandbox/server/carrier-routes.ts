@@ -1,17 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OPERATION_PATHS } from '../../carrier/contract.js';
+import { OPERATION_PATHS, TRACKING_ERROR } from '../../carrier/contract.js';
 import type { FaultKind, Operation } from '../fault-injector.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { answerOrderImages, imageFileBytes } from './order-images.js';
 import { answerPriceCalculation, priceFailure } from './price-calculation.js';
-import { answerTrackingLookup } from './tracking-lookup.js';
-import { BodyTooLargeError, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
+import { answerTrackingLookup, trackingErrorResult } from './tracking-lookup.js';
+import { BodyTooLargeError, JSON_CONTENT_TYPE, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
 
 const IMAGE_PATH = /^\/images\/([A-Za-z0-9_-]{1,40})\/(\d{1,3})\.jpg$/;
 
 interface Answer {
   status: number;
-  body: unknown;
+  /** The answer's body, serialized. */
+  json: string | Buffer;
   /** The order the request names, for faults scripted for one order. */
   orderCode?: string;
 }
@@ -31,8 +32,8 @@ export async function handleCarrierRequest(
 ): Promise<void> {
   if (req.method === 'GET' && path === OPERATION_PATHS.tracking) {
     const orderCode = queryParam(params, 'ordercode');
-    const answer = answerTrackingLookup(state.world, state.quota, state.clock.now(), queryParam(params, 'apiKey'), orderCode);
-    return respond(state, 'tracking', orderCode, { status: 200, body: answer }, res, hanging);
+    const json = answerTrackingLookup(state.world, state.quota, state.trackingAnswers, state.clock.now(), queryParam(params, 'apiKey'), orderCode);
+    return respond(state, 'tracking', orderCode, { status: 200, json }, res, hanging);
   }
   if (req.method === 'POST' && (path === OPERATION_PATHS.price || path === OPERATION_PATHS.images)) {
     const operation: Operation = path === OPERATION_PATHS.price ? 'price' : 'images';
@@ -51,30 +52,32 @@ export async function handleCarrierRequest(
 
 async function answerCustomerOperation(state: SandboxState, baseUrl: string, operation: Operation, req: IncomingMessage): Promise<Answer> {
   const failure = (message: string) =>
-    operation === 'price' ? priceFailure([{ Field: '', Message: message }]) : { Items: [], Errors: [{ Code: 'INVALID_REQUEST', Message: message }], ErrorMessage: message };
+    JSON.stringify(
+      operation === 'price' ? priceFailure([{ Field: '', Message: message }]) : { Items: [], Errors: [{ Code: 'INVALID_REQUEST', Message: message }], ErrorMessage: message },
+    );
   let text: string;
   try {
     text = await readBody(req);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return { status: 413, body: failure(error.message) };
+    if (error instanceof BodyTooLargeError) return { status: 413, json: failure(error.message) };
     throw error;
   }
   const header = req.headers[state.options.customerAuthHeader.toLowerCase()];
   const apiKey = Array.isArray(header) ? header[0] : header;
   const account = apiKey === undefined ? undefined : state.world.findAccountByKey(apiKey);
   if (!account) {
-    return { status: 401, body: failure(apiKey === undefined ? `missing ${state.options.customerAuthHeader} header` : 'API key not found') };
+    return { status: 401, json: failure(apiKey === undefined ? `missing ${state.options.customerAuthHeader} header` : 'API key not found') };
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { status: 400, body: failure('request body is not JSON') };
+    return { status: 400, json: failure('request body is not JSON') };
   }
   const named = (body as { OrderCode?: unknown } | null)?.OrderCode;
   const orderCode = typeof named === 'string' ? named : undefined;
-  if (operation === 'price') return { status: 200, body: answerPriceCalculation(state.world, account, body), orderCode };
-  return { status: 200, body: answerOrderImages(state.world, account, state.clock.now(), baseUrl, body), orderCode };
+  if (operation === 'price') return { status: 200, json: JSON.stringify(answerPriceCalculation(state.world, account, body)), orderCode };
+  return { status: 200, json: JSON.stringify(answerOrderImages(state.world, account, state.clock.now(), baseUrl, body)), orderCode };
 }
 
 /** Sends an answer after the injected latency, or the injected fault instead. */
@@ -91,9 +94,10 @@ async function respond(
   if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
   switch (fault) {
     case undefined:
-      return sendJson(res, answer.status, answer.body);
+      return sendText(res, answer.status, answer.json, JSON_CONTENT_TYPE);
     case 'exception':
-      return sendJson(res, 200, { ...(answer.body as object), errorCode: 'EXCEPTION', errorMessage: 'An error occurred, please contact the carrier' });
+      // An error answer like any other: no order data beside the error.
+      return sendJson(res, 200, trackingErrorResult(TRACKING_ERROR.EXCEPTION, orderCode ?? null));
     case 'server_error': {
       const status = state.faults.pickServerErrorStatus();
       return sendText(res, status, `<html><body><h1>${status}</h1>Service unavailable</body></html>`, 'text/html');
@@ -101,8 +105,8 @@ async function respond(
     case 'rate_limited':
       return sendText(res, 429, 'Too Many Requests', 'text/plain', { 'retry-after': String(state.faults.current.retryAfterSeconds) });
     case 'malformed': {
-      const json = JSON.stringify(answer.body);
-      return sendText(res, 200, json.slice(0, Math.max(1, Math.floor(json.length / 2))), 'application/json; charset=utf-8');
+      const json = answer.json.toString();
+      return sendText(res, 200, json.slice(0, Math.max(1, Math.floor(json.length / 2))), JSON_CONTENT_TYPE);
     }
     case 'reset':
       res.socket?.destroy();

@@ -24,10 +24,22 @@ const ScriptedFaultSchema = z
   })
   .strict();
 
+/**
+ * A patch of one group of settings: any of its fields, and only those it names. The fields' defaults
+ * are dropped first: zod fills a missing field with its default even in a partial schema, so a patch
+ * would otherwise reset every setting it does not name.
+ */
+function patchOf<S extends z.ZodObject>(settings: S): z.ZodType<Partial<z.output<S>>> {
+  const fields = Object.fromEntries(
+    Object.entries(settings.shape).map(([name, field]) => [name, field instanceof z.ZodDefault ? field.unwrap() : field]),
+  );
+  return z.object(fields).partial().strict() as unknown as z.ZodType<Partial<z.output<S>>>;
+}
+
 const optionShape = SandboxOptionsSchema.shape;
-const LimitsPatchSchema = optionShape.limits.unwrap().partial().strict();
-const FaultsPatchSchema = optionShape.faults.unwrap().partial().strict();
-const CallbacksPatchSchema = optionShape.callbacks.unwrap().partial().strict();
+const LimitsPatchSchema = patchOf(optionShape.limits.unwrap());
+const FaultsPatchSchema = patchOf(optionShape.faults.unwrap());
+const CallbacksPatchSchema = patchOf(optionShape.callbacks.unwrap());
 
 /**
  * The sandbox's own control and ground-truth API under `/_sandbox/`: move the clock, change limits,

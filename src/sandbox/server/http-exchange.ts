@@ -20,8 +20,10 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  sendText(res, status, JSON.stringify(body), 'application/json; charset=utf-8', headers);
+  sendText(res, status, JSON.stringify(body), JSON_CONTENT_TYPE, headers);
 }
 
 export function sendText(res: ServerResponse, status: number, text: string | Buffer, contentType: string, headers: Record<string, string> = {}): void {

@@ -1,7 +1,7 @@
-import { checkOrderCode, TRACKING_ERROR, type TrackingErrorWire, type TrackingSnapshotWire } from '../../carrier/contract.js';
+import { checkOrderCode, TRACKING_ERROR, type TrackingErrorWire } from '../../carrier/contract.js';
 import type { LookupQuota } from '../lookup-quota.js';
 import type { SandboxWorld } from '../world/sandbox-world.js';
-import { trackingSnapshotAt } from '../world/tracking-snapshot.js';
+import type { TrackingAnswerCache } from '../world/tracking-snapshot.js';
 
 const ERROR_MESSAGES: Record<string, string> = {
   [TRACKING_ERROR.MISSING_APIKEY]: 'API key is required',
@@ -33,34 +33,36 @@ export function trackingErrorResult(errorCode: string, orderCode: string | null,
 }
 
 /**
- * Answers one tracking lookup as the documented carrier does, checks in this order: key and code
- * present, key known, the key's daily limit and the global one (every request with a known key counts),
- * code rules, code known, code of the key's account.
+ * Answers one tracking lookup as the documented carrier does, as JSON; checks in this order: key and
+ * code present, key known, the key's daily limit and the global one (every request with a known key
+ * counts), code rules, code known, code of the key's account.
  */
 export function answerTrackingLookup(
   world: SandboxWorld,
   quota: LookupQuota,
+  answers: TrackingAnswerCache,
   now: number,
   apiKey: string | undefined,
   orderCode: string | undefined,
-): TrackingSnapshotWire | TrackingErrorWire {
+): string | Buffer {
   const code = orderCode ?? null;
-  if (apiKey === undefined || apiKey === '') return trackingErrorResult(TRACKING_ERROR.MISSING_APIKEY, code);
-  if (orderCode === undefined || orderCode === '') return trackingErrorResult(TRACKING_ERROR.MISSING_ORDERCODE, code);
+  const failure = (errorCode: string, message?: string) => JSON.stringify(trackingErrorResult(errorCode, code, message));
+  if (apiKey === undefined || apiKey === '') return failure(TRACKING_ERROR.MISSING_APIKEY);
+  if (orderCode === undefined || orderCode === '') return failure(TRACKING_ERROR.MISSING_ORDERCODE);
   const account = world.findAccountByKey(apiKey);
-  if (!account) return trackingErrorResult(TRACKING_ERROR.APIKEY_NOT_FOUND, code);
+  if (!account) return failure(TRACKING_ERROR.APIKEY_NOT_FOUND);
   const admission = quota.admit(account.alias);
   if (admission === 'key_limit') {
-    return trackingErrorResult(TRACKING_ERROR.APIKEY_LIMIT, code, `Lookups exceeded ${quota.current.perKeyDaily.toLocaleString('en-US')} per day`);
+    return failure(TRACKING_ERROR.APIKEY_LIMIT, `Lookups exceeded ${quota.current.perKeyDaily.toLocaleString('en-US')} per day`);
   }
   if (admission === 'global_limit') {
-    return trackingErrorResult(TRACKING_ERROR.APIKEY_LIMIT, code, `The carrier's lookups exceeded ${quota.current.globalDaily.toLocaleString('en-US')} per day`);
+    return failure(TRACKING_ERROR.APIKEY_LIMIT, `The carrier's lookups exceeded ${quota.current.globalDaily.toLocaleString('en-US')} per day`);
   }
   const ruleError = checkOrderCode(orderCode);
-  if (ruleError) return trackingErrorResult(ruleError, code);
+  if (ruleError) return failure(ruleError);
   const plan = world.findOrder(orderCode);
-  const snapshot = plan && trackingSnapshotAt(plan, now);
-  if (!plan || !snapshot) return trackingErrorResult(TRACKING_ERROR.ORDERCODE_NOT_FOUND, code);
-  if (plan.account !== account) return trackingErrorResult(TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT, code);
+  const snapshot = plan && answers.snapshotJson(plan, now);
+  if (!plan || !snapshot) return failure(TRACKING_ERROR.ORDERCODE_NOT_FOUND);
+  if (plan.account !== account) return failure(TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT);
   return snapshot;
 }

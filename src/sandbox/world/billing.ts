@@ -15,6 +15,13 @@ function roundTo100(value: number): number {
   return Math.round(value / 100) * 100;
 }
 
+/** When an order with the total_changed_after_delivery anomaly is re-billed; undefined for any other order. */
+export function rebilledAt(plan: OrderPlan): number | undefined {
+  if (plan.anomaly !== 'total_changed_after_delivery') return undefined;
+  const delivered = plan.events.find((e) => e.status === STATUS.DELIVERED);
+  return delivered && delivered.at + REBILL_AFTER_DELIVERY_MS;
+}
+
 /** What the carrier bills for the order as seen at `at`: its clean charges, or its anomaly's. */
 export function billedChargesAt(plan: OrderPlan, at: number): Charges {
   const origin = plan.account.hubProvince;
@@ -52,8 +59,8 @@ export function billedChargesAt(plan: OrderPlan, at: number): Charges {
     case 'overbilled_vs_quote':
       return rebill(roundTo100(clean.price * 1.1));
     case 'total_changed_after_delivery': {
-      const delivered = plan.events.find((e) => e.status === STATUS.DELIVERED);
-      if (delivered && at >= delivered.at + REBILL_AFTER_DELIVERY_MS) return rebill(clean.price + roundTo100(clean.price * 0.15));
+      const rebillAt = rebilledAt(plan);
+      if (rebillAt !== undefined && at >= rebillAt) return rebill(clean.price + roundTo100(clean.price * 0.15));
       return clean;
     }
     default:

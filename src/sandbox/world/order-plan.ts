@@ -88,7 +88,6 @@ export interface LifecycleOptions {
   readonly noImageRate: number;
 }
 
-const HOUR = 3_600_000;
 
 /** Delay reasons a postman reports, the common ones more often. */
 const DELAY_WEIGHTS: readonly (readonly [string, number])[] = DELAY_REASONS.map((r) => [

@@ -1,3 +1,4 @@
+import { Big } from 'big.js';
 import { PUBLISHED_PRICING, shareOfMoney, sumMoney, PRICE_SERVICE } from '../../carrier/contract.js';
 import type { Province } from './geography.js';
 
@@ -68,9 +69,13 @@ function roundTo(value: number, step: number): number {
   return Math.round(value / step) * step;
 }
 
-/** Weight converted from dimensions with the published divisor, to two decimals. */
+/**
+ * Weight converted from dimensions with the published divisor, rounded half-up to two decimals in
+ * exact decimal: in binary floating point an exact half such as 870 / 6000 = 0.145 rounds down.
+ */
 export function volumetricWeight(m: ParcelMeasures): number {
-  return Math.round(((m.length * m.width * m.height) / PUBLISHED_PRICING.volumetricDivisor) * 100) / 100;
+  const volume = new Big(m.length).times(m.width).times(m.height);
+  return Number(volume.div(PUBLISHED_PRICING.volumetricDivisor).round(2, Big.roundHalfUp));
 }
 
 export function zoneOf(origin: Province, destination: Province): Zone {
