@@ -8,19 +8,14 @@
  *
  *   npm run bench:sandbox -- --lookups 60000 --connections 64 --target 5000
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { OPERATION_PATHS } from '../src/carrier/contract.js';
+import { startSandboxProcess, stopSandboxProcess, type ListeningLine } from './support/sandbox-process.js';
 
-const CLI_PATH = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-const START = '2026-11-20T22:00:00+07:00';
-const SANDBOX_READY_TIMEOUT_MS = 15_000;
 
 interface BenchSettings {
   lookups: number;
@@ -59,37 +54,6 @@ function readSettings(): BenchSettings {
     target: positive('target', values.target),
     ordersPerAccount: positive('orders-per-account', values['orders-per-account']),
   };
-}
-
-interface ListeningLine {
-  msg: string;
-  url: string;
-  accounts: { alias: string; firstOrder: string }[];
-}
-
-/** Starts the sandbox CLI and resolves with its 'listening' log line. */
-function startSandboxProcess(keysFile: string, ordersPerAccount: number): Promise<{ child: ChildProcess; listening: ListeningLine }> {
-  const child = spawn(
-    process.execPath,
-    [CLI_PATH, 'sandbox', '--port', '0', '--clock', 'manual', '--start', START, '--orders-per-account', String(ordersPerAccount), '--keys-out', keysFile],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the sandbox did not report listening in time')), SANDBOX_READY_TIMEOUT_MS);
-    child.once('exit', (code) => reject(new Error(`the sandbox exited with code ${String(code)} before listening`)));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      let parsed: Partial<ListeningLine>;
-      try {
-        parsed = JSON.parse(line) as Partial<ListeningLine>;
-      } catch {
-        return;
-      }
-      if (parsed.msg === 'carrier sandbox listening') {
-        clearTimeout(timer);
-        resolve({ child, listening: parsed as ListeningLine });
-      }
-    });
-  });
 }
 
 /** Request paths of valid lookups, accounts interleaved, spread over each account's orders. */
@@ -152,7 +116,7 @@ async function main(): Promise<number> {
   const settings = readSettings();
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-bench-'));
   const keysFile = join(dir, 'keys.json');
-  const { child, listening } = await startSandboxProcess(keysFile, settings.ordersPerAccount);
+  const { child, listening } = await startSandboxProcess(keysFile, ['--orders-per-account', String(settings.ordersPerAccount)]);
   const pool = new Pool(listening.url, { connections: settings.connections, pipelining: 1 });
   try {
     const keys = JSON.parse(await readFile(keysFile, 'utf8')) as Record<string, string>;
@@ -188,8 +152,7 @@ async function main(): Promise<number> {
     return passed ? 0 : 1;
   } finally {
     await pool.close();
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(undefined)));
+    await stopSandboxProcess(child);
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -26,18 +26,24 @@ export function parseCarrierInstant(text: string): CarrierInstant | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
   const offsetMinutes = offset === undefined ? CARRIER_UTC_OFFSET_MINUTES : parseOffsetMinutes(offset);
   if (offsetMinutes === undefined) return undefined;
-  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0 to 99 as 1900 to 1999 (.NET writes 0001-01-01 for "no date").
-  const check = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
-  check.setUTCFullYear(year, month - 1, day);
-  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return undefined;
-  const utc = new Date(check.getTime() - offsetMinutes * 60_000);
-  // Only years 0000 to 9999 keep the fixed-width form.
-  if (utc.getUTCFullYear() < 0 || utc.getUTCFullYear() > 9999) return undefined;
+  let localMs = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Date.UTC reads years 0 to 99 as 1900 to 1999 (.NET writes 0001-01-01 for "no date").
+  if (year < 100) localMs = new Date(localMs).setUTCFullYear(year);
+  const iso = new Date(localMs - offsetMinutes * 60_000).toISOString();
+  // Only years 0000 to 9999 keep the fixed-width form (others print as +010000-...).
+  if (iso.length !== 24) return undefined;
   const micros = fraction.padEnd(6, '0').slice(0, 6);
-  return `${utc.toISOString().slice(0, 19)}.${micros}Z` as CarrierInstant;
+  return `${iso.slice(0, 19)}.${micros}Z` as CarrierInstant;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function daysInMonth(year: number, month: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /** Minutes east of UTC, or undefined for an impossible offset (`+99:99`). */

@@ -13,6 +13,8 @@ function plainDecimal(value: Big): Money {
 export type Money = string & { readonly __brand: 'Money' };
 
 export function moneyFromNumber(value: number): Money {
+  // Whole amounts (all the carrier's VND amounts) print exactly without decimal arithmetic.
+  if (Number.isSafeInteger(value)) return String(value) as Money;
   return plainDecimal(new Big(value));
 }
 

@@ -1,16 +1,13 @@
-/** The process exit codes every command uses; a cron monitor acts on them. */
-export const EXIT = {
-  /** Everything asked was done. */
-  OK: 0,
-  /** The run failed: nothing or not everything could be done, for a reason other than quota. */
-  FAILURE: 1,
-  /** Bad input: an option, a file or a configuration the user gave is wrong. Nothing was spent. */
-  BAD_INPUT: 2,
-  /** Partial: the run stopped early (quota reached, interrupted) after committing what it did. */
-  PARTIAL: 3,
-  /** Another run holds the warehouse or the job's lock. */
-  BUSY: 4,
-} as const;
+import { EXIT_CODE } from '../pipeline/exit-codes.js';
+
+/**
+ * The process exit codes every command uses; a cron monitor acts on them. OK 0, FAILURE 1 (some
+ * orders could not be looked up after every retry, or the run broke), BAD_INPUT 2 (an option, file,
+ * key or configuration is wrong; nothing was spent), PARTIAL 3 (stopped early: quota spent,
+ * --max-lookups reached, interrupted; what was done is committed), BUSY 4 (another process holds the
+ * warehouse or the job's lock).
+ */
+export const EXIT = EXIT_CODE;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

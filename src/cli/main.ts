@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { demoCommand } from './commands/demo-command.js';
+import { quotaCommand } from './commands/quota-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
+import { sqlCommand } from './commands/sql-command.js';
+import { trackCommand } from './commands/track-command.js';
+import { SourceError } from '../sources/order-code-source.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const program = new Command('parcel-recon')
@@ -9,16 +14,20 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-program.addCommand(sandboxCommand().exitOverride());
+for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand()]) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
 async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
-    return EXIT.OK;
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.OK;
+      return EXIT.BAD_INPUT;
+    }
+    if (error instanceof SourceError) {
+      process.stderr.write(`parcel-recon: ${error.message}\n`);
       return EXIT.BAD_INPUT;
     }
     if (error instanceof UserError) {

@@ -1,0 +1,143 @@
+/**
+ * End-to-end tracking runs against the sandbox (in a child process), three scenarios:
+ *
+ *   throughput  lookups per second with no injected latency (target: at least 3,000/s)
+ *   rate-cap    achieved rate against a configured cap, 50 to 300 ms latency (target: at least 97%)
+ *   memory      peak memory (max RSS) tracking 1,000,000 codes (target: under 300 MB)
+ *
+ *   node dist/bench/tracking-run.js --scenario throughput [--codes N] [--concurrency N] [--rate N]
+ *
+ * The pipeline runs in this process, as `parcel-recon track` runs it. Prints one JSON line on stdout
+ * and a readable line on stderr; exits 1 when the target is missed, 2 on a bad flag.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { KeyRing } from '../src/carrier/client/key-ring.js';
+import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
+import { runTracking } from '../src/pipeline/track-run.js';
+import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
+import { csvSource } from '../src/sources/csv-source.js';
+import { Warehouse } from '../src/warehouse/warehouse.js';
+import { SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
+
+type Scenario = 'throughput' | 'rate-cap' | 'memory';
+
+const SCENARIOS: Record<Scenario, { codes: number; concurrency: number; rate?: number; sandboxArgs: string[] }> = {
+  throughput: { codes: 30_000, concurrency: 64, sandboxArgs: [] },
+  'rate-cap': { codes: 4_000, concurrency: 128, rate: 200, sandboxArgs: ['--latency-min', '50', '--latency-max', '300'] },
+  memory: { codes: 1_000_000, concurrency: 64, sandboxArgs: [] },
+};
+
+function settings() {
+  const { values } = parseArgs({
+    options: { scenario: { type: 'string', default: 'throughput' }, codes: { type: 'string' }, concurrency: { type: 'string' }, rate: { type: 'string' } },
+  });
+  const scenario = values.scenario as Scenario;
+  const base = SCENARIOS[scenario];
+  if (!base) {
+    process.stderr.write(`tracking-run: --scenario must be one of ${Object.keys(SCENARIOS).join(', ')}\n`);
+    process.exit(2);
+  }
+  const number = (flag: string, text: string | undefined, fallback: number | undefined) => {
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!(value > 0)) {
+      process.stderr.write(`tracking-run: --${flag}: not a positive number\n`);
+      process.exit(2);
+    }
+    return value;
+  };
+  return {
+    scenario,
+    codes: number('codes', values.codes, base.codes)!,
+    concurrency: number('concurrency', values.concurrency, base.concurrency)!,
+    rate: number('rate', values.rate, base.rate),
+    sandboxArgs: base.sandboxArgs,
+  };
+}
+
+/** Writes a CSV of `count` codes spread over the accounts, streaming. */
+async function writeCodes(path: string, accounts: { alias: string; firstOrder: string }[], count: number): Promise<void> {
+  const out = createWriteStream(path);
+  out.write('order_code,account\n');
+  for (let i = 0; i < count; i++) {
+    const account = accounts[i % accounts.length]!;
+    const number = Math.floor(i / accounts.length) + 1;
+    if (!out.write(`${account.firstOrder.slice(0, -8)}${String(number).padStart(8, '0')},${account.alias}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function main(): Promise<number> {
+  const s = settings();
+  const dir = await mkdtemp(join(tmpdir(), 'tracking-bench-'));
+  const keysFile = join(dir, 'keys.json');
+  const perAccount = Math.ceil(s.codes / 3);
+  const { child, listening } = await startSandboxProcess(keysFile, ['--accounts', '3', '--orders-per-account', String(perAccount), ...s.sandboxArgs]);
+  const warehouse = await Warehouse.open(join(dir, 'recon.duckdb'));
+  try {
+    const keys = new KeyRing(Object.entries(JSON.parse(await readFile(keysFile, 'utf8')) as Record<string, string>));
+    const csv = join(dir, 'codes.csv');
+    await writeCodes(csv, listening.accounts, s.codes);
+    const sandboxNow = instantToEpochMs(parseCarrierInstant(SANDBOX_START)!);
+    let lookupsStarted = 0;
+    const summary = await runTracking({
+      job: 'bench',
+      sources: [csvSource(csv, {})],
+      keys,
+      warehouse,
+      dataDir: dir,
+      client: { trackingUrl: listening.url, timeoutMs: 10_000, connections: s.concurrency },
+      quota: QuotaPolicySchema.parse({ maxConcurrent: s.concurrency, requestsPerSecond: s.rate }),
+      retry: { attempts: 3, minDelayMs: 50, maxDelayMs: 1_000 },
+      batchSize: 5_000,
+      refreshTerminal: true,
+      now: () => sandboxNow,
+      logger: pino({ level: 'warn' }, pino.destination(2)),
+      progress: { start: () => (lookupsStarted = performance.now()), update: () => {}, stop: () => {} },
+      graceMs: 5_000,
+    });
+    const lookupSeconds = (performance.now() - lookupsStarted) / 1000;
+    const perSecond = summary.lookupsSpent / lookupSeconds;
+    const maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    const outcome =
+      s.scenario === 'throughput'
+        ? { figure: Math.round(perSecond), unit: 'lookups/s', target: '>= 3000', passed: perSecond >= 3_000 }
+        : s.scenario === 'rate-cap'
+          ? { figure: Math.round((perSecond / s.rate!) * 1000) / 10, unit: '% of the cap', target: '>= 97', passed: perSecond / s.rate! >= 0.97 }
+          : { figure: maxRssMb, unit: 'MB max RSS', target: '< 300', passed: maxRssMb < 300 };
+    const report = {
+      bench: 'tracking-run',
+      scenario: s.scenario,
+      codes: s.codes,
+      loaded: summary.counters.ok,
+      lookups: summary.lookupsSpent,
+      lookupSeconds: Math.round(lookupSeconds * 100) / 100,
+      lookupsPerSecond: Math.round(perSecond),
+      rateCap: s.rate ?? null,
+      maxRssMb,
+      concurrency: s.concurrency,
+      ...outcome,
+      cpus: cpus().length,
+      node: process.version,
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    process.stderr.write(
+      `tracking ${s.scenario}: ${outcome.figure} ${outcome.unit} (target ${outcome.target}): ${outcome.passed ? 'meets' : 'MISSES'} it; ` +
+        `${summary.lookupsSpent} lookups in ${report.lookupSeconds} s, ${summary.counters.ok} loaded, max RSS ${maxRssMb} MB\n`,
+    );
+    return outcome.passed && summary.counters.ok === s.codes ? 0 : 1;
+  } finally {
+    await warehouse.close();
+    await stopSandboxProcess(child);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

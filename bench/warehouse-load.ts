@@ -1,0 +1,380 @@
+/**
+ * Warehouse load throughput: the pipeline's loader against DuckDB's own bulk load of the same data.
+ *
+ * (a) pipeline: `loadLookupBatch` over batches of synthetic tracking snapshots (5 statuses, 6
+ *     trackings, 4 price lines each, plus one lookup result per snapshot) into a fresh warehouse: spool
+ *     NDJSON, read_json, replace history rows, upsert orders, in one transaction per batch.
+ * (b) engine: `read_json` + UNNEST over the same NDJSON lines, written once to one file beforehand,
+ *     into fresh tables of the same columns with plain CREATE TABLE AS.
+ *
+ * Each of `--rounds` rounds runs both loads afresh; the best run of each is compared, as the one least
+ * disturbed by other work on the machine (the median is reported too). Prints one JSON line on stdout
+ * and a readable line on stderr; exits 1 when the pipeline takes more than `--target` times the
+ * engine's time, 2 on a bad flag.
+ *
+ *   npm run bench:load -- --snapshots 100000 --batch 5000 --rounds 3 --target 1.5
+ *   BENCH_SNAPSHOTS=20000 npm run bench:load
+ */
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { epochMsToInstant, moneyFromNumber, shareOfMoney, sumMoney, type TrackingSnapshot } from '../src/carrier/contract.js';
+import { loadLookupBatch, type LoadedSnapshot, type LookupBatch } from '../src/warehouse/snapshot-loader.js';
+import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, snapshotSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
+import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
+
+const RUN_ID = 'bench-run';
+const START_MS = Date.parse('2026-11-01T00:00:00Z');
+const HOUR_MS = 3_600_000;
+
+interface BenchSettings {
+  snapshots: number;
+  batch: number;
+  rounds: number;
+  target: number;
+}
+
+function readSettings(): BenchSettings {
+  const { values } = parseArgs({
+    options: {
+      snapshots: { type: 'string', default: process.env.BENCH_SNAPSHOTS ?? '100000' },
+      batch: { type: 'string', default: process.env.BENCH_BATCH ?? '5000' },
+      rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '3' },
+      target: { type: 'string', default: '1.5' },
+    },
+  });
+  const positive = (flag: string, text: string, integer: boolean): number => {
+    const value = Number(text);
+    if (!(value > 0) || (integer && !Number.isInteger(value))) {
+      process.stderr.write(`warehouse-load: --${flag}: not a positive ${integer ? 'integer' : 'number'}: ${JSON.stringify(text)}\n`);
+      process.exit(2);
+    }
+    return value;
+  };
+  return {
+    snapshots: positive('snapshots', values.snapshots, true),
+    batch: positive('batch', values.batch, true),
+    rounds: positive('rounds', values.rounds, true),
+    target: positive('target', values.target, false),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic snapshots, in the contract's output shape
+// ---------------------------------------------------------------------------------------------
+
+/** mulberry32: a small seeded generator, so every run loads the same data. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const PROVINCES = [
+  ['79', 'Hồ Chí Minh', 'HCM01', 'Bưu cục Tân Bình'],
+  ['01', 'Hà Nội', 'HN05', 'Bưu cục Cầu Giấy'],
+  ['48', 'Đà Nẵng', 'DN02', 'Bưu cục Hải Châu'],
+  ['92', 'Cần Thơ', 'CT01', 'Bưu cục Ninh Kiều'],
+] as const;
+const STATUS_PATH = [
+  ['21', 'DATIEPNHAN', 'Đã tiếp nhận'],
+  ['23', 'DALAYHANG', 'Đã lấy hàng'],
+  ['24', 'DANGVANCHUYEN', 'Đang vận chuyển'],
+  ['25', 'DANGDIPHAT', 'Đang đi phát'],
+] as const;
+const LAST_STATUSES = [
+  ['30', 'PHATTHANHCONG', 'Phát thành công'],
+  ['16', 'CHOXULY', 'Chờ xử lý'],
+  ['27', 'CHOCHUYENHOAN', 'Chờ chuyển hoàn'],
+] as const;
+const STEPS = [
+  ['0', 'Nhập hệ thống'],
+  ['2', 'Đóng túi'],
+  ['3', 'Đang chuyển tiếp'],
+  ['4', 'Đến bưu cục'],
+  ['10', 'Giao bưu tá đi phát'],
+  ['5', 'Đang phát'],
+] as const;
+
+function pick<T>(items: readonly T[], random: () => number): T {
+  return items[Math.floor(random() * items.length)] as T;
+}
+
+function syntheticSnapshot(index: number, random: () => number): TrackingSnapshot {
+  const [fromId, fromProvince, fromOfficeId, fromOffice] = pick(PROVINCES, random);
+  const [toId, toProvince, toOfficeId, toOffice] = pick(PROVINCES, random);
+  const acceptMs = START_MS + Math.floor(random() * 30 * 24) * HOUR_MS;
+  const [lastCode, lastName, lastDisplay] = pick(LAST_STATUSES, random);
+  const failed = lastCode === '16';
+  const length = 10 + Math.floor(random() * 50);
+  const width = 10 + Math.floor(random() * 50);
+  const height = 5 + Math.floor(random() * 40);
+  const realWeight = Math.round(random() * 30_000) / 1000;
+  const calWeight = (length * width * height) / 6000;
+  const main = moneyFromNumber(15_000 + Math.floor(random() * 200) * 500);
+  const farRegion = moneyFromNumber(random() < 0.3 ? 20_000 : 0);
+  const fuel = shareOfMoney(main, '0.2');
+  const vat = shareOfMoney(sumMoney([main, farRegion, fuel]), '0.1');
+  const statusRows = [...STATUS_PATH, [lastCode, lastName, lastDisplay] as const].map(([status, statusName, trackingName], i) => ({
+    time: epochMsToInstant(acceptMs + i * 9 * HOUR_MS),
+    status,
+    statusName,
+    trackingName,
+    provinceName: i < 2 ? fromProvince : toProvince,
+    postOfficeName: i < 2 ? fromOffice : toOffice,
+  }));
+  const trackingRows = STEPS.map(([statusID, statusName], i) => ({
+    statusID,
+    statusName,
+    postOfficeID: i < 3 ? fromOfficeId : toOfficeId,
+    postOfficeName: i < 3 ? fromOffice : toOffice,
+    provinceID: i < 3 ? fromId : toId,
+    provinceName: i < 3 ? fromProvince : toProvince,
+    dateChange: epochMsToInstant(acceptMs + i * 7 * HOUR_MS + 123),
+    notes: i === 2 ? `Chuyến xe ${index % 97}` : null,
+  }));
+  return {
+    errorMessage: null,
+    errorCode: null,
+    orderCode: `BENCH${String(index).padStart(9, '0')}`,
+    externalCode: `SHOP-${index}`,
+    acceptDate: epochMsToInstant(acceptMs),
+    status: lastCode,
+    statusName: lastName,
+    trackingName: lastDisplay,
+    delayCode: failed ? '13' : null,
+    delayNote: failed ? 'Người nhận đi vắng' : null,
+    deliveryNotes: lastCode === '30' ? 'Giao tận tay người nhận' : null,
+    deliveryDate: lastCode === '30' ? epochMsToInstant(acceptMs + 40 * HOUR_MS) : null,
+    poDeliveryID: null,
+    mailMan: null,
+    receiverName: 'Nguyễn Thị Hương',
+    serviceTypeID: 'DE',
+    mailerTypeID: random() < 0.8 ? 'HH' : 'TL',
+    extraServiceName: null,
+    length,
+    width,
+    height,
+    realWeight,
+    calWeight,
+    weight: Math.max(realWeight, calWeight),
+    quantity: 1 + Math.floor(random() * 3),
+    price: main,
+    priceFR: moneyFromNumber(0),
+    farRegionFeeAmount: farRegion,
+    fuelFeeAmount: fuel,
+    vatAmount: vat,
+    totalServiceCost: sumMoney([main, farRegion, fuel, vat]),
+    edtFrom: null,
+    edtTo: null,
+    senderID: null,
+    senderName: null,
+    postOfficeAcceptID: null,
+    codAmount: moneyFromNumber(0),
+    priceInfo: [
+      { serviceName: 'Chuyển phát nhanh', serviceID: 'DE', cost: main },
+      { serviceName: 'Phụ phí vùng sâu vùng xa', serviceID: 'VSVX', cost: farRegion },
+      { serviceName: 'Phụ phí xăng dầu', serviceID: 'Fuel', cost: fuel },
+      { serviceName: 'Thuế GTGT', serviceID: 'VAT', cost: vat },
+    ],
+    statuses: statusRows,
+    trackings: trackingRows,
+    estimateRoutes: null,
+    confirmImage: null,
+  } as TrackingSnapshot;
+}
+
+/** The snapshots of batch `batchNo`, the same on every call. */
+function syntheticBatch(batchNo: number, settings: BenchSettings): LookupBatch {
+  const random = seededRandom(batchNo + 1);
+  const first = batchNo * settings.batch;
+  const count = Math.min(settings.batch, settings.snapshots - first);
+  const seenAt = epochMsToInstant(START_MS + 40 * 24 * HOUR_MS + batchNo * 1000);
+  const snapshots: LoadedSnapshot[] = Array.from({ length: count }, (_, i) => ({
+    snapshot: syntheticSnapshot(first + i, random),
+    accountAlias: `shop-${(first + i) % 7}`,
+    seenAt,
+    runId: RUN_ID,
+  }));
+  const results = snapshots.map((loaded) => ({
+    runId: RUN_ID,
+    orderCode: loaded.snapshot.orderCode,
+    accountAlias: loaded.accountAlias,
+    outcome: 'ok' as const,
+    errorCode: null,
+    errorMessage: null,
+    attempts: 1,
+    origin: `bench:${loaded.snapshot.orderCode}`,
+    finishedAt: seenAt,
+  }));
+  return { snapshots, results };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two measurements
+// ---------------------------------------------------------------------------------------------
+
+interface TableRows {
+  orders: number;
+  order_charges: number;
+  order_statuses: number;
+  order_trackings: number;
+}
+
+/** Wall time, and CPU time of the process (DuckDB's threads included), which other load on the machine disturbs less. */
+interface Timing {
+  seconds: number;
+  cpuSeconds: number;
+}
+
+async function timed(work: () => Promise<void>): Promise<Timing> {
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await work();
+  const cpu = process.cpuUsage(cpuBefore);
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+}
+
+async function measurePipeline(dir: string, settings: BenchSettings): Promise<Timing & { rows: TableRows }> {
+  const warehouse = await Warehouse.open(join(dir, 'pipeline.duckdb'));
+  try {
+    const spoolDir = join(dir, 'spool');
+    const total: Timing = { seconds: 0, cpuSeconds: 0 };
+    for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
+      const batch = syntheticBatch(batchNo, settings);
+      const timing = await timed(() => loadLookupBatch(warehouse, batch, spoolDir));
+      total.seconds += timing.seconds;
+      total.cpuSeconds += timing.cpuSeconds;
+    }
+    return { ...total, rows: await countRows((sql) => warehouse.readAll(sql)) };
+  } finally {
+    await warehouse.close();
+  }
+}
+
+/** Writes every snapshot's spool line (the loader's own format) to one NDJSON file. */
+async function writeEngineInput(path: string, settings: BenchSettings): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
+      const lines = syntheticBatch(batchNo, settings).snapshots.map(snapshotSpoolLine);
+      await file.write(`${lines.join('\n')}\n`);
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+async function measureEngine(dir: string, inputFile: string): Promise<Timing & { rows: TableRows }> {
+  const instance = await DuckDBInstance.create(join(dir, 'engine.duckdb'), {
+    memory_limit: DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
+    threads: String(DEFAULT_WAREHOUSE_OPTIONS.threads),
+  });
+  const connection = await instance.connect();
+  try {
+    const timing = await timed(async () => {
+      await connection.run(`CREATE TABLE staged AS SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`, { file: inputFile });
+      await connection.run('CREATE TABLE orders AS SELECT * EXCLUDE (price_info, statuses, trackings) FROM staged');
+      for (const table of HISTORY_TABLES) await connection.run(`CREATE TABLE ${table} AS ${historyRowsSelect(table, 'staged')}`);
+      await connection.run('DROP TABLE staged');
+    });
+    return { ...timing, rows: await countRows((sql) => connection.runAndReadAll(sql)) };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function countRows(readAll: (sql: string) => Promise<{ getRowObjectsJS(): Record<string, unknown>[] }>): Promise<TableRows> {
+  const reader = await readAll(
+    `SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_charges) AS order_charges,
+            (SELECT count(*) FROM order_statuses) AS order_statuses, (SELECT count(*) FROM order_trackings) AS order_trackings`,
+  );
+  const row = reader.getRowObjectsJS()[0] ?? {};
+  return { orders: Number(row.orders), order_charges: Number(row.order_charges), order_statuses: Number(row.order_statuses), order_trackings: Number(row.order_trackings) };
+}
+
+function totalRows(rows: TableRows): number {
+  return rows.orders + rows.order_charges + rows.order_statuses + rows.order_trackings;
+}
+
+/** The run least disturbed by the rest of the machine, and the middle one. */
+function summarize(runs: readonly (Timing & { rows: TableRows })[], settings: BenchSettings) {
+  const bySeconds = [...runs].sort((a, b) => a.seconds - b.seconds);
+  const best = bySeconds[0] as Timing;
+  const median = bySeconds[Math.floor((bySeconds.length - 1) / 2)] as Timing;
+  const rows = totalRows((runs[0] as { rows: TableRows }).rows);
+  return {
+    seconds: round(best.seconds, 3),
+    cpuSeconds: round(best.cpuSeconds, 3),
+    snapshotsPerSecond: Math.round(settings.snapshots / best.seconds),
+    rowsPerSecond: Math.round(rows / best.seconds),
+    medianSeconds: round(median.seconds, 3),
+    allSeconds: runs.map((run) => round(run.seconds, 3)),
+  };
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-bench-load-'));
+  try {
+    const inputFile = join(dir, 'engine-input.ndjson');
+    await writeEngineInput(inputFile, settings);
+    const engineRuns: (Timing & { rows: TableRows })[] = [];
+    const pipelineRuns: (Timing & { rows: TableRows })[] = [];
+    // Rounds alternate the two loads, so a busy spell on the machine does not favour one of them.
+    for (let roundNo = 0; roundNo < settings.rounds; roundNo++) {
+      const roundDir = join(dir, `round-${roundNo}`);
+      await mkdir(roundDir);
+      engineRuns.push(await measureEngine(roundDir, inputFile));
+      pipelineRuns.push(await measurePipeline(roundDir, settings));
+      await rm(roundDir, { recursive: true, force: true });
+    }
+    const expectedRows = JSON.stringify(engineRuns[0]?.rows);
+    for (const run of [...engineRuns, ...pipelineRuns]) {
+      if (JSON.stringify(run.rows) !== expectedRows) throw new Error(`the loads disagree: ${JSON.stringify(run.rows)} against ${expectedRows}`);
+    }
+    const pipeline = summarize(pipelineRuns, settings);
+    const engine = summarize(engineRuns, settings);
+    const ratio = pipeline.seconds / engine.seconds;
+    const report = {
+      bench: 'warehouse-load',
+      snapshots: settings.snapshots,
+      batch: settings.batch,
+      rounds: settings.rounds,
+      cpus: cpus().length,
+      loadAverage: round(loadavg()[0] ?? 0, 2),
+      rows: engineRuns[0]?.rows,
+      pipeline,
+      engine,
+      ratio: round(ratio, 2),
+      medianRatio: round(pipeline.medianSeconds / engine.medianSeconds, 2),
+      cpuRatio: round(pipeline.cpuSeconds / engine.cpuSeconds, 2),
+      target: settings.target,
+      ok: ratio <= settings.target,
+    };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    process.stderr.write(
+      `warehouse-load: ${settings.snapshots} snapshots (${totalRows(engineRuns[0]?.rows as TableRows)} rows) in batches of ${settings.batch}, best of ${settings.rounds}: ` +
+        `pipeline ${pipeline.seconds}s (${pipeline.snapshotsPerSecond} snapshots/s, ${pipeline.rowsPerSecond} rows/s), ` +
+        `engine ${engine.seconds}s (${engine.snapshotsPerSecond} snapshots/s, ${engine.rowsPerSecond} rows/s), ` +
+        `ratio ${report.ratio} (median ${report.medianRatio}, CPU time ${report.cpuRatio}; target ${settings.target}) ${report.ok ? 'OK' : 'OVER TARGET'}\n`,
+    );
+    process.exitCode = report.ok ? 0 : 1;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function round(value: number, digits: number): number {
+  return Number(value.toFixed(digits));
+}
+
+await main();

@@ -1,0 +1,60 @@
+import { inspect } from 'node:util';
+
+/**
+ * The partner's API keys by account alias. Keys stay inside: printing, logging or serializing a
+ * KeyRing shows only the aliases, so a key cannot leak through a log line or an error by accident.
+ */
+export class KeyRing {
+  private readonly keys: ReadonlyMap<string, string>;
+
+  constructor(entries: Iterable<readonly [alias: string, apiKey: string]>) {
+    this.keys = new Map(entries);
+  }
+
+  get aliases(): string[] {
+    return [...this.keys.keys()];
+  }
+
+  get size(): number {
+    return this.keys.size;
+  }
+
+  has(alias: string): boolean {
+    return this.keys.has(alias);
+  }
+
+  /** The key of an alias; only the HTTP client and the callback receiver ask for it. */
+  keyOf(alias: string): string {
+    const key = this.keys.get(alias);
+    if (key === undefined) throw new RangeError(`no API key for account ${alias}`);
+    return key;
+  }
+
+  /** The alias whose key this is, or undefined. */
+  aliasOf(apiKey: string): string | undefined {
+    for (const [alias, key] of this.keys) if (key === apiKey) return alias;
+    return undefined;
+  }
+
+  /**
+   * The alias an order is looked up with: its `account` column when given, else the only key, else
+   * the key called `default`. Undefined when none fits.
+   */
+  aliasFor(account: string | null): string | undefined {
+    if (account !== null) return this.keys.has(account) ? account : undefined;
+    if (this.keys.size === 1) return this.aliases[0];
+    return this.keys.has('default') ? 'default' : undefined;
+  }
+
+  toJSON(): { aliases: string[] } {
+    return { aliases: this.aliases };
+  }
+
+  toString(): string {
+    return `KeyRing(${this.aliases.join(', ')})`;
+  }
+
+  [inspect.custom](): string {
+    return this.toString();
+  }
+}

@@ -1,0 +1,70 @@
+import { readFile, stat } from 'node:fs/promises';
+import { KeyRing } from '../carrier/client/key-ring.js';
+import { UserError } from './exit-codes.js';
+
+export const API_KEYS_ENV = 'PARCEL_RECON_API_KEYS';
+
+const ALIAS = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function checkAlias(alias: string, where: string): void {
+  if (!ALIAS.test(alias)) throw new UserError(`${where}: account alias ${JSON.stringify(alias.slice(0, 70))} must be 1 to 64 letters, digits, '.', '_' or '-'`);
+}
+
+/** `alias=key,alias2=key2`; a bare key is alias `default`. Messages name the alias, never the key. */
+export function parseApiKeysVariable(text: string): KeyRing {
+  const entries: [string, string][] = [];
+  for (const [index, part] of text.split(',').entries()) {
+    const item = part.trim();
+    if (item === '') continue;
+    const eq = item.indexOf('=');
+    const alias = eq === -1 ? 'default' : item.slice(0, eq).trim();
+    const key = eq === -1 ? item : item.slice(eq + 1).trim();
+    checkAlias(alias, `${API_KEYS_ENV} entry ${index + 1}`);
+    if (key === '') throw new UserError(`${API_KEYS_ENV}: account ${alias} has an empty key`);
+    if (entries.some(([a]) => a === alias)) throw new UserError(`${API_KEYS_ENV}: account ${alias} is given twice`);
+    entries.push([alias, key]);
+  }
+  if (entries.length === 0) throw new UserError(`${API_KEYS_ENV} holds no key`);
+  return new KeyRing(entries);
+}
+
+/** A JSON file `{alias: key}`, refused when other users can read it. */
+export async function readKeysFile(path: string): Promise<KeyRing> {
+  let mode: number;
+  let text: string;
+  try {
+    mode = (await stat(path)).mode;
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read keys file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new UserError(`keys file ${path} can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`keys file ${path} is not JSON: expected {"alias": "key", ...}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError(`keys file ${path}: expected a JSON object {"alias": "key", ...}`);
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  if (entries.length === 0) throw new UserError(`keys file ${path} holds no key`);
+  return new KeyRing(
+    entries.map(([alias, key]) => {
+      checkAlias(alias, `keys file ${path}`);
+      if (typeof key !== 'string' || key.trim() === '') throw new UserError(`keys file ${path}: the key of account ${alias} must be a non-empty string`);
+      return [alias, key.trim()] as const;
+    }),
+  );
+}
+
+/** The keys from --keys-file when given, else from the environment. */
+export async function loadApiKeys(keysFile: string | undefined, env: NodeJS.ProcessEnv): Promise<KeyRing> {
+  if (keysFile !== undefined) return readKeysFile(keysFile);
+  const variable = env[API_KEYS_ENV];
+  if (variable === undefined || variable.trim() === '') {
+    throw new UserError(`no API keys: set ${API_KEYS_ENV}=alias=key,... or give --keys-file FILE (keys never go on the command line)`);
+  }
+  return parseApiKeysVariable(variable);
+}

@@ -1,0 +1,48 @@
+import { Command, Option } from 'commander';
+import { stringify } from 'csv-stringify/sync';
+import { firstLineOf } from '../../warehouse/warehouse-errors.js';
+import { UserError } from '../exit-codes.js';
+import { openWarehouseForCommand } from '../warehouse-access.js';
+import { DB_ENV, DEFAULT_DB } from './track-command.js';
+
+type Cell = string | number | boolean | null | object;
+
+function cellText(value: Cell): string {
+  if (value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** Rows as aligned columns for a terminal. */
+function formatTable(columns: string[], rows: Record<string, Cell>[]): string {
+  const texts = rows.map((row) => columns.map((c) => cellText(row[c] ?? null)));
+  const widths = columns.map((c, i) => Math.max(c.length, ...texts.map((t) => t[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n') + '\n';
+}
+
+/** Runs one read-only SQL query on the warehouse: for analysts without the duckdb command line. */
+export function sqlCommand(): Command {
+  return new Command('sql')
+    .description('Run a read-only SQL query on the warehouse and print the rows.')
+    .argument('<query>', 'the SQL query')
+    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+    .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
+    .action(async (query: string, flags: { db?: string; format: 'table' | 'csv' | 'json' }) => {
+      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true });
+      try {
+        let reader;
+        try {
+          reader = await warehouse.connection.runAndReadAll(query);
+        } catch (error) {
+          throw new UserError(`query failed: ${firstLineOf(error)}`);
+        }
+        const columns = reader.columnNames();
+        const rows = reader.getRowObjectsJson() as Record<string, Cell>[];
+        if (flags.format === 'json') process.stdout.write(`${JSON.stringify(rows)}\n`);
+        else if (flags.format === 'csv') process.stdout.write(stringify(rows.map((r) => columns.map((c) => cellText(r[c] ?? null))), { header: true, columns }));
+        else process.stdout.write(formatTable(columns, rows));
+      } finally {
+        await warehouse.close();
+      }
+    });
+}

@@ -1,0 +1,244 @@
+import { dirname } from 'node:path';
+import { Command, Option } from 'commander';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { describeIssues } from '../../carrier/contract.js';
+import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
+import type { TrackRunSummary } from '../../pipeline/run-summary.js';
+import { QuotaPolicySchema } from '../../quota/quota-policy.js';
+import { csvSource } from '../../sources/csv-source.js';
+import { duckdbSource } from '../../sources/duckdb-source.js';
+import type { OrderCodeSource } from '../../sources/order-code-source.js';
+import { postgresSource } from '../../sources/postgres-source.js';
+import { loadApiKeys } from '../api-keys-config.js';
+import { UserError } from '../exit-codes.js';
+import { createLogger } from '../logger.js';
+import { loggedProgress, terminalProgress } from '../progress-display.js';
+import { runClock } from '../run-clock.js';
+import { openWarehouseForCommand } from '../warehouse-access.js';
+
+export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
+export const DB_ENV = 'PARCEL_RECON_DB';
+export const POSTGRES_URL_ENV = 'PARCEL_RECON_POSTGRES_URL';
+export const DEFAULT_DB = 'data/recon.duckdb';
+
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+
+/** The track command's flags, checked once; every message names the flag. */
+const TrackFlagsSchema = z.object({
+  input: z.array(z.string()).default([]),
+  delimiter: z.enum([',', ';']).optional(),
+  fromDuckdb: z.string().optional(),
+  fromPostgres: z.union([z.string(), z.literal(true)]).optional(),
+  query: z.string().optional(),
+  keysFile: z.string().optional(),
+  trackingUrl: z.url({ protocol: /^https?$/ }).optional(),
+  db: z.string().optional(),
+  dataDir: z.string().optional(),
+  job: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and -').default('track'),
+  perKeyLimit: nonNegativeInt.optional(),
+  globalLimit: nonNegativeInt.optional(),
+  reservePerKey: nonNegativeInt.optional(),
+  reserveGlobal: nonNegativeInt.optional(),
+  dayUtcOffset: z.coerce.number().int().min(-720).max(840).optional(),
+  concurrency: positiveInt.max(1024).default(128),
+  rate: z.coerce.number().positive().optional(),
+  timeoutMs: positiveInt.default(10_000),
+  attempts: positiveInt.max(20).default(5),
+  retryMinMs: nonNegativeInt.default(200),
+  retryMaxMs: nonNegativeInt.default(10_000),
+  batchSize: positiveInt.default(1_000),
+  refreshTerminal: z.boolean().default(false),
+  maxLookups: nonNegativeInt.optional(),
+  graceMs: nonNegativeInt.default(10_000),
+  json: z.boolean().default(false),
+  progress: z.boolean().default(true),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+});
+
+type TrackFlags = z.output<typeof TrackFlagsSchema>;
+
+const FLAG_NAMES: Record<string, string> = Object.fromEntries(
+  Object.keys(TrackFlagsSchema.shape).map((key) => [key, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]),
+);
+
+function checkFlags(raw: Record<string, unknown>): TrackFlags {
+  const checked = TrackFlagsSchema.safeParse(raw);
+  if (checked.success) return checked.data;
+  const issue = checked.error.issues[0]!;
+  const flag = FLAG_NAMES[String(issue.path[0])];
+  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
+}
+
+/** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
+function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
+  if (flag !== true) {
+    let parsed: URL;
+    try {
+      parsed = new URL(flag);
+    } catch {
+      throw new UserError('--from-postgres: not a URL (postgres://user@host:port/db)');
+    }
+    if (parsed.password !== '') {
+      throw new UserError(`--from-postgres: the URL holds a password; give it in PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`);
+    }
+    return flag;
+  }
+  const fromEnv = env[POSTGRES_URL_ENV];
+  if (fromEnv === undefined || fromEnv === '') throw new UserError(`--from-postgres without a URL needs ${POSTGRES_URL_ENV}`);
+  return fromEnv;
+}
+
+function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): OrderCodeSource[] {
+  const sources: OrderCodeSource[] = flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter }));
+  if (flags.fromDuckdb !== undefined) {
+    if (flags.query === undefined) throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
+    sources.push(duckdbSource(flags.fromDuckdb, flags.query));
+  }
+  if (flags.fromPostgres !== undefined) {
+    if (flags.query === undefined) throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
+    sources.push(postgresSource(postgresUrl(flags.fromPostgres, env), flags.query));
+  }
+  if (sources.length === 0) throw new UserError('no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
+  return sources;
+}
+
+/** Everything the run needs from flags and environment, checked before anything is read or spent. */
+export async function trackRunOptionsFromFlags(
+  raw: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
+  const flags = checkFlags(raw);
+  const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV];
+  if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
+  const checkedUrl = z.url({ protocol: /^https?$/ }).safeParse(trackingUrl);
+  if (!checkedUrl.success) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
+  const keys: KeyRing = await loadApiKeys(flags.keysFile, env);
+  const quota = QuotaPolicySchema.parse({
+    perKeyDaily: flags.perKeyLimit,
+    globalDaily: flags.globalLimit,
+    reservePerKey: flags.reservePerKey,
+    reserveGlobal: flags.reserveGlobal,
+    dayUtcOffsetMinutes: flags.dayUtcOffset,
+    maxConcurrent: flags.concurrency,
+    requestsPerSecond: flags.rate,
+  });
+  const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
+  return {
+    dbPath,
+    flags,
+    options: {
+      job: flags.job,
+      sources: buildSources(flags, env),
+      keys,
+      dataDir: flags.dataDir ?? dirname(dbPath),
+      client: { trackingUrl, timeoutMs: flags.timeoutMs, connections: Math.min(flags.concurrency, 256) },
+      quota,
+      retry: { attempts: flags.attempts, minDelayMs: flags.retryMinMs, maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs) },
+      batchSize: flags.batchSize,
+      refreshTerminal: flags.refreshTerminal,
+      maxLookups: flags.maxLookups,
+      now: runClock(env),
+      logger,
+      graceMs: flags.graceMs,
+    },
+  };
+}
+
+/** A few lines a person reads at the end of a run. */
+export function describeSummary(summary: TrackRunSummary, dbPath: string): string {
+  const c = summary.counters;
+  const lines = [
+    `run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}`,
+    `  codes read ${summary.codes.read}, rejected ${summary.codes.rejected}, duplicates ${summary.codes.duplicate}, to look up ${summary.codes.toLookUp}`,
+    `  loaded ${c.ok}, carrier errors ${c.carrierErrors}${formatCounts(c.carrierErrorsByCode)}, failed ${c.transportErrors}, deferred ${c.deferred}${formatCounts(c.deferredByReason)}`,
+    `  lookups spent ${summary.lookupsSpent}; quota left today: ${summary.quota.map((q) => `${q.alias} ${q.remaining}`).join(', ')}`,
+    `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
+  ];
+  for (const failed of summary.failedOrders.slice(0, 10)) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatCounts(counts: Record<string, number>): string {
+  const entries = Object.entries(counts);
+  return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k} ${v}`).join(', ')})`;
+}
+
+/** Stops the run on SIGINT or SIGTERM: no new lookups, in-flight ones finish or are abandoned. */
+export function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+export function trackCommand(): Command {
+  return new Command('track')
+    .description('Look order codes up through the carrier\'s tracking API within the daily quotas and load the results into the warehouse.')
+    .addOption(new Option('--input <file>', 'CSV file with an order_code column (and optionally account); repeatable; - reads stdin').argParser((v: string, prev: string[] = []) => [...prev, v]))
+    .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']))
+    .option('--from-duckdb <file>', 'read codes from a DuckDB file with --query')
+    .option('--from-postgres [url]', `read codes from PostgreSQL with --query (postgres://user@host:port/db, no password: it comes from PGPASSWORD or ~/.pgpass; without a URL, the whole URL is taken from $${POSTGRES_URL_ENV})`)
+    .option('--query <sql>', 'SQL returning order_code and optionally account')
+    .option('--keys-file <file>', 'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS as alias=key,...)')
+    .option('--tracking-url <url>', `the carrier's tracking address (default: $${TRACKING_URL_ENV})`)
+    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+    .option('--data-dir <dir>', 'where spool and rejects files go (default: the warehouse\'s folder)')
+    .option('--job <name>', 'job name recorded with the run (default: track)')
+    .option('--per-key-limit <n>', 'lookups per key per carrier day (default: 200000)')
+    .option('--global-limit <n>', 'lookups per carrier day over all keys (default: 3000000)')
+    .option('--reserve-per-key <n>', 'lookups per key left for other systems using the same keys (default: 0)')
+    .option('--reserve-global <n>', 'lookups in total left for other systems (default: 0)')
+    .option('--day-utc-offset <minutes>', "UTC offset of the carrier day's midnight (default: 420, UTC+07:00)")
+    .option('--concurrency <n>', 'lookups in flight at once (default: 128)')
+    .option('--rate <n>', 'lookups started per second at most, over all keys (default: no cap)')
+    .option('--timeout-ms <ms>', 'time allowed for one request (default: 10000)')
+    .option('--attempts <n>', 'attempts per order on transient failures, each counted against the quota (default: 5)')
+    .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
+    .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
+    .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
+    .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
+    .option('--max-lookups <n>', 'spend at most this many lookups in this run')
+    .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
+    .option('--json', 'print the summary as JSON on stdout')
+    .option('--no-progress', 'no progress bar, even on a terminal')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
+2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
+4 the warehouse is in use by another process.
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests).`,
+    )
+    .action(async (raw: Record<string, unknown>) => {
+      const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
+      const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
+      const warehouse = await openWarehouseForCommand(dbPath);
+      const signals = stopOnSignals();
+      try {
+        const summary = await runTracking({
+          ...options,
+          warehouse,
+          stop: signals.signal,
+          progress: flags.progress && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
+        });
+        process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describeSummary(summary, dbPath));
+        process.exitCode = summary.exitCode;
+      } finally {
+        signals.dispose();
+        await warehouse.close();
+      }
+    });
+}
+

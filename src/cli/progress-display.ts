@@ -1,0 +1,51 @@
+import cliProgress from 'cli-progress';
+import type { Logger } from 'pino';
+import type { ProgressListener, TrackProgress } from '../pipeline/track-run.js';
+
+function quotaLeft(progress: TrackProgress): string {
+  return progress.quota.map((q) => `${q.alias} ${q.remaining.toLocaleString('en-US')}`).join(', ');
+}
+
+/** A progress bar on a terminal: done and total, rate, ETA and the quota left per key. */
+export function terminalProgress(): ProgressListener {
+  const bar = new cliProgress.SingleBar(
+    { format: 'lookups {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | errors {errors} | quota left: {quota}', hideCursor: true, etaBuffer: 200 },
+    cliProgress.Presets.shades_classic,
+  );
+  const startedAt = Date.now();
+  const payload = (p: TrackProgress) => ({
+    rate: Math.round(p.done / Math.max(0.001, (Date.now() - startedAt) / 1000)),
+    errors: p.counters.carrierErrors + p.counters.transportErrors,
+    quota: quotaLeft(p),
+  });
+  return {
+    start: (p) => bar.start(p.total, p.done, payload(p)),
+    update: (p) => bar.update(p.done, payload(p)),
+    stop: () => bar.stop(),
+  };
+}
+
+/** Without a terminal: a progress log line every `intervalMs`. */
+export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressListener {
+  let lastLogged = 0;
+  const startedAt = Date.now();
+  const line = (p: TrackProgress) => ({
+    done: p.done,
+    total: p.total,
+    perSecond: Math.round(p.done / Math.max(0.001, (Date.now() - startedAt) / 1000)),
+    ok: p.counters.ok,
+    carrierErrors: p.counters.carrierErrors,
+    transportErrors: p.counters.transportErrors,
+    deferred: p.counters.deferred,
+    quotaLeft: Object.fromEntries(p.quota.map((q) => [q.alias, q.remaining])),
+  });
+  return {
+    start: (p) => logger.info(line(p), 'progress'),
+    update: (p) => {
+      if (Date.now() - lastLogged < intervalMs) return;
+      lastLogged = Date.now();
+      logger.info(line(p), 'progress');
+    },
+    stop: () => {},
+  };
+}

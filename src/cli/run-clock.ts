@@ -1,0 +1,15 @@
+import { instantToEpochMs, parseCarrierInstant } from '../carrier/contract.js';
+import { UserError } from './exit-codes.js';
+
+/** Pretends the current time is this instant (then runs on): for demos and tests against a sandbox whose clock was moved. */
+export const NOW_ENV = 'PARCEL_RECON_NOW';
+
+/** The clock a run reads the carrier day and its timestamps from. */
+export function runClock(env: NodeJS.ProcessEnv): () => number {
+  const pretended = env[NOW_ENV];
+  if (pretended === undefined || pretended === '') return () => Date.now();
+  const instant = parseCarrierInstant(pretended);
+  if (instant === undefined) throw new UserError(`${NOW_ENV}: not a date-time: ${pretended}`);
+  const offset = instantToEpochMs(instant) - Date.now();
+  return () => Date.now() + offset;
+}

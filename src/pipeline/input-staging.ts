@@ -1,0 +1,74 @@
+import { checkOrderCode } from '../carrier/contract.js';
+import type { KeyRing } from '../carrier/client/key-ring.js';
+import type { OrderCodeSource } from '../sources/order-code-source.js';
+import { appendRunInputs } from '../warehouse/run-input-store.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import type { RejectsFile } from './rejects-file.js';
+
+/** Reject codes of rows that never reach the carrier, beside the carrier's own rule codes. */
+export const INPUT_REJECT = {
+  UNREADABLE_ROW: 'UNREADABLE_ROW',
+  UNKNOWN_ACCOUNT: 'UNKNOWN_ACCOUNT',
+  ACCOUNT_REQUIRED: 'ACCOUNT_REQUIRED',
+} as const;
+
+const STAGING_BATCH = 10_000;
+
+interface StagedRow {
+  seq: number;
+  orderCode: string;
+  accountAlias: string | null;
+  origin: string;
+  rejectCode: string | null;
+  rejectReason: string | null;
+}
+
+/**
+ * Reads every source into the run's `run_inputs` rows, checking each code against the carrier's rules
+ * and each account against the configured keys before any quota is spent. Rejected rows also go to
+ * the rejects file with their source line. De-duplication happens in SQL, over the staged rows.
+ */
+export async function stageInputs(
+  warehouse: Warehouse,
+  runId: string,
+  sources: readonly OrderCodeSource[],
+  keys: KeyRing,
+  rejects: RejectsFile,
+  spoolDir: string,
+  startSeq = 0,
+): Promise<number> {
+  let seq = startSeq;
+  let batch: StagedRow[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await appendRunInputs(warehouse, runId, batch, spoolDir);
+    batch = [];
+  };
+  const reject = async (origin: string, orderCode: string | null, rejectCode: string, reason: string) => {
+    await rejects.add({ origin, orderCode, rejectCode, reason });
+    batch.push({ seq: ++seq, orderCode: orderCode ?? '', accountAlias: null, origin, rejectCode, rejectReason: reason });
+  };
+
+  for (const source of sources) {
+    for await (const item of source.items()) {
+      if (item.kind === 'rejected') {
+        await reject(item.rejection.origin, null, INPUT_REJECT.UNREADABLE_ROW, item.rejection.reason);
+      } else {
+        const { orderCode, account, origin } = item.code;
+        const ruleError = checkOrderCode(orderCode);
+        const alias = keys.aliasFor(account);
+        if (ruleError) {
+          await reject(origin, orderCode, ruleError, `order code breaks the carrier's rules (${ruleError})`);
+        } else if (alias === undefined) {
+          if (account !== null) await reject(origin, orderCode, INPUT_REJECT.UNKNOWN_ACCOUNT, `no API key for account ${account}`);
+          else await reject(origin, orderCode, INPUT_REJECT.ACCOUNT_REQUIRED, 'several keys are configured and the row names no account');
+        } else {
+          batch.push({ seq: ++seq, orderCode, accountAlias: alias, origin, rejectCode: null, rejectReason: null });
+        }
+      }
+      if (batch.length >= STAGING_BATCH) await flush();
+    }
+  }
+  await flush();
+  return seq;
+}

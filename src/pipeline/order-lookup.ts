@@ -1,0 +1,109 @@
+import pRetry, { AbortError } from 'p-retry';
+import { findTrackingErrorCode, TRACKING_ERROR, type TrackingSnapshot } from '../carrier/contract.js';
+import type { KeyRing } from '../carrier/client/key-ring.js';
+import { CarrierExceptionFailure, LookupFailure, RateLimitedFailure } from '../carrier/client/lookup-failures.js';
+import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
+import { QUOTA_REFUSED, type LookupLimiter } from '../quota/lookup-limiter.js';
+import type { QuotaLedger } from '../quota/quota-ledger.js';
+
+export interface RetryPolicy {
+  /** Attempts per order, the first included; every attempt counts against the quota. */
+  readonly attempts: number;
+  readonly minDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
+
+/** What became of one order's lookup. */
+export type OrderOutcome =
+  | { readonly kind: 'ok'; readonly snapshot: TrackingSnapshot; readonly body: string; readonly attempts: number }
+  | { readonly kind: 'carrier_error'; readonly errorCode: string; readonly errorMessage: string | null; readonly body: string; readonly attempts: number }
+  | { readonly kind: 'transport_error'; readonly errorCode: string; readonly errorMessage: string; readonly attempts: number }
+  | { readonly kind: 'deferred'; readonly reason: DeferReason; readonly attempts: number };
+
+export interface OrderLookupContext {
+  readonly client: TrackingClient;
+  readonly limiter: LookupLimiter;
+  readonly ledger: QuotaLedger;
+  readonly keys: KeyRing;
+  readonly retry: RetryPolicy;
+  /** Aborted when the run is told to stop: no new attempt starts. */
+  readonly stopping: AbortSignal;
+  /** Aborted when in-flight requests are abandoned. */
+  readonly abandon: AbortSignal;
+  readonly onRetry?: (orderCode: string, failure: LookupFailure, attempt: number) => void;
+}
+
+/** Carrier error codes that a later identical request may not repeat. */
+function isTransientCarrierError(errorCode: string): boolean {
+  return findTrackingErrorCode(errorCode)?.transient ?? false;
+}
+
+/** Ends an order's attempts without a result; p-retry hands it back through its AbortError. */
+class Deferred extends Error {
+  constructor(readonly reason: DeferReason) {
+    super(`deferred: ${reason}`);
+  }
+}
+
+function defer(reason: DeferReason): AbortError {
+  return new AbortError(new Deferred(reason));
+}
+
+/**
+ * Looks one order up: each attempt waits for the quota limiter, is counted by the ledger before it is
+ * sent, and failed attempts are retried with exponential backoff and jitter (p-retry) while the
+ * failure is transient (EXCEPTION, 5xx, 429 after its Retry-After, resets, timeouts, malformed
+ * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day.
+ */
+export async function lookUpOrder(context: OrderLookupContext, orderCode: string, alias: string): Promise<OrderOutcome> {
+  const { client, limiter, ledger, keys, retry, stopping, abandon } = context;
+  let attempts = 0;
+  try {
+    const answer: TrackingAnswer = await pRetry(
+      async () => {
+        if (stopping.aborted) throw defer('stopping');
+        const result = await limiter.schedule(alias, () => {
+          attempts++;
+          return client.lookup(keys.keyOf(alias), orderCode, abandon);
+        });
+        if (result === QUOTA_REFUSED) throw defer(limiter.spentReason(alias));
+        if (result.kind === 'carrier_error') {
+          const { errorCode, errorMessage } = result.error;
+          if (errorCode === TRACKING_ERROR.APIKEY_LIMIT) {
+            await ledger.exhaust(alias);
+            await limiter.refreshReservoirs();
+            throw defer('key_limit');
+          }
+          if (isTransientCarrierError(errorCode)) throw new CarrierExceptionFailure(errorMessage);
+        }
+        return result;
+      },
+      {
+        retries: retry.attempts - 1,
+        minTimeout: retry.minDelayMs,
+        maxTimeout: retry.maxDelayMs,
+        factor: 2,
+        randomize: true,
+        shouldRetry: (error) => error instanceof LookupFailure && error.retryable && !stopping.aborted,
+        onFailedAttempt: async (error) => {
+          if (!(error instanceof LookupFailure) || error.retriesLeft === 0 || stopping.aborted) return;
+          context.onRetry?.(orderCode, error, error.attemptNumber);
+          if (error instanceof RateLimitedFailure) await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs));
+        },
+      },
+    );
+    if (answer.kind === 'snapshot') return { kind: 'ok', snapshot: answer.snapshot, body: answer.body, attempts };
+    return { kind: 'carrier_error', errorCode: answer.error.errorCode, errorMessage: answer.error.errorMessage, body: answer.body, attempts };
+  } catch (error) {
+    if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };
+    // Stopped while waiting for the limiter, or abandoned in flight: looked up again by the next run.
+    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure))) return { kind: 'deferred', reason: 'stopping', attempts };
+    if (error instanceof CarrierExceptionFailure) {
+      return { kind: 'carrier_error', errorCode: TRACKING_ERROR.EXCEPTION, errorMessage: error.message, body: '', attempts };
+    }
+    if (error instanceof LookupFailure) return { kind: 'transport_error', errorCode: error.code, errorMessage: error.message, attempts };
+    throw error;
+  }
+}

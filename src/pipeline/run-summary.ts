@@ -1,0 +1,42 @@
+import type { KeyQuotaState } from '../quota/quota-ledger.js';
+import { EXIT_CODE, type RunExitCode } from './exit-codes.js';
+
+export interface RunCounters {
+  ok: number;
+  carrierErrors: number;
+  transportErrors: number;
+  deferred: number;
+  carrierErrorsByCode: Record<string, number>;
+  deferredByReason: Record<string, number>;
+}
+
+export type ExitState = 'ok' | 'partial' | 'failed';
+
+export interface TrackRunSummary {
+  readonly runId: string;
+  readonly job: string;
+  readonly carrierDay: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly codes: { readonly read: number; readonly rejected: number; readonly duplicate: number; readonly toLookUp: number };
+  readonly counters: RunCounters;
+  readonly lookupsSpent: number;
+  readonly quota: readonly KeyQuotaState[];
+  readonly rejectsFile: string | null;
+  /** Orders whose lookup failed for good (transport failures after every retry), the first 100. */
+  readonly failedOrders: readonly { readonly orderCode: string; readonly errorCode: string; readonly errorMessage: string }[];
+  readonly exitCode: RunExitCode;
+  readonly exitState: ExitState;
+}
+
+/**
+ * A run failed when an order could not be looked up after every retry; it is partial when orders were
+ * left for later (quota spent, --max-lookups reached, stopped); else it succeeded. Carrier answers such
+ * as ORDERCODE_NOT_FOUND are results, not failures.
+ */
+export function decideExit(counters: RunCounters, stopped: boolean): { exitCode: RunExitCode; exitState: ExitState } {
+  if (counters.transportErrors > 0) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
+  if (counters.deferred > 0 || stopped) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
+  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+}

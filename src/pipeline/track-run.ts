@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
+import type { KeyRing } from '../carrier/client/key-ring.js';
+import { TrackingClient, type TrackingClientOptions } from '../carrier/client/tracking-client.js';
+import { LookupLimiter } from '../quota/lookup-limiter.js';
+import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
+import type { QuotaPolicy } from '../quota/quota-policy.js';
+import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
+import { countRunWork, runInputCounts, streamRunWork } from '../warehouse/run-input-store.js';
+import { finishRun, startRun } from '../warehouse/run-store.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { stageInputs } from './input-staging.js';
+import { lookUpOrder, type OrderLookupContext, type OrderOutcome, type RetryPolicy } from './order-lookup.js';
+import { RejectsFile } from './rejects-file.js';
+import { DispatchWindow } from './dispatch-window.js';
+import { ResultBatcher } from './result-batcher.js';
+import { warehouseQuotaStore } from './warehouse-quota-store.js';
+import { EXIT_CODE } from './exit-codes.js';
+import { decideExit, type RunCounters, type TrackRunSummary } from './run-summary.js';
+
+export interface TrackProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly counters: RunCounters;
+  readonly quota: readonly KeyQuotaState[];
+}
+
+/** Told how a run goes: a progress bar on a terminal, periodic log lines otherwise. */
+export interface ProgressListener {
+  start(progress: TrackProgress): void;
+  update(progress: TrackProgress): void;
+  stop(): void;
+}
+
+export interface TrackRunOptions {
+  readonly job: string;
+  readonly sources: readonly OrderCodeSource[];
+  readonly keys: KeyRing;
+  readonly warehouse: Warehouse;
+  /** Where the run's spool and rejects file go. */
+  readonly dataDir: string;
+  readonly client: TrackingClientOptions;
+  readonly quota: QuotaPolicy;
+  readonly retry: RetryPolicy;
+  /** Results committed per warehouse transaction. */
+  readonly batchSize: number;
+  readonly refreshTerminal: boolean;
+  readonly maxLookups?: number | undefined;
+  readonly now: () => number;
+  readonly logger: Logger;
+  readonly progress?: ProgressListener | undefined;
+  /** Aborted to stop the run: no new lookups, in-flight ones get `graceMs` to finish. */
+  readonly stop?: AbortSignal | undefined;
+  readonly graceMs: number;
+}
+
+const PROGRESS_INTERVAL_MS = 500;
+
+export function newRunId(job: string, nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, '').slice(0, 15);
+  return `${job}-${stamp}Z-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * One tracking run: stage the sources' codes (rejecting what breaks the carrier's rules), look each
+ * distinct code up within the quotas, and commit results to the warehouse in batches.
+ */
+export async function runTracking(options: TrackRunOptions): Promise<TrackRunSummary> {
+  const { warehouse, keys, logger, now } = options;
+  const startedAt = now();
+  const startedClock = performance.now();
+  const runId = newRunId(options.job, startedAt);
+  const spoolDir = join(options.dataDir, 'spool', runId);
+  const rejects = new RejectsFile(join(options.dataDir, 'rejects', `${runId}.csv`));
+  const log = logger.child({ runId });
+
+  const ledger = new QuotaLedger(warehouseQuotaStore(await warehouse.openSession()), options.quota, keys.aliases, now, options.quota.maxConcurrent);
+  await ledger.open();
+  await startRun(warehouse, { runId, job: options.job, source: options.sources.map((s) => s.description).join(' + '), startedAt: epochMsToInstant(startedAt), carrierDay: ledger.carrierDay });
+  log.info({ job: options.job, sources: options.sources.map((s) => s.description), carrierDay: ledger.carrierDay, keys: keys.aliases }, 'run started');
+
+  try {
+    await stageInputs(warehouse, runId, options.sources, keys, rejects, spoolDir);
+  } catch (error) {
+    // A source that cannot be read ends the run before any lookup; the run row says so.
+    const badInput = error instanceof SourceError;
+    await rejects.close();
+    await finishRun(warehouse, runId, {
+      finishedAt: epochMsToInstant(now()),
+      counts: { codesRead: 0, codesRejected: 0, codesDuplicate: 0, codesToLookUp: 0, lookedUpOk: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, lookupsSpent: 0 },
+      exitCode: badInput ? EXIT_CODE.BAD_INPUT : EXIT_CODE.FAILURE,
+      exitState: badInput ? 'bad_input' : 'failed',
+      summary: { error: error instanceof Error ? error.message : String(error) },
+    });
+    throw error;
+  }
+  await rejects.close();
+  const inputs = await runInputCounts(warehouse, runId);
+  const total = await countRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal });
+  log.info({ read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total }, 'inputs staged');
+
+  const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
+  const failedOrders: { orderCode: string; errorCode: string; errorMessage: string }[] = [];
+  const client = new TrackingClient(options.client);
+  const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups);
+  const abandon = new AbortController();
+  const stopping = options.stop ?? new AbortController().signal;
+  const batcher = new ResultBatcher(warehouse, runId, spoolDir, now);
+  const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
+  let done = 0;
+  const progress = () => ({ done, total, counters, quota: quotaStates() });
+
+  const context: OrderLookupContext = {
+    client,
+    limiter,
+    ledger,
+    keys,
+    retry: options.retry,
+    stopping,
+    abandon: abandon.signal,
+    onRetry: (orderCode, failure, attempt) => log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
+  };
+  const record = (orderCode: string, alias: string, origin: string, outcome: OrderOutcome) => {
+    done++;
+    batcher.add(orderCode, alias, origin, outcome);
+    switch (outcome.kind) {
+      case 'ok':
+        counters.ok++;
+        break;
+      case 'carrier_error':
+        counters.carrierErrors++;
+        counters.carrierErrorsByCode[outcome.errorCode] = (counters.carrierErrorsByCode[outcome.errorCode] ?? 0) + 1;
+        break;
+      case 'transport_error':
+        counters.transportErrors++;
+        if (failedOrders.length < 100) failedOrders.push({ orderCode, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage });
+        log.warn({ orderCode, account: alias, errorCode: outcome.errorCode, attempts: outcome.attempts }, 'lookup failed for good');
+        break;
+      case 'deferred':
+        counters.deferred++;
+        counters.deferredByReason[outcome.reason] = (counters.deferredByReason[outcome.reason] ?? 0) + 1;
+        break;
+    }
+  };
+
+  options.progress?.start(progress());
+  const ticker = setInterval(() => options.progress?.update(progress()), PROGRESS_INTERVAL_MS);
+  const stopListener = () => {
+    log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight');
+    setTimeout(() => abandon.abort(), options.graceMs).unref();
+  };
+  stopping.addEventListener('abort', stopListener, { once: true });
+
+  // Orders handed to the limiter at once: enough to keep every slot busy and its groups full.
+  const window = new DispatchWindow(options.quota.maxConcurrent * 4);
+  try {
+    for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal })) {
+      for (const item of chunk) {
+        const alias = item.accountAlias ?? keys.aliasFor(null);
+        if (alias === undefined) continue;
+        if (stopping.aborted) {
+          record(item.orderCode, alias, item.origin, { kind: 'deferred', reason: 'stopping', attempts: 0 });
+        } else if (limiter.isSpent(alias)) {
+          record(item.orderCode, alias, item.origin, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
+        } else {
+          await window.enter();
+          void lookUpOrder(context, item.orderCode, alias)
+            .then((outcome) => record(item.orderCode, alias, item.origin, outcome))
+            .finally(() => window.leave());
+        }
+        if (batcher.shouldFlush(options.batchSize)) await batcher.flush();
+      }
+    }
+    await window.drained();
+    await batcher.flush();
+  } finally {
+    clearInterval(ticker);
+    stopping.removeEventListener('abort', stopListener);
+    options.progress?.update(progress());
+    options.progress?.stop();
+    await limiter.stop();
+    await client.close();
+    await ledger.settle();
+  }
+
+  const finishedAt = now();
+  const { exitCode, exitState } = decideExit(counters, stopping.aborted);
+  const summary: TrackRunSummary = {
+    runId,
+    job: options.job,
+    carrierDay: ledger.carrierDay,
+    startedAt: formatCarrierDateTime(startedAt),
+    finishedAt: formatCarrierDateTime(finishedAt),
+    durationMs: Math.round(performance.now() - startedClock),
+    codes: { read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total },
+    counters,
+    lookupsSpent: ledger.spentThisRun(),
+    quota: quotaStates(),
+    rejectsFile: rejects.count > 0 ? rejects.path : null,
+    failedOrders,
+    exitCode,
+    exitState,
+  };
+  await finishRun(warehouse, runId, {
+    finishedAt: epochMsToInstant(finishedAt),
+    counts: {
+      codesRead: inputs.read,
+      codesRejected: inputs.rejected,
+      codesDuplicate: inputs.duplicate,
+      codesToLookUp: total,
+      lookedUpOk: counters.ok,
+      carrierErrors: counters.carrierErrors,
+      transportErrors: counters.transportErrors,
+      deferred: counters.deferred,
+      lookupsSpent: summary.lookupsSpent,
+    },
+    exitCode,
+    exitState,
+    summary,
+  });
+  log.info({ summary }, 'run finished');
+  return summary;
+}

@@ -1,0 +1,166 @@
+import Bottleneck from 'bottleneck';
+import { nextCarrierDayStart } from '../carrier/contract.js';
+import type { QuotaLedger } from './quota-ledger.js';
+import type { QuotaPolicy } from './quota-policy.js';
+
+/** What `schedule` returns instead of running the task when today's quota cannot cover it. */
+export const QUOTA_REFUSED = Symbol('quota refused');
+
+/** How often the rate limiter's token bucket is refilled: bursts stay within 1/20 of a second's worth. */
+const RATE_REFILL_MS = 50;
+
+interface PendingLookup {
+  readonly task: () => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Schedules lookups with Bottleneck: one limiter per key, chained to a global limiter holding the
+ * concurrency cap, chained to a token bucket holding the requests-per-second cap. Reservoirs come from
+ * the ledger and are reset at the carrier's midnight (Bottleneck's own refresh interval counts from
+ * the limiter's creation, not from midnight).
+ *
+ * Bottleneck's local datastore yields to the event loop several times per job, which caps it near a
+ * few hundred jobs per second; so lookups go to it in groups, one job per group weighing as many
+ * lookups as it holds. Weight counts against concurrency, reservoirs and the rate alike. A group is
+ * handed over when it is full or when the alias has no group in Bottleneck: an idle limiter starts a
+ * lookup at once, a busy one gathers full groups.
+ * A lookup runs only after the ledger has counted it.
+ */
+export class LookupLimiter {
+  private readonly global: Bottleneck;
+  private readonly rate: Bottleneck | undefined;
+  private readonly perKey = new Map<string, Bottleneck>();
+  /** Scheduled and not yet started, per alias: they will spend, so they count against what is left. */
+  private readonly waiting = new Map<string, number>();
+  /** Lookups gathering into the alias's next group. */
+  private readonly forming = new Map<string, PendingLookup[]>();
+  /** Groups handed to Bottleneck and not finished yet, per alias. */
+  private readonly groupsInFlight = new Map<string, number>();
+  private readonly groupSize: number;
+  private dayTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ledger: QuotaLedger,
+    private readonly policy: QuotaPolicy,
+    private readonly now: () => number,
+    /** Lookups this run may spend at most, whatever the quota leaves (`--max-lookups`). */
+    private readonly runBudget = Number.POSITIVE_INFINITY,
+  ) {
+    this.groupSize = Math.max(1, Math.min(32, Math.floor(policy.maxConcurrent / 4)));
+    this.global = new Bottleneck({ maxConcurrent: policy.maxConcurrent, reservoir: ledger.remainingTotal() });
+    if (policy.requestsPerSecond !== undefined) {
+      const perRefill = Math.max(1, Math.round((policy.requestsPerSecond * RATE_REFILL_MS) / 1000));
+      const refillMs = Math.round((perRefill * 1000) / policy.requestsPerSecond);
+      this.rate = new Bottleneck({ reservoir: perRefill, reservoirIncreaseInterval: refillMs, reservoirIncreaseAmount: perRefill, reservoirIncreaseMaximum: perRefill });
+      this.global.chain(this.rate);
+      // A group never weighs more than one refill, or it could never start.
+      this.groupSize = Math.min(this.groupSize, perRefill);
+    }
+    for (const alias of ledger.aliases) {
+      const limiter = new Bottleneck({ reservoir: ledger.remaining(alias) });
+      limiter.chain(this.global);
+      this.perKey.set(alias, limiter);
+    }
+    this.armDayTimer();
+  }
+
+  private totalWaiting(): number {
+    let total = 0;
+    for (const n of this.waiting.values()) total += n;
+    return total;
+  }
+
+  /** True when today's quota (or the run's budget) has nothing left for the alias beyond what is already scheduled. */
+  isSpent(alias: string): boolean {
+    return this.exhaustedBy(alias) !== undefined;
+  }
+
+  /** Why the alias can take no more lookups: the day's quota or the run's budget. */
+  spentReason(alias: string): 'quota' | 'max_lookups' {
+    return this.exhaustedBy(alias) ?? 'quota';
+  }
+
+  private exhaustedBy(alias: string): 'quota' | 'max_lookups' | undefined {
+    if (this.ledger.remaining(alias) - (this.waiting.get(alias) ?? 0) <= 0 || this.ledger.remainingTotal() - this.totalWaiting() <= 0) return 'quota';
+    if (this.ledger.spentThisRun() + this.totalWaiting() >= this.runBudget) return 'max_lookups';
+    return undefined;
+  }
+
+  /** Runs `task` within the alias's and the global limits, or returns QUOTA_REFUSED. */
+  schedule<T>(alias: string, task: () => Promise<T>): Promise<T | typeof QUOTA_REFUSED> {
+    if (!this.perKey.has(alias) || this.isSpent(alias)) return Promise.resolve(QUOTA_REFUSED);
+    this.waiting.set(alias, (this.waiting.get(alias) ?? 0) + 1);
+    return new Promise<T | typeof QUOTA_REFUSED>((resolve, reject) => {
+      const forming = this.forming.get(alias) ?? [];
+      forming.push({ task, resolve: resolve as (value: unknown) => void, reject });
+      this.forming.set(alias, forming);
+      if (forming.length >= this.groupSize || (this.groupsInFlight.get(alias) ?? 0) === 0) this.submit(alias);
+    });
+  }
+
+  /** Hands the alias's forming group to Bottleneck as one job weighing one per lookup. */
+  private submit(alias: string): void {
+    const lookups = this.forming.get(alias);
+    if (!lookups || lookups.length === 0) return;
+    this.forming.delete(alias);
+    this.groupsInFlight.set(alias, (this.groupsInFlight.get(alias) ?? 0) + 1);
+    let started = false;
+    const release = () => this.waiting.set(alias, (this.waiting.get(alias) ?? 0) - lookups.length);
+    this.perKey
+      .get(alias)!
+      .schedule({ weight: lookups.length }, async () => {
+        started = true;
+        release();
+        const spendable = await this.ledger.spendMany(alias, lookups.length);
+        await Promise.all(
+          lookups.map(async (lookup, index) => {
+            if (index >= spendable) return lookup.resolve(QUOTA_REFUSED);
+            try {
+              lookup.resolve(await lookup.task());
+            } catch (error) {
+              lookup.reject(error);
+            }
+          }),
+        );
+      })
+      .catch((error: unknown) => {
+        if (!started) release();
+        for (const lookup of lookups) lookup.reject(error);
+      })
+      .finally(() => {
+        this.groupsInFlight.set(alias, (this.groupsInFlight.get(alias) ?? 0) - 1);
+        if ((this.groupsInFlight.get(alias) ?? 0) === 0) this.submit(alias);
+      });
+  }
+
+  /** Resets every reservoir from the ledger (after a day change or an APIKEY_LIMIT answer). */
+  async refreshReservoirs(): Promise<void> {
+    await this.ledger.open();
+    // Lookups already waiting must still get to start (the ledger then refuses them); a reservoir
+    // below their number would leave them waiting forever.
+    await this.global.updateSettings({ reservoir: this.ledger.remainingTotal() + this.totalWaiting() });
+    for (const [alias, limiter] of this.perKey) {
+      await limiter.updateSettings({ reservoir: this.ledger.remaining(alias) + (this.waiting.get(alias) ?? 0) });
+    }
+  }
+
+  private armDayTimer(): void {
+    const now = this.now();
+    const delay = nextCarrierDayStart(now, this.policy.dayUtcOffsetMinutes) - now;
+    this.dayTimer = setTimeout(() => {
+      void this.refreshReservoirs().finally(() => this.armDayTimer());
+    }, delay + 10);
+    this.dayTimer.unref();
+  }
+
+  /** Stops the limiters; lookups still waiting are dropped (they reject). */
+  async stop(): Promise<void> {
+    if (this.dayTimer) clearTimeout(this.dayTimer);
+    for (const alias of [...this.forming.keys()]) this.submit(alias);
+    for (const limiter of this.perKey.values()) await limiter.stop({ dropWaitingJobs: true });
+    await this.global.stop({ dropWaitingJobs: true });
+    await this.rate?.stop({ dropWaitingJobs: true });
+  }
+}

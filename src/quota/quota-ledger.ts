@@ -1,0 +1,198 @@
+import { carrierDayOf } from '../carrier/contract.js';
+import { TOTAL_ALIAS, type QuotaPolicy } from './quota-policy.js';
+
+/** Where the ledger persists: lookups per carrier day per key alias, '*' for the total. */
+export interface QuotaUsageStore {
+  read(day: string): Promise<Map<string, number>>;
+  /** Adds to the key's count and to the total. */
+  add(day: string, alias: string, lookups: number): Promise<void>;
+  /** Raises the key's count to at least `atLeast`, the total by the same difference. */
+  raise(day: string, alias: string, atLeast: number): Promise<void>;
+  /** Sets the key's count, the total by the difference. */
+  set(day: string, alias: string, lookups: number): Promise<void>;
+}
+
+export interface KeyQuotaState {
+  readonly alias: string;
+  readonly used: number;
+  readonly limit: number;
+  readonly remaining: number;
+  readonly spentThisRun: number;
+  readonly exhausted: boolean;
+}
+
+/**
+ * The daily lookup ledger. It is written ahead of the requests it covers: before a lookup is sent,
+ * the ledger already counts it, reserving a few at a time so that not every request is a write. A
+ * crash can only leave a reservation unspent (overcount by at most one chunk), never an undercount;
+ * `settle` gives back what a run reserved and did not spend.
+ */
+export class QuotaLedger {
+  private day = '';
+  /** Counts in the store, as this process last wrote or read them. */
+  private stored = new Map<string, number>();
+  /** Reserved in the store and not yet spent, per alias. */
+  private readonly reserved = new Map<string, number>();
+  private readonly spent = new Map<string, number>();
+  private readonly exhausted = new Set<string>();
+  private readonly toppingUp = new Set<string>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: QuotaUsageStore,
+    private readonly policy: QuotaPolicy,
+    readonly aliases: readonly string[],
+    private readonly now: () => number,
+    private readonly reservationChunk: number,
+  ) {}
+
+  get carrierDay(): string {
+    return this.day;
+  }
+
+  async open(): Promise<void> {
+    await this.serialized(() => this.switchDayIfNeeded());
+  }
+
+  /** Lookups still allowed today for the alias, with the global allowance taken into account. */
+  remaining(alias: string): number {
+    if (this.exhausted.has(alias)) return 0;
+    const reservedLeft = this.reserved.get(alias) ?? 0;
+    const key = this.policy.perKeyDaily - this.policy.reservePerKey - (this.stored.get(alias) ?? 0);
+    const total = this.policy.globalDaily - this.policy.reserveGlobal - (this.stored.get(TOTAL_ALIAS) ?? 0);
+    return Math.max(0, Math.min(key, total)) + reservedLeft;
+  }
+
+  /** Lookups still allowed today over all keys together. */
+  remainingTotal(): number {
+    let reservedLeft = 0;
+    for (const n of this.reserved.values()) reservedLeft += n;
+    const total = this.policy.globalDaily - this.policy.reserveGlobal - (this.stored.get(TOTAL_ALIAS) ?? 0);
+    return Math.max(0, total) + reservedLeft;
+  }
+
+  /**
+   * Counts up to `count` lookups for the alias before they are sent; resolves with how many may go
+   * (fewer when today's allowance runs out). Reservations are topped up in the background before
+   * they run out, so lookups rarely wait for a write; at most one chunk is reserved and unspent.
+   */
+  spendMany(alias: string, count: number): Promise<number> {
+    // Covered by what is already reserved today: no write, no waiting behind one.
+    const reservedLeft = this.reserved.get(alias) ?? 0;
+    const today = carrierDayOf(this.now(), this.policy.dayUtcOffsetMinutes) === this.day;
+    const granted =
+      today && !this.exhausted.has(alias) && reservedLeft >= count
+        ? Promise.resolve(this.take(alias, count))
+        : this.serialized(async () => {
+            await this.switchDayIfNeeded();
+            if (this.exhausted.has(alias)) return 0;
+            const grant = Math.min(count, this.remaining(alias));
+            const left = this.reserved.get(alias) ?? 0;
+            if (grant > left) await this.reserve(alias, grant - left);
+            return this.take(alias, grant);
+          });
+    void granted.then(() => this.topUp(alias)).catch(() => undefined);
+    return granted;
+  }
+
+  private take(alias: string, count: number): number {
+    this.reserved.set(alias, (this.reserved.get(alias) ?? 0) - count);
+    this.spent.set(alias, (this.spent.get(alias) ?? 0) + count);
+    return count;
+  }
+
+  /** Once less than half a chunk is reserved, reserves up to a full chunk in the background. */
+  private topUp(alias: string): Promise<void> {
+    if (this.toppingUp.has(alias) || (this.reserved.get(alias) ?? 0) >= this.reservationChunk / 2) return Promise.resolve();
+    this.toppingUp.add(alias);
+    return this.serialized(async () => {
+      const reservedLeft = this.reserved.get(alias) ?? 0;
+      if (!this.exhausted.has(alias) && reservedLeft < this.reservationChunk / 2) await this.reserve(alias, this.reservationChunk - reservedLeft);
+    }).finally(() => this.toppingUp.delete(alias));
+  }
+
+  /** Writes a reservation of up to `atLeast` lookups (bounded by what is left) ahead of spending. */
+  private async reserve(alias: string, atLeast: number): Promise<void> {
+    const reservedLeft = this.reserved.get(alias) ?? 0;
+    const chunk = Math.min(atLeast, this.remaining(alias) - reservedLeft);
+    if (chunk <= 0) return;
+    await this.store.add(this.day, alias, chunk);
+    this.bump(alias, chunk);
+    // Read again: lookups may have taken from the reservation while the write was on its way.
+    this.reserved.set(alias, (this.reserved.get(alias) ?? 0) + chunk);
+  }
+
+  /** The carrier answered APIKEY_LIMIT: the key is spent until the next carrier day. */
+  exhaust(alias: string): Promise<void> {
+    return this.serialized(async () => {
+      await this.giveBack(alias);
+      const atLeast = this.policy.perKeyDaily;
+      const current = this.stored.get(alias) ?? 0;
+      if (current < atLeast) {
+        await this.store.raise(this.day, alias, atLeast);
+        this.bump(alias, atLeast - current);
+      }
+      this.exhausted.add(alias);
+    });
+  }
+
+  isExhausted(alias: string): boolean {
+    return this.exhausted.has(alias) || this.remaining(alias) <= 0;
+  }
+
+  /** Gives back what was reserved and not spent; call when a run ends. */
+  settle(): Promise<void> {
+    return this.serialized(async () => {
+      for (const alias of this.aliases) await this.giveBack(alias);
+    });
+  }
+
+  state(alias: string): KeyQuotaState {
+    const used = (this.stored.get(alias) ?? 0) - (this.reserved.get(alias) ?? 0);
+    return {
+      alias,
+      used,
+      limit: this.policy.perKeyDaily,
+      remaining: this.remaining(alias),
+      spentThisRun: this.spent.get(alias) ?? 0,
+      exhausted: this.exhausted.has(alias),
+    };
+  }
+
+  spentThisRun(): number {
+    let total = 0;
+    for (const n of this.spent.values()) total += n;
+    return total;
+  }
+
+  private async giveBack(alias: string): Promise<void> {
+    const reservedLeft = this.reserved.get(alias) ?? 0;
+    if (reservedLeft === 0) return;
+    // Taken off before the write, so no lookup can spend what is being given back.
+    this.reserved.set(alias, 0);
+    this.bump(alias, -reservedLeft);
+    await this.store.set(this.day, alias, this.stored.get(alias) ?? 0);
+  }
+
+  private bump(alias: string, delta: number): void {
+    this.stored.set(alias, (this.stored.get(alias) ?? 0) + delta);
+    this.stored.set(TOTAL_ALIAS, (this.stored.get(TOTAL_ALIAS) ?? 0) + delta);
+  }
+
+  private async switchDayIfNeeded(): Promise<void> {
+    const day = carrierDayOf(this.now(), this.policy.dayUtcOffsetMinutes);
+    if (day === this.day) return;
+    if (this.day !== '') for (const alias of this.aliases) await this.giveBack(alias);
+    this.day = day;
+    this.stored = await this.store.read(day);
+    this.reserved.clear();
+    this.exhausted.clear();
+  }
+
+  /** Ledger changes run one at a time, so reservations never race each other. */
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work, work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,84 @@
+import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult } from '@duckdb/node-api';
+import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
+import { findSourceColumns, listColumnNames, itemFromValues } from './source-rows.js';
+import { queryForDescription } from './query-description.js';
+
+/**
+ * Order codes from a query over a DuckDB file, opened read-only (a missing file is an error, never
+ * created). The result needs an `order_code` column and may have `account`; it is read chunk by chunk.
+ */
+export function duckdbSource(file: string, query: string): OrderCodeSource {
+  return {
+    description: `duckdb:${file}: ${queryForDescription(query)}`,
+    items: () => readDuckdb(file, query),
+  };
+}
+
+async function* readDuckdb(file: string, query: string): AsyncGenerator<SourceItem> {
+  const instance = await failingAs(`cannot open DuckDB file ${file}`, () => DuckDBInstance.create(file, { access_mode: 'READ_ONLY' }));
+  let connection: DuckDBConnection | undefined;
+  let unfinished: DuckDBResult | undefined;
+  try {
+    const opened = await failingAs(`cannot open DuckDB file ${file}`, () => instance.connect());
+    connection = opened;
+    const result = await failingAs('DuckDB query failed', () => opened.stream(query));
+    unfinished = result;
+    const names = result.columnNames();
+    const columns = findSourceColumns(names);
+    if (columns === null) throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
+    let row = 0;
+    for (let chunk = await nextChunk(result); chunk !== null; chunk = await nextChunk(result)) {
+      const codes = chunk.getColumnValues(columns.orderCode);
+      const accounts = columns.account === null ? [] : chunk.getColumnValues(columns.account);
+      for (let i = 0; i < chunk.rowCount; i++) {
+        row++;
+        yield itemFromValues(codes[i], accounts[i], `duckdb row ${row}`);
+      }
+    }
+    unfinished = undefined;
+  } finally {
+    if (connection !== undefined && unfinished !== undefined) await endQuery(connection, unfinished);
+    connection?.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Ends a streaming query left unread, which would otherwise keep the database file open (and locked
+ * against writers) until the garbage collector finalizes the result: the bindings give no other way
+ * to free it. Once interrupted, the query yields only the few chunks it had buffered.
+ */
+async function endQuery(connection: DuckDBConnection, result: DuckDBResult): Promise<void> {
+  connection.interrupt();
+  try {
+    let chunk = await nextChunk(result);
+    while (chunk !== null) chunk = await nextChunk(result);
+  } catch {
+    // The query failed or was interrupted: either way it is over, which is all that is needed here.
+  }
+}
+
+/** The next chunk of a streaming result, or null at its end (an empty chunk, or none). */
+async function nextChunk(result: DuckDBResult): Promise<DuckDBDataChunk | null> {
+  const chunk = await failingAs('DuckDB query failed', () => result.fetchChunk());
+  return chunk === null || chunk.rowCount === 0 ? null : chunk;
+}
+
+/** Runs a DuckDB call, turning its error into a SourceError that starts with `context`. */
+async function failingAs<T>(context: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new SourceError(`${context}: ${duckdbMessage(error)}`);
+  }
+}
+
+/**
+ * DuckDB's message on one line: its first paragraph, without the `LINE 1: ...` excerpt and caret that
+ * follow a blank line.
+ */
+function duckdbMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const [firstParagraph = ''] = message.split(/\n\s*\n/);
+  return firstParagraph.replace(/\s*\n\s*/g, ' ').trim();
+}

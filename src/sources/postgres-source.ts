@@ -1,0 +1,110 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
+import { queryForDescription } from './query-description.js';
+import { findSourceColumns, itemFromValues, listColumnNames, type SourceColumns } from './source-rows.js';
+
+export interface PostgresSourceOptions {
+  /** Rows fetched from the server-side cursor at a time (default 5000). */
+  readonly batchSize?: number;
+}
+
+const DEFAULT_BATCH_SIZE = 5000;
+const CONNECT_TIMEOUT_MS = 15_000;
+/** Every value as PostgreSQL writes it as text: a date, a numeric or a UUID keeps its own spelling. */
+const VALUES_AS_TEXT = { getTypeParser: () => (text: string) => text };
+
+/** Where a URL points, to name it in messages, and the password those messages must never show. */
+interface PostgresServer {
+  /** `user@host:port/database` */
+  readonly name: string;
+  readonly password: string;
+}
+
+/**
+ * Order codes from a query on a PostgreSQL server (`postgres://user:password@host:port/database`),
+ * read through a server-side cursor in batches. The result needs an `order_code` column and may have
+ * `account`. Neither the description nor any message shows the password.
+ */
+export function postgresSource(url: string, query: string, options: PostgresSourceOptions = {}): OrderCodeSource {
+  const server = serverOf(url);
+  return {
+    description: `postgres:${server?.name ?? '(invalid URL)'}: ${queryForDescription(query)}`,
+    items: () => readPostgres(url, server, query, options.batchSize ?? DEFAULT_BATCH_SIZE),
+  };
+}
+
+async function* readPostgres(url: string, server: PostgresServer | null, query: string, batchSize: number): AsyncGenerator<SourceItem> {
+  if (server === null) throw new SourceError('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // A connection lost between batches also fails the next read, which reports it; without a listener
+  // the client's 'error' event would end the process.
+  client.on('error', () => {});
+  try {
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new SourceError(`cannot connect to PostgreSQL at ${server.name}: ${oneLineMessage(error, server.password)}`);
+    }
+    const cursor = client.query(new Cursor<unknown[]>(query, [], { rowMode: 'array', types: VALUES_AS_TEXT }));
+    let columns: SourceColumns | undefined;
+    let row = 0;
+    for (;;) {
+      const batch = await readBatch(cursor, batchSize, server.password);
+      columns ??= columnsOf(batch.columnNames);
+      for (const values of batch.rows) {
+        row++;
+        yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], `postgres row ${row}`);
+      }
+      // The server sends a short batch only when the query is done.
+      if (batch.rows.length < batchSize) break;
+    }
+  } finally {
+    // Ending the client ends the session, and with it the cursor, whether or not it was read through.
+    await client.end().catch(() => {});
+  }
+}
+
+async function readBatch(cursor: Cursor<unknown[]>, batchSize: number, password: string): Promise<{ rows: unknown[][]; columnNames: string[] }> {
+  return new Promise((resolve, reject) => {
+    cursor.read(batchSize, (error, rows, result) => {
+      if (error) reject(new SourceError(`PostgreSQL query failed: ${oneLineMessage(error, password)}`));
+      else resolve({ rows, columnNames: result.fields.map((field) => field.name) });
+    });
+  });
+}
+
+function columnsOf(names: string[]): SourceColumns {
+  const columns = findSourceColumns(names);
+  if (columns === null) throw new SourceError(`the PostgreSQL query has no order_code column; its columns are ${listColumnNames(names)}`);
+  return columns;
+}
+
+function serverOf(url: string): PostgresServer | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') return null;
+  const user = decodeURIComponent(parsed.username);
+  const host = decodeURIComponent(parsed.hostname) || (parsed.searchParams.get('host') ?? 'localhost');
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
+  return {
+    name: `${user === '' ? '' : `${user}@`}${host}:${parsed.port || '5432'}/${database}`,
+    password: decodeURIComponent(parsed.password),
+  };
+}
+
+/** An error's message on one line, any trace of the password masked. */
+function oneLineMessage(error: unknown, password: string): string {
+  const message = messageOf(error).split('\n')[0]?.trim() ?? '';
+  return password === '' ? message : message.split(password).join('***');
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof AggregateError && error.message === '') return messageOf(error.errors[0]);
+  if (error instanceof Error) return error.message || String((error as NodeJS.ErrnoException).code ?? error.name);
+  return String(error);
+}

@@ -1,0 +1,51 @@
+import type { SourceItem } from './order-code-source.js';
+
+/** Where a source's order code and account are among its columns (indexes into a row). */
+export interface SourceColumns {
+  readonly orderCode: number;
+  readonly account: number | null;
+}
+
+const ORDER_CODE_NAMES = new Set(['order_code', 'ordercode']);
+const ACCOUNT_NAME = 'account';
+const LISTED_NAMES = 20;
+const TEXT_CHARACTERS = 200;
+
+/**
+ * Finds the order code column (`order_code` or `ordercode`) and the optional `account` column by name,
+ * ignoring case and surrounding blanks; the first of duplicates wins. Null when there is no order code.
+ */
+export function findSourceColumns(names: readonly string[]): SourceColumns | null {
+  const normalized = names.map((name) => name.trim().toLowerCase());
+  const orderCode = normalized.findIndex((name) => ORDER_CODE_NAMES.has(name));
+  if (orderCode < 0) return null;
+  const account = normalized.indexOf(ACCOUNT_NAME);
+  return { orderCode, account: account < 0 ? null : account };
+}
+
+/** The column names for a message: quoted, comma separated, the first 20 of them. */
+export function listColumnNames(names: readonly string[]): string {
+  if (names.length === 0) return 'none';
+  const listed = names.slice(0, LISTED_NAMES).map((name) => JSON.stringify(name)).join(', ');
+  return names.length > LISTED_NAMES ? `${listed} and ${names.length - LISTED_NAMES} more` : listed;
+}
+
+/** A row's text as a rejection shows it: its first 200 characters, never half a surrogate pair. */
+export function rejectionText(text: string): string {
+  if (text.length <= TEXT_CHARACTERS) return text;
+  return Array.from(text).slice(0, TEXT_CHARACTERS).join('');
+}
+
+/**
+ * The item for one database row from its order code and account values: text is trimmed, other
+ * values go through String() (a number, a DECIMAL, a UUID...), an empty account is null.
+ */
+export function itemFromValues(orderCode: unknown, account: unknown, origin: string): SourceItem {
+  if (orderCode === null || orderCode === undefined) {
+    return { kind: 'rejected', rejection: { origin, reason: 'order_code is null', text: null } };
+  }
+  const code = String(orderCode).trim();
+  if (code === '') return { kind: 'rejected', rejection: { origin, reason: 'order_code is empty', text: null } };
+  const accountText = account === null || account === undefined ? '' : String(account).trim();
+  return { kind: 'code', code: { orderCode: code, account: accountText === '' ? null : accountText, origin } };
+}

@@ -1,0 +1,60 @@
+import { countOf } from './result-values.js';
+import type { WarehouseSession } from './warehouse.js';
+
+/** The key_alias of the row that totals every key's lookups of a carrier day. */
+export const ALL_KEYS_ALIAS = '*';
+
+/** A key's lookups of a day and the day's total over all keys, after a change. */
+export interface QuotaCounts {
+  readonly key: number;
+  readonly total: number;
+}
+
+/** Lookups spent on a carrier day (YYYY-MM-DD): alias → lookups, with ALL_KEYS_ALIAS for the total. */
+export async function readQuotaUsage(warehouse: WarehouseSession, day: string): Promise<Map<string, number>> {
+  const reader = await warehouse.readAll('SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE', { day });
+  return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
+}
+
+/** Adds `lookups` to the key's count and to the day's total, together. */
+export async function addQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, lookups: number): Promise<QuotaCounts> {
+  checkLookups('lookups', lookups);
+  return changeKeyUsage(warehouse, day, alias, () => lookups);
+}
+
+/** Raises the key's count to at least `atLeast` (what the carrier says was spent), the total by as much. */
+export async function raiseQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, atLeast: number): Promise<QuotaCounts> {
+  checkLookups('atLeast', atLeast);
+  return changeKeyUsage(warehouse, day, alias, (current) => Math.max(0, atLeast - current));
+}
+
+/** Sets the key's count to exactly `lookups` (e.g. giving back an over-reservation), the total by the difference. */
+export async function setQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, lookups: number): Promise<QuotaCounts> {
+  checkLookups('lookups', lookups);
+  return changeKeyUsage(warehouse, day, alias, (current) => lookups - current);
+}
+
+/** In one transaction: reads the key's count, adds `deltaOf(count)` to the key row and the total row (creating them), reads both back. */
+async function changeKeyUsage(warehouse: WarehouseSession, day: string, alias: string, deltaOf: (current: number) => number): Promise<QuotaCounts> {
+  if (alias === ALL_KEYS_ALIAS) throw new RangeError(`quota usage: '${ALL_KEYS_ALIAS}' is the total of the keys, not a key alias`);
+  return warehouse.transaction(async (sql) => {
+    const before = await sql.readAll('SELECT lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias = $alias', { day, alias });
+    const delta = deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups));
+    await sql.run(
+      `INSERT INTO quota_usage
+       SELECT $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
+       ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`,
+      { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) },
+    );
+    const after = await sql.readAll(
+      'SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias IN ($alias, $total)',
+      { day, alias, total: ALL_KEYS_ALIAS },
+    );
+    const counts = new Map(after.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
+    return { key: counts.get(alias) ?? 0, total: counts.get(ALL_KEYS_ALIAS) ?? 0 };
+  });
+}
+
+function checkLookups(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`quota usage: ${name} must be a whole number of lookups >= 0, got ${value}`);
+}

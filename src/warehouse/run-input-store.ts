@@ -1,0 +1,151 @@
+import { withNdjsonSpool } from './ndjson-spool.js';
+import { countOf } from './result-values.js';
+import type { Warehouse } from './warehouse.js';
+
+/** One row a run read from its source, valid or rejected, in source order. */
+export interface RunInputRow {
+  /** Position in the source, from 1; with the run id, the row's key. */
+  readonly seq: number;
+  readonly orderCode: string;
+  readonly accountAlias: string | null;
+  readonly origin: string;
+  /** Why the row will not be looked up (bad code, unknown account...), or null for a valid row. */
+  readonly rejectCode: string | null;
+  readonly rejectReason: string | null;
+}
+
+/** An order code to look up in a run, with the account and source row of its first valid occurrence. */
+export interface RunWorkItem {
+  readonly orderCode: string;
+  readonly accountAlias: string | null;
+  readonly origin: string;
+}
+
+export interface RunWorkOptions {
+  /** Look up orders whose stored status is terminal too (normally they cannot change any more). */
+  readonly refreshTerminal: boolean;
+}
+
+export interface RunInputCounts {
+  readonly read: number;
+  readonly rejected: number;
+  /** Valid rows whose code an earlier valid row of the run already has. */
+  readonly duplicate: number;
+}
+
+const DEFAULT_WORK_CHUNK = 1000;
+
+/**
+ * Appends rows a run read, in one statement over an NDJSON spool file. A row whose seq the run
+ * already has is left as it is, so re-reading a source on resume adds nothing twice.
+ */
+export async function appendRunInputs(warehouse: Warehouse, runId: string, rows: readonly RunInputRow[], spoolDir: string): Promise<void> {
+  if (rows.length === 0) return;
+  const lines = rows.map((row) =>
+    JSON.stringify({
+      seq: row.seq,
+      orderCode: row.orderCode,
+      accountAlias: row.accountAlias,
+      origin: row.origin,
+      rejectCode: row.rejectCode,
+      rejectReason: row.rejectReason,
+    }),
+  );
+  await withNdjsonSpool(spoolDir, 'run-inputs', async (spool) => {
+    const file = await spool.write(lines);
+    await warehouse.run(
+      `INSERT OR IGNORE INTO run_inputs
+       SELECT $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
+       FROM read_json($file, format = 'newline_delimited', columns = {
+         seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR'
+       })`,
+      { runId, file },
+    );
+  });
+}
+
+/**
+ * The run's work: each valid code once (its first valid row gives account and origin), without the
+ * codes that already have a lookup result in this run (a resume skips what was committed) and, unless
+ * refreshTerminal, without orders whose stored status is terminal. Columns: order_code,
+ * account_alias, origin, seq (of the first row), last_seen_at (null for an order never seen).
+ */
+const RUN_WORK = `
+  WITH first_valid AS (
+    SELECT order_code, account_alias, origin, seq
+    FROM run_inputs
+    WHERE run_id = $runId AND reject_code IS NULL
+    QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY seq) = 1
+  )
+  SELECT first_valid.*, stored.last_seen_at
+  FROM first_valid
+  LEFT JOIN orders AS stored ON stored.order_code = first_valid.order_code
+  WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND done.order_code = first_valid.order_code)
+    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))`;
+
+let workListCount = 0;
+
+/**
+ * Yields the run's work (see RUN_WORK) in chunks, never-seen orders first, then the least recently
+ * seen, then in source order.
+ *
+ * The list is fixed when iteration starts: it is ranked once into a temporary table in DuckDB, and
+ * chunks are read from it by rank. So a million codes never sit in JS memory, the connection stays
+ * free for the loads between chunks (a streaming result would be cut off by them), and loading the
+ * chunks already yielded does not shift the rest.
+ */
+export async function* streamRunWork(
+  warehouse: Warehouse,
+  runId: string,
+  options: RunWorkOptions & { readonly chunkSize?: number },
+): AsyncGenerator<RunWorkItem[]> {
+  const chunkSize = options.chunkSize ?? DEFAULT_WORK_CHUNK;
+  const workList = `run_work_${++workListCount}`;
+  await warehouse.run(
+    `CREATE TEMP TABLE ${workList} AS
+     SELECT order_code, account_alias, origin, row_number() OVER (ORDER BY last_seen_at ASC NULLS FIRST, seq) AS work_rank
+     FROM (${RUN_WORK})
+     ORDER BY work_rank`,
+    { runId, refreshTerminal: options.refreshTerminal },
+  );
+  try {
+    let lastRank = 0;
+    for (;;) {
+      const reader = await warehouse.readAll(
+        `SELECT order_code, account_alias, origin, work_rank FROM ${workList} WHERE work_rank > $lastRank ORDER BY work_rank LIMIT $chunkSize`,
+        { lastRank, chunkSize },
+      );
+      const rows = reader.getRowObjectsJS();
+      if (rows.length === 0) return;
+      lastRank = Number(rows[rows.length - 1]?.work_rank);
+      yield rows.map((row) => ({
+        orderCode: row.order_code as string,
+        accountAlias: row.account_alias as string | null,
+        origin: row.origin as string,
+      }));
+      if (rows.length < chunkSize) return;
+    }
+  } finally {
+    // Once the warehouse is closed its temporary tables are gone with the connection.
+    await warehouse.run(`DROP TABLE IF EXISTS ${workList}`).catch(() => undefined);
+  }
+}
+
+/** How many codes streamRunWork would yield now: the total for a progress display. */
+export async function countRunWork(warehouse: Warehouse, runId: string, options: RunWorkOptions): Promise<number> {
+  const reader = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, { runId, refreshTerminal: options.refreshTerminal });
+  return countOf(reader.getRowObjectsJS()[0]?.work);
+}
+
+/** Rows the run read, of which rejected, and valid rows repeating a code. */
+export async function runInputCounts(warehouse: Warehouse, runId: string): Promise<RunInputCounts> {
+  const reader = await warehouse.readAll(
+    `SELECT count(*) AS read,
+            count(*) FILTER (WHERE reject_code IS NOT NULL) AS rejected,
+            count(*) FILTER (WHERE reject_code IS NULL) - count(DISTINCT order_code) FILTER (WHERE reject_code IS NULL) AS duplicate
+     FROM run_inputs WHERE run_id = $runId`,
+    { runId },
+  );
+  const row = reader.getRowObjectsJS()[0];
+  return { read: countOf(row?.read), rejected: countOf(row?.rejected), duplicate: countOf(row?.duplicate) };
+}

@@ -1,0 +1,137 @@
+import type { CarrierInstant } from '../carrier/contract.js';
+import { countOf, instantText } from './result-values.js';
+import type { Warehouse } from './warehouse.js';
+import { WarehouseError } from './warehouse-errors.js';
+
+/** exit_state of a run that has started and not finished (or was cut off before it could finish). */
+export const RUN_STATE_RUNNING = 'running';
+
+export interface RunStart {
+  readonly runId: string;
+  /** The job's name, e.g. `track` or `nightly-reconciliation`. */
+  readonly job: string;
+  /** The source's description (never a password). */
+  readonly source: string;
+  readonly startedAt: CarrierInstant;
+  /** The carrier day (YYYY-MM-DD) whose quota the run spends. */
+  readonly carrierDay: string;
+}
+
+export interface RunCounts {
+  readonly codesRead: number;
+  readonly codesRejected: number;
+  readonly codesDuplicate: number;
+  readonly codesToLookUp: number;
+  readonly lookedUpOk: number;
+  readonly carrierErrors: number;
+  readonly transportErrors: number;
+  readonly deferred: number;
+  readonly lookupsSpent: number;
+}
+
+export interface RunFinish {
+  readonly finishedAt: CarrierInstant;
+  readonly counts: RunCounts;
+  readonly exitCode: number;
+  /** e.g. `ok`, `partial`, `failed`, `quota_exhausted`. */
+  readonly exitState: string;
+  /** Anything JSON-serializable the run wants to keep. */
+  readonly summary: unknown;
+}
+
+export interface RunRecord {
+  readonly runId: string;
+  readonly job: string;
+  readonly source: string;
+  readonly startedAt: CarrierInstant;
+  readonly finishedAt: CarrierInstant | null;
+  readonly carrierDay: string;
+  /** Null until the run finishes. */
+  readonly counts: RunCounts | null;
+  readonly exitCode: number | null;
+  readonly exitState: string;
+  readonly summary: unknown;
+}
+
+/**
+ * Records a run's start. Starting a run that already exists is a resume: the row is marked running
+ * again and keeps its first start, job, source and carrier day.
+ */
+export async function startRun(warehouse: Warehouse, start: RunStart): Promise<void> {
+  await warehouse.run(
+    `INSERT INTO runs (run_id, job, source, started_at, carrier_day, exit_state)
+     VALUES ($runId, $job, $source, $startedAt::TIMESTAMPTZ, $carrierDay::DATE, $running)
+     ON CONFLICT (run_id) DO UPDATE SET finished_at = NULL, exit_code = NULL, exit_state = excluded.exit_state`,
+    { ...start, running: RUN_STATE_RUNNING },
+  );
+}
+
+/** Records how a run ended: its counts, exit code and state, and a JSON summary. */
+export async function finishRun(warehouse: Warehouse, runId: string, finish: RunFinish): Promise<void> {
+  const { counts } = finish;
+  const changed = await warehouse.run(
+    `UPDATE runs SET
+       finished_at = $finishedAt::TIMESTAMPTZ,
+       codes_read = $codesRead, codes_rejected = $codesRejected, codes_duplicate = $codesDuplicate,
+       codes_to_look_up = $codesToLookUp, looked_up_ok = $lookedUpOk, carrier_errors = $carrierErrors,
+       transport_errors = $transportErrors, deferred = $deferred, lookups_spent = $lookupsSpent,
+       exit_code = $exitCode, exit_state = $exitState, summary = $summary::JSON
+     WHERE run_id = $runId`,
+    {
+      runId,
+      finishedAt: finish.finishedAt,
+      codesRead: counts.codesRead,
+      codesRejected: counts.codesRejected,
+      codesDuplicate: counts.codesDuplicate,
+      codesToLookUp: counts.codesToLookUp,
+      lookedUpOk: counts.lookedUpOk,
+      carrierErrors: counts.carrierErrors,
+      transportErrors: counts.transportErrors,
+      deferred: counts.deferred,
+      lookupsSpent: counts.lookupsSpent,
+      exitCode: finish.exitCode,
+      exitState: finish.exitState,
+      summary: JSON.stringify(finish.summary ?? null),
+    },
+  );
+  if (changed === 0) throw new WarehouseError(`warehouse ${warehouse.path} has no run ${runId} to finish`);
+}
+
+/** The run's row, or undefined when there is no such run. */
+export async function readRun(warehouse: Warehouse, runId: string): Promise<RunRecord | undefined> {
+  const reader = await warehouse.readAll(
+    `SELECT run_id, job, source, ${instantText('started_at')} AS started_at, ${instantText('finished_at')} AS finished_at,
+            CAST(carrier_day AS VARCHAR) AS carrier_day, codes_read, codes_rejected, codes_duplicate, codes_to_look_up,
+            looked_up_ok, carrier_errors, transport_errors, deferred, lookups_spent, exit_code, exit_state, summary
+     FROM runs WHERE run_id = $runId`,
+    { runId },
+  );
+  const row = reader.getRowObjectsJS()[0];
+  if (row === undefined) return undefined;
+  const finishedAt = row.finished_at as CarrierInstant | null;
+  return {
+    runId: row.run_id as string,
+    job: row.job as string,
+    source: row.source as string,
+    startedAt: row.started_at as CarrierInstant,
+    finishedAt,
+    carrierDay: row.carrier_day as string,
+    counts:
+      finishedAt === null
+        ? null
+        : {
+            codesRead: countOf(row.codes_read),
+            codesRejected: countOf(row.codes_rejected),
+            codesDuplicate: countOf(row.codes_duplicate),
+            codesToLookUp: countOf(row.codes_to_look_up),
+            lookedUpOk: countOf(row.looked_up_ok),
+            carrierErrors: countOf(row.carrier_errors),
+            transportErrors: countOf(row.transport_errors),
+            deferred: countOf(row.deferred),
+            lookupsSpent: countOf(row.lookups_spent),
+          },
+    exitCode: row.exit_code as number | null,
+    exitState: row.exit_state as string,
+    summary: row.summary === null ? null : (JSON.parse(row.summary as string) as unknown),
+  };
+}

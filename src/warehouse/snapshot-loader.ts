@@ -1,0 +1,154 @@
+import type { CarrierInstant } from '../carrier/contract.js';
+import { withNdjsonSpool, type NdjsonSpool } from './ndjson-spool.js';
+import {
+  HISTORY_TABLES,
+  STAGED_HISTORY_LISTS,
+  STAGED_SNAPSHOT_COLUMNS,
+  historyRowsSelect,
+  readSnapshotSpool,
+  snapshotSpoolLine,
+  type LoadedSnapshot,
+} from './snapshot-spool-format.js';
+import type { SqlRunner, Warehouse } from './warehouse.js';
+
+export type { LoadedSnapshot } from './snapshot-spool-format.js';
+
+export const LOOKUP_OUTCOMES = ['ok', 'carrier_error', 'transport_error', 'rejected', 'deferred'] as const;
+export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
+
+/** How one order's lookup ended in a run (one lookup_results row). */
+export interface LookupResultRow {
+  readonly runId: string;
+  readonly orderCode: string;
+  readonly accountAlias: string | null;
+  readonly outcome: LookupOutcome;
+  /** The carrier's errorCode, or the transport failure's code. */
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  readonly attempts: number;
+  /** The source row the code came from. */
+  readonly origin: string | null;
+  readonly finishedAt: CarrierInstant;
+}
+
+/** What one checkpoint of a run commits: the snapshots fetched and every lookup's outcome. */
+export interface LookupBatch {
+  readonly snapshots: readonly LoadedSnapshot[];
+  readonly results: readonly LookupResultRow[];
+}
+
+const STAGED = 'staged_snapshots';
+const STAGED_SELECT = `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`;
+
+/**
+ * Snapshots per spool file. DuckDB stages one file while the next is written, so the JSON
+ * serialization (about as long as DuckDB's read of it) overlaps the read when a core is free.
+ */
+const SNAPSHOTS_PER_SPOOL_FILE = 2_000;
+
+/**
+ * Loads a batch in one transaction: each snapshot becomes the order's row in `orders` and replaces its
+ * charge, status and tracking rows; each result row is inserted or replaced in `lookup_results`.
+ * Snapshots go through NDJSON spool files in `spoolDir`, each read by one `read_json`.
+ *
+ * Idempotent: loading a batch again leaves the same rows. A snapshot older than the one stored for
+ * its order (last_seen_at) is skipped, so a late batch never rolls an order back; of two snapshots of
+ * one order in a batch the later (seenAt, then position) wins, as does the later of two results of
+ * one run and order. first_seen_at keeps the first sighting.
+ */
+export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, spoolDir: string): Promise<void> {
+  const snapshots = latestOfEachOrder(batch.snapshots);
+  const results = latestOfEachRunAndOrder(batch.results);
+  if (snapshots.length === 0 && results.length === 0) return;
+  const parts: LoadedSnapshot[][] = [];
+  for (let start = 0; start < snapshots.length; start += SNAPSHOTS_PER_SPOOL_FILE) parts.push(snapshots.slice(start, start + SNAPSHOTS_PER_SPOOL_FILE));
+
+  await withNdjsonSpool(spoolDir, 'lookup-batch', async (spool) => {
+    const [firstPart, ...laterParts] = parts;
+    const firstFile = firstPart === undefined ? undefined : await spool.write(firstPart.map(snapshotSpoolLine));
+    const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
+    await warehouse.transaction(async (sql) => {
+      if (firstFile !== undefined) {
+        await stageSnapshots(sql, spool, firstFile, laterParts);
+        await replaceStagedOrders(sql);
+      }
+      if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+    });
+  });
+}
+
+/** Of several snapshots of an order, the one seen last; on a tie, the later in the batch. */
+function latestOfEachOrder(snapshots: readonly LoadedSnapshot[]): LoadedSnapshot[] {
+  const latest = new Map<string, LoadedSnapshot>();
+  for (const loaded of snapshots) {
+    const kept = latest.get(loaded.snapshot.orderCode);
+    // Contract instants are fixed-width UTC text: they compare as text.
+    if (kept === undefined || loaded.seenAt >= kept.seenAt) latest.set(loaded.snapshot.orderCode, loaded);
+  }
+  return [...latest.values()];
+}
+
+function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupResultRow[] {
+  return [...new Map(results.map((row) => [`${row.runId}\u0000${row.orderCode}`, row])).values()];
+}
+
+/** Fills the temporary staging table from the spool files, writing each next file while DuckDB reads the last. */
+async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: string, laterParts: readonly LoadedSnapshot[][]): Promise<void> {
+  let staging = sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${STAGED_SELECT}`, { file: firstFile });
+  for (const part of laterParts) {
+    // Both settle before going on: the transaction must not roll back under a running statement.
+    const [written, staged] = await Promise.allSettled([spool.write(part.map(snapshotSpoolLine)), staging]);
+    if (staged.status === 'rejected') throw staged.reason;
+    if (written.status === 'rejected') throw written.reason;
+    staging = sql.run(`INSERT INTO ${STAGED} ${STAGED_SELECT}`, { file: written.value });
+  }
+  await staging;
+}
+
+/** Drops stale staged snapshots, then replaces the history rows and upserts the orders of the rest. */
+async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
+  await sql.run(
+    `DELETE FROM ${STAGED} AS s
+     WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
+  );
+  for (const table of HISTORY_TABLES) {
+    await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
+    await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
+  }
+  await sql.run(
+    `INSERT OR REPLACE INTO orders BY NAME
+     SELECT s.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}),
+            coalesce(status_code.is_terminal, false) AS is_terminal,
+            coalesce(stored.first_seen_at, s.last_seen_at) AS first_seen_at
+     FROM ${STAGED} AS s
+     LEFT JOIN orders AS stored ON stored.order_code = s.order_code
+     LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
+  );
+  await sql.run(`DROP TABLE ${STAGED}`);
+}
+
+function resultSpoolLine(row: LookupResultRow): string {
+  return JSON.stringify({
+    runId: row.runId,
+    orderCode: row.orderCode,
+    accountAlias: row.accountAlias,
+    outcome: row.outcome,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    attempts: row.attempts,
+    origin: row.origin,
+    finishedAt: row.finishedAt,
+  });
+}
+
+async function loadResults(sql: SqlRunner, file: string): Promise<void> {
+  await sql.run(
+    `INSERT OR REPLACE INTO lookup_results
+     SELECT runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
+     FROM read_json($file, format = 'newline_delimited', columns = {
+       runId: 'VARCHAR', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', outcome: 'VARCHAR', errorCode: 'VARCHAR',
+       errorMessage: 'VARCHAR', attempts: 'INTEGER', origin: 'VARCHAR', finishedAt: 'TIMESTAMPTZ'
+     })`,
+    { file },
+  );
+}

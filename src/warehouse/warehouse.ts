@@ -1,0 +1,195 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import { applyMigrations } from './migrations.js';
+import { loadReferenceData } from './reference-data-loader.js';
+import { WarehouseBusyError, WarehouseError, firstLineOf, lockHolderPid } from './warehouse-errors.js';
+
+export interface WarehouseOptions {
+  /** Open without writing: no migrations, no reference data reload; the file must exist. */
+  readonly readOnly?: boolean;
+  /** DuckDB's memory_limit; past it DuckDB spills to `<file>.tmp`. */
+  readonly memoryLimit?: string;
+  readonly threads?: number;
+  /** WAL size that triggers a checkpoint (DuckDB's checkpoint_threshold). */
+  readonly checkpointThreshold?: string;
+}
+
+/**
+ * A checkpoint rewrites the tables' open row groups and their indexes: at DuckDB's default 16MB it
+ * came every two batches of 5,000 snapshots and took more time than the loads themselves.
+ */
+export const DEFAULT_WAREHOUSE_OPTIONS = { memoryLimit: '512MB', threads: 2, checkpointThreshold: '256MB' } as const;
+
+export type SqlParameters = DuckDBValue[] | Record<string, DuckDBValue>;
+
+/** Runs statements on one connection: a warehouse session, or the inside of one of its transactions. */
+export interface SqlRunner {
+  /** Runs a statement (or several, without parameters); returns the number of rows it changed. */
+  run(sql: string, parameters?: SqlParameters): Promise<number>;
+  /** Runs a query and reads its whole result. */
+  readAll(sql: string, parameters?: SqlParameters): Promise<DuckDBResultReader>;
+}
+
+/** The connection itself, as the work of `exclusive` or `transaction` gets it: no queue. */
+function directRunner(connection: DuckDBConnection): SqlRunner {
+  return {
+    run: async (sql, parameters) => (await connection.run(sql, parameters)).rowsChanged,
+    readAll: (sql, parameters) => connection.runAndReadAll(sql, parameters),
+  };
+}
+
+/**
+ * One DuckDB connection and the queue in front of it. DuckDB transactions belong to a connection and
+ * the pipeline works concurrently, so every use goes through the queue: `exclusive`, `transaction`,
+ * `run` and `readAll` wait for the work ahead of them; the work of `exclusive` and `transaction` gets
+ * the connection to itself through the runner it is handed.
+ */
+export class WarehouseSession implements SqlRunner {
+  private queue: Promise<unknown> = Promise.resolve();
+  protected closed = false;
+
+  constructor(
+    /** The warehouse's path as given, for messages. */
+    readonly path: string,
+    readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Runs `work` with the connection to itself, after the work queued before it. */
+  exclusive<T>(work: (sql: SqlRunner) => Promise<T>): Promise<T> {
+    const result = this.queue.then(() => {
+      if (this.closed) throw new WarehouseError(`warehouse ${this.path} is closed`);
+      return work(directRunner(this.connection));
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Runs `work` in one transaction: COMMIT when it resolves, ROLLBACK when it throws. */
+  transaction<T>(work: (sql: SqlRunner) => Promise<T>): Promise<T> {
+    return this.exclusive(async (sql) => {
+      await this.connection.run('BEGIN TRANSACTION');
+      try {
+        const result = await work(sql);
+        await this.connection.run('COMMIT');
+        return result;
+      } catch (error) {
+        // A failed COMMIT has already rolled back; then ROLLBACK fails too, and the first error is the one to report.
+        await this.connection.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  run(sql: string, parameters?: SqlParameters): Promise<number> {
+    return this.exclusive((runner) => runner.run(sql, parameters));
+  }
+
+  readAll(sql: string, parameters?: SqlParameters): Promise<DuckDBResultReader> {
+    return this.exclusive((runner) => runner.readAll(sql, parameters));
+  }
+
+  /** Closes the connection once the queued work is done. */
+  closeSession(): Promise<void> {
+    return this.exclusive(async () => {
+      this.closed = true;
+      this.connection.closeSync();
+    });
+  }
+}
+
+/**
+ * The DuckDB warehouse file and its main session. `openSession` gives another connection to the same
+ * file with its own queue, so short writes (the quota ledger) need not wait behind a batch load.
+ */
+export class Warehouse extends WarehouseSession {
+  /** Absolute paths open in this process: DuckDB's file lock is per process, so it would let a second open through. */
+  private static readonly openPaths = new Set<string>();
+
+  private readonly sessions = new Set<WarehouseSession>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    path: string,
+    private readonly absolutePath: string,
+    private readonly instance: DuckDBInstance,
+    connection: DuckDBConnection,
+    readonly readOnly: boolean,
+  ) {
+    super(path, connection);
+  }
+
+  /**
+   * Opens (creating it and its directory when writable) the warehouse file. A writable open applies
+   * pending migrations and reloads the reference data. Fails with WarehouseBusyError when another
+   * process holds the file, WarehouseError when it cannot be opened.
+   */
+  static async open(path: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+    const readOnly = options.readOnly ?? false;
+    const absolutePath = resolve(path);
+    if (Warehouse.openPaths.has(absolutePath)) throw new WarehouseBusyError(path, process.pid, { holder: 'this process' });
+    if (readOnly && !existsSync(absolutePath)) throw new WarehouseError(`warehouse ${path} does not exist (asked to open it read-only)`);
+    Warehouse.openPaths.add(absolutePath);
+    try {
+      if (!readOnly) await mkdir(dirname(absolutePath), { recursive: true });
+      const instance = await createInstance(path, absolutePath, readOnly, options);
+      const connection = await instance.connect();
+      try {
+        // Text and date casts of TIMESTAMPTZ follow the session time zone; make them not depend on the machine's.
+        await connection.run("SET TimeZone = 'UTC'");
+        if (!readOnly) {
+          await applyMigrations(connection, path);
+          await loadReferenceData(connection);
+        }
+      } catch (error) {
+        connection.closeSync();
+        instance.closeSync();
+        throw error;
+      }
+      return new Warehouse(path, absolutePath, instance, connection, readOnly);
+    } catch (error) {
+      Warehouse.openPaths.delete(absolutePath);
+      throw error;
+    }
+  }
+
+  /** Another connection to the warehouse, with its own queue; closed with the warehouse. */
+  async openSession(): Promise<WarehouseSession> {
+    const connection = await this.instance.connect();
+    await connection.run("SET TimeZone = 'UTC'");
+    const session = new WarehouseSession(this.path, connection);
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Closes the sessions, the connection and the file once the queued work is done. Closing twice is harmless. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const session of this.sessions) await session.closeSession();
+      await this.exclusive(async () => {
+        this.closed = true;
+        this.connection.closeSync();
+        this.instance.closeSync();
+        Warehouse.openPaths.delete(this.absolutePath);
+      });
+    })();
+    return this.closing;
+  }
+}
+
+async function createInstance(path: string, absolutePath: string, readOnly: boolean, options: WarehouseOptions): Promise<DuckDBInstance> {
+  const config: Record<string, string> = {
+    memory_limit: options.memoryLimit ?? DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
+    threads: String(options.threads ?? DEFAULT_WAREHOUSE_OPTIONS.threads),
+    checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_WAREHOUSE_OPTIONS.checkpointThreshold,
+    access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
+  };
+  try {
+    return await DuckDBInstance.create(absolutePath, config);
+  } catch (error) {
+    const pid = lockHolderPid(error);
+    if (pid !== undefined) throw new WarehouseBusyError(path, pid, { cause: error });
+    throw new WarehouseError(`cannot open warehouse ${path}: ${firstLineOf(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+
+const run = promisify(execFile);
+const CLI = join(import.meta.dirname, '../../dist/src/cli/main.js');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+describe('parcel-recon track', () => {
+  let sandbox: RunningSandbox;
+  let workspace: TrackingWorkspace;
+  let keys: Record<string, string>;
+  let keysVariable: string;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ ordersPerAccount: 40, faults: { exceptionRate: 0.05, malformedRate: 0.02 } });
+    workspace = await trackingWorkspace();
+    keys = keysOf(sandbox);
+    keysVariable = Object.entries(keys).map(([alias, key]) => `${alias}=${key}`).join(',');
+  });
+
+  afterAll(async () => {
+    await sandbox.stop();
+    await workspace.dispose();
+  });
+
+  it('tracks a CSV and no key appears in any log line, output, rejects file or the warehouse', async () => {
+    const rows: string[][] = [['order_code', 'account']];
+    for (const account of sandbox.state.world.accounts) for (let i = 0; i < 39; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
+    rows.push(['EX1', 'hanoi-shop'], ['EX100000099', 'hanoi-shop'], ['EX200000040', 'hanoi-shop']);
+    const csv = await workspace.writeCsv('orders.csv', rows);
+    const result = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--log-level', 'trace', '--retry-min-ms', '5', '--json'], {
+      PARCEL_RECON_API_KEYS: keysVariable,
+      PARCEL_RECON_TRACKING_URL: sandbox.url,
+      PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+    });
+
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { counters: { ok: number; carrierErrors: number }; codes: { rejected: number }; rejectsFile: string };
+    expect(summary.counters.ok).toBe(117);
+    expect(summary.counters.carrierErrors).toBe(2);
+    expect(summary.codes.rejected).toBe(1);
+    expect(result.stderr).toContain('"msg":"run finished"');
+
+    const texts = [result.stdout, result.stderr];
+    for (const file of await filesUnder(workspace.dir)) texts.push((await readFile(file)).toString('latin1'));
+    expect(texts.length).toBeGreaterThan(3);
+    for (const key of Object.values(keys)) for (const text of texts) expect(text.includes(key)).toBe(false);
+    for (const alias of Object.keys(keys)) expect(result.stderr).toContain(alias);
+  });
+
+  it('refuses a keys file other users can read, with one line and exit 2', async () => {
+    const keysFile = join(workspace.dir, 'keys.json');
+    await writeFile(keysFile, JSON.stringify(keys));
+    await chmod(keysFile, 0o644);
+    const csv = await workspace.writeCsv('few.csv', [['order_code'], ['EX100000001']]);
+    const refused = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--keys-file', keysFile, '--tracking-url', sandbox.url], {});
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('chmod 600');
+    for (const key of Object.values(keys)) expect(refused.stderr.includes(key)).toBe(false);
+
+    await chmod(keysFile, 0o600);
+    expect((await stat(keysFile)).mode & 0o777).toBe(0o600);
+    const accepted = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--keys-file', keysFile, '--tracking-url', sandbox.url, '--delimiter', ','], {
+      PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+    });
+    // Three keys and no account column: the row names no account and none is called default.
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain('rejected 1');
+  });
+
+  it.each([
+    [['track', '--input', 'missing.csv'], 'no tracking URL'],
+    [['track', '--concurrency', 'lots'], '--concurrency'],
+    [['track', '--tracking-url', 'ftp://x'], '--tracking-url'],
+  ])('answers bad input %j with one line naming the problem and exit 2', async (args, expected) => {
+    const result = await cli(args, {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(expected);
+    expect(result.stderr).not.toContain('    at ');
+  });
+
+  it('names a missing input file in one line, exit 2, with nothing spent', async () => {
+    const before = JSON.stringify(sandbox.state.quota.usage());
+    const result = await cli(['track', '--input', join(workspace.dir, 'nope.csv'), '--db', workspace.dbPath], {
+      PARCEL_RECON_API_KEYS: keysVariable,
+      PARCEL_RECON_TRACKING_URL: sandbox.url,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('nope.csv');
+    expect(result.stderr).not.toContain('    at ');
+    expect(JSON.stringify(sandbox.state.quota.usage())).toBe(before);
+  });
+});

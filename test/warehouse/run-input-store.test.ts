@@ -1,0 +1,174 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { appendRunInputs, countRunWork, runInputCounts, streamRunWork, type RunInputRow, type RunWorkItem } from '../../src/warehouse/run-input-store.js';
+import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
+import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
+
+const temp = useTempDirs();
+
+function input(seq: number, orderCode: string, accountAlias: string | null = 'shop-a', reject: string | null = null): RunInputRow {
+  return { seq, orderCode, accountAlias, origin: `orders.csv:${seq + 1}`, rejectCode: reject, rejectReason: reject === null ? null : `rejected: ${reject}` };
+}
+
+async function workOf(warehouse: Warehouse, runId: string, refreshTerminal = false, chunkSize?: number): Promise<RunWorkItem[][]> {
+  const chunks: RunWorkItem[][] = [];
+  for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal, chunkSize })) chunks.push(chunk);
+  return chunks;
+}
+
+async function seeOrder(warehouse: Warehouse, spoolDir: string, orderCode: string, seenAt: string, edit: (w: TrackingSnapshotWire) => void = () => {}): Promise<void> {
+  const wire = trackingWire(orderCode);
+  edit(wire);
+  await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(wire), seenAt, 'earlier-run')], results: [] }, spoolDir);
+}
+
+describe('appendRunInputs', () => {
+  it('stores every row in one bulk statement, and ignores rows the run already has', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const rows = [input(1, 'CODE00001'), input(2, 'bad code', 'shop-a', 'ORDERCODE_FORMAT'), input(3, 'CODE00002', null)];
+    await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
+    await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
+    expect(await rowsOf(warehouse, 'SELECT * FROM run_inputs ORDER BY seq')).toEqual([
+      { run_id: 'run-1', seq: '1', order_code: 'CODE00001', account_alias: 'shop-a', origin: 'orders.csv:2', reject_code: null, reject_reason: null },
+      { run_id: 'run-1', seq: '2', order_code: 'bad code', account_alias: 'shop-a', origin: 'orders.csv:3', reject_code: 'ORDERCODE_FORMAT', reject_reason: 'rejected: ORDERCODE_FORMAT' },
+      { run_id: 'run-1', seq: '3', order_code: 'CODE00002', account_alias: null, origin: 'orders.csv:4', reject_code: null, reject_reason: null },
+    ]);
+    expect(await readdir(spoolDir)).toEqual([]);
+  });
+});
+
+describe('streamRunWork, countRunWork and runInputCounts', () => {
+  it('yields each valid code once with its first occurrence, skipping rejected rows and other runs', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [
+        input(1, 'CODE00002', null, 'UNKNOWN_ACCOUNT'),
+        input(2, 'CODE00001', 'shop-a'),
+        input(3, 'CODE00002', 'shop-b'),
+        input(4, 'CODE00001', 'shop-c'),
+        input(5, 'CODE00003', null),
+        input(6, 'CODE00002', 'shop-d'),
+        input(7, 'x', 'shop-a', 'ORDERCODE_MIN_LENGTH'),
+      ],
+      spoolDir,
+    );
+    await appendRunInputs(warehouse, 'run-other', [input(1, 'CODE00099')], spoolDir);
+
+    expect(await workOf(warehouse, 'run-1')).toEqual([
+      [
+        { orderCode: 'CODE00001', accountAlias: 'shop-a', origin: 'orders.csv:3' },
+        { orderCode: 'CODE00002', accountAlias: 'shop-b', origin: 'orders.csv:4' },
+        { orderCode: 'CODE00003', accountAlias: null, origin: 'orders.csv:6' },
+      ],
+    ]);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: false })).toBe(3);
+    expect(await runInputCounts(warehouse, 'run-1')).toEqual({ read: 7, rejected: 2, duplicate: 2 });
+    expect(await runInputCounts(warehouse, 'no-such-run')).toEqual({ read: 0, rejected: 0, duplicate: 0 });
+  });
+
+  it('orders never-seen orders first, then the least recently seen, then source order', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await seeOrder(warehouse, spoolDir, 'SEEN_LATE', '2026-11-10T00:00:00.000000Z');
+    await seeOrder(warehouse, spoolDir, 'SEEN_EARLY', '2026-11-01T00:00:00.000000Z');
+    await appendRunInputs(warehouse, 'run-1', [input(1, 'SEEN_LATE'), input(2, 'NEW_00002'), input(3, 'SEEN_EARLY'), input(4, 'NEW_00001')], spoolDir);
+
+    const [chunk] = await workOf(warehouse, 'run-1');
+    expect(chunk?.map((item) => item.orderCode)).toEqual(['NEW_00002', 'NEW_00001', 'SEEN_EARLY', 'SEEN_LATE']);
+  });
+
+  it('skips orders whose stored status is terminal, unless asked to refresh them', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await seeOrder(warehouse, spoolDir, 'DELIVERED1', '2026-11-01T00:00:00.000000Z', (w) => void (w.status = '30'));
+    await seeOrder(warehouse, spoolDir, 'CANCELLED1', '2026-11-01T00:00:00.000000Z', (w) => void (w.status = '18'));
+    await seeOrder(warehouse, spoolDir, 'ONTHEWAY01', '2026-11-01T00:00:00.000000Z');
+    await appendRunInputs(warehouse, 'run-1', [input(1, 'DELIVERED1'), input(2, 'CANCELLED1'), input(3, 'ONTHEWAY01')], spoolDir);
+
+    expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual(['ONTHEWAY01']);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: false })).toBe(1);
+    expect((await workOf(warehouse, 'run-1', true)).flat().map((item) => item.orderCode)).toEqual(['DELIVERED1', 'CANCELLED1', 'ONTHEWAY01']);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(3);
+  });
+
+  it('skips codes that already have a lookup result in this run, so a resume does only the rest', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await appendRunInputs(warehouse, 'run-1', [input(1, 'CODE00001'), input(2, 'CODE00002'), input(3, 'CODE00003')], spoolDir);
+    const result = (runId: string, orderCode: string) => ({
+      runId,
+      orderCode,
+      accountAlias: 'shop-a',
+      outcome: 'carrier_error' as const,
+      errorCode: 'ORDERCODE_NOT_FOUND',
+      errorMessage: null,
+      attempts: 1,
+      origin: null,
+      finishedAt: '2026-11-11T00:00:00.000000Z' as CarrierInstant,
+    });
+    await loadLookupBatch(warehouse, { snapshots: [], results: [result('run-1', 'CODE00002'), result('run-0', 'CODE00003')] }, spoolDir);
+
+    expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual(['CODE00001', 'CODE00003']);
+  });
+
+  it('yields chunks of the asked size, and the rest of the list stays put while chunks are loaded', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const codes = Array.from({ length: 25 }, (_, i) => `CODE${String(i).padStart(5, '0')}`);
+    await appendRunInputs(warehouse, 'run-1', codes.map((code, i) => input(i + 1, code)), spoolDir);
+
+    const yielded: string[] = [];
+    const sizes: number[] = [];
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 10 })) {
+      sizes.push(chunk.length);
+      yielded.push(...chunk.map((item) => item.orderCode));
+      // Loading the chunk makes its orders seen, which would move them in a list computed afresh.
+      const seenAt = '2026-11-11T00:00:00.000000Z';
+      await loadLookupBatch(warehouse, { snapshots: chunk.map((item) => loaded(snapshotOf(trackingWire(item.orderCode)), seenAt, 'run-1')), results: [] }, spoolDir);
+    }
+    expect(sizes).toEqual([10, 10, 5]);
+    expect(yielded).toEqual(codes);
+    expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name LIKE 'run_work_%'")).toEqual([{ n: '0' }]);
+  });
+
+  it('drops its work list when the consumer stops early', async () => {
+    const { warehouse, dir } = await temp.open();
+    await appendRunInputs(warehouse, 'run-1', [input(1, 'CODE00001'), input(2, 'CODE00002')], join(dir, 'spool'));
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 1 })) {
+      expect(chunk).toHaveLength(1);
+      break;
+    }
+    expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name LIKE 'run_work_%'")).toEqual([{ n: '0' }]);
+  });
+
+  it('streams a large run in chunks', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const total = 50_000;
+    for (let start = 0; start < total; start += 10_000) {
+      const rows = Array.from({ length: 10_000 }, (_, i) => input(start + i + 1, `CODE${String((start + i) % 40_000).padStart(6, '0')}`));
+      await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
+    }
+    let count = 0;
+    let chunks = 0;
+    let previous = '';
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false })) {
+      chunks++;
+      count += chunk.length;
+      for (const item of chunk) {
+        expect(item.orderCode > previous).toBe(true);
+        previous = item.orderCode;
+      }
+    }
+    expect(count).toBe(40_000);
+    expect(chunks).toBe(40);
+    expect(await runInputCounts(warehouse, 'run-1')).toEqual({ read: 50_000, rejected: 0, duplicate: 10_000 });
+  });
+});

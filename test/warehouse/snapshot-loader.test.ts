@@ -1,0 +1,312 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { loadLookupBatch, type LookupOutcome, type LookupResultRow } from '../../src/warehouse/snapshot-loader.js';
+import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
+
+const temp = useTempDirs();
+
+const SEEN_1 = '2026-11-11T04:43:07.000001Z';
+const SEEN_2 = '2026-11-12T01:00:00.000000Z';
+
+function okResult(orderCode: string, finishedAt: string, runId = 'run-1'): LookupResultRow {
+  return {
+    runId,
+    orderCode,
+    accountAlias: 'shop-a',
+    outcome: 'ok',
+    errorCode: null,
+    errorMessage: null,
+    attempts: 1,
+    origin: `orders.csv:${orderCode.slice(-1)}`,
+    finishedAt: finishedAt as CarrierInstant,
+  };
+}
+
+function wireWith(orderCode: string, edit: (wire: TrackingSnapshotWire) => void): TrackingSnapshotWire {
+  const wire = trackingWire(orderCode);
+  edit(wire);
+  return wire;
+}
+
+/** Every row of the order tables and lookup_results, in a stable order, as text. */
+async function dump(warehouse: Warehouse): Promise<Record<string, unknown>> {
+  return {
+    orders: await rowsOf(warehouse, 'SELECT * FROM orders ORDER BY order_code'),
+    charges: await rowsOf(warehouse, 'SELECT * FROM order_charges ORDER BY order_code, line_no'),
+    statuses: await rowsOf(warehouse, 'SELECT * FROM order_statuses ORDER BY order_code, seq'),
+    trackings: await rowsOf(warehouse, 'SELECT * FROM order_trackings ORDER BY order_code, seq'),
+    results: await rowsOf(warehouse, 'SELECT * FROM lookup_results ORDER BY run_id, order_code'),
+  };
+}
+
+describe('loadLookupBatch', () => {
+  it('writes the order, its charges, statuses and trackings, and the lookup result, with the right values and types', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(snapshotOf(trackingWire('247EXP0001')), SEEN_1)], results: [okResult('247EXP0001', SEEN_1)] },
+      spoolDir,
+    );
+
+    const [order] = await rowsOf(
+      warehouse,
+      `SELECT order_code, account_alias, external_code, strftime(accept_date, '%Y-%m-%dT%H:%M:%S.%fZ') AS accept_date, typeof(accept_date) AS accept_date_type,
+              status, status_name, tracking_name, delay_code, delivery_date, po_delivery_id, mail_man, typeof(mail_man) AS mail_man_type,
+              receiver_name, service_type_id, mailer_type_id, length, real_weight, typeof(real_weight) AS weight_type, quantity, typeof(quantity) AS quantity_type,
+              price, typeof(price) AS price_type, price_fr, total_service_cost, cod_amount, is_terminal,
+              strftime(first_seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS first_seen_at, strftime(last_seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS last_seen_at, last_run_id
+       FROM orders`,
+    );
+    expect(order).toEqual({
+      order_code: '247EXP0001',
+      account_alias: 'shop-a',
+      external_code: 'SHOP-247EXP0001',
+      accept_date: '2026-11-09T02:15:30.123456Z',
+      accept_date_type: 'TIMESTAMP WITH TIME ZONE',
+      status: '25',
+      status_name: 'DANGDIPHAT',
+      tracking_name: 'Đang đi phát',
+      delay_code: null,
+      delivery_date: null,
+      po_delivery_id: null,
+      mail_man: '{"name":"Trần Văn Bưu","phone":null}',
+      mail_man_type: 'JSON',
+      receiver_name: 'Nguyễn Thị Hương',
+      service_type_id: 'DE',
+      mailer_type_id: 'HH',
+      length: 60,
+      real_weight: 60.5,
+      weight_type: 'DOUBLE',
+      quantity: 2,
+      quantity_type: 'INTEGER',
+      price: '1184800.0000',
+      price_type: 'DECIMAL(20,4)',
+      price_fr: '0.0000',
+      total_service_cost: '1618936.0000',
+      cod_amount: '0.0000',
+      is_terminal: false,
+      first_seen_at: SEEN_1,
+      last_seen_at: SEEN_1,
+      last_run_id: 'run-1',
+    });
+
+    expect(await rowsOf(warehouse, 'SELECT order_code, line_no, service_id, service_name, cost FROM order_charges ORDER BY line_no')).toEqual([
+      { order_code: '247EXP0001', line_no: 1, service_id: 'DE', service_name: 'Chuyển phát nhanh', cost: '1184800.0000' },
+      { order_code: '247EXP0001', line_no: 2, service_id: 'VSVX', service_name: 'Phụ phí vùng sâu vùng xa', cost: '50000.0000' },
+      { order_code: '247EXP0001', line_no: 3, service_id: 'Fuel', service_name: 'Phụ phí xăng dầu', cost: '236960.0000' },
+      { order_code: '247EXP0001', line_no: 4, service_id: 'VAT', service_name: 'Thuế GTGT', cost: '147176.0000' },
+    ]);
+    expect(await rowsOf(warehouse, 'SELECT sum(cost) = max(o.total_service_cost) AS charges_add_up FROM order_charges JOIN orders o USING (order_code)')).toEqual([
+      { charges_add_up: true },
+    ]);
+
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT seq, strftime("time", '%Y-%m-%dT%H:%M:%S.%fZ') AS "time", status, status_name, tracking_name, province_name, post_office_name
+         FROM order_statuses ORDER BY seq`,
+      ),
+    ).toEqual([
+      { seq: 1, time: '2026-11-08T23:30:00.000000Z', status: '21', status_name: 'DATIEPNHAN', tracking_name: 'Đã tiếp nhận', province_name: null, post_office_name: null },
+      { seq: 2, time: '2026-11-09T02:15:30.000000Z', status: '23', status_name: 'DALAYHANG', tracking_name: 'Đã lấy hàng', province_name: 'Hồ Chí Minh', post_office_name: 'Bưu cục Tân Bình' },
+      { seq: 3, time: '2026-11-11T01:05:00.000000Z', status: '25', status_name: 'DANGDIPHAT', tracking_name: 'Đang đi phát', province_name: 'Hà Nội', post_office_name: 'Bưu cục Cầu Giấy' },
+    ]);
+
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT seq, status_id, status_name, post_office_id, post_office_name, province_id, province_name,
+                strftime(date_change, '%Y-%m-%dT%H:%M:%S.%fZ') AS date_change, notes
+         FROM order_trackings ORDER BY seq`,
+      ),
+    ).toEqual([
+      { seq: 1, status_id: '0', status_name: 'Nhập hệ thống', post_office_id: 'HCM01', post_office_name: 'Bưu cục Tân Bình', province_id: '79', province_name: 'Hồ Chí Minh', date_change: '2026-11-09T02:20:00.000000Z', notes: null },
+      { seq: 2, status_id: '3', status_name: 'Đang chuyển tiếp', post_office_id: 'HCMTT', post_office_name: 'Trung tâm khai thác Tân Sơn Nhất', province_id: '79', province_name: 'Hồ Chí Minh', date_change: '2026-11-09T15:40:00.000000Z', notes: 'Chuyến bay VN216' },
+      { seq: 3, status_id: '5', status_name: 'Đang phát', post_office_id: 'HN05', post_office_name: 'Bưu cục Cầu Giấy', province_id: '01', province_name: 'Hà Nội', date_change: '2026-11-11T01:05:00.654321Z', notes: null },
+    ]);
+
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT run_id, order_code, account_alias, outcome, error_code, error_message, attempts, origin,
+                strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS finished_at FROM lookup_results`,
+      ),
+    ).toEqual([
+      { run_id: 'run-1', order_code: '247EXP0001', account_alias: 'shop-a', outcome: 'ok', error_code: null, error_message: null, attempts: 1, origin: 'orders.csv:1', finished_at: SEEN_1 },
+    ]);
+
+    // The spool file is gone.
+    expect(await readdir(spoolDir)).toEqual([]);
+  });
+
+  it('keeps money exact: 0.1 + 0.2 is 0.3 in SQL', async () => {
+    const { warehouse, dir } = await temp.open();
+    const snapshot = snapshotOf(
+      wireWith('247EXP0002', (w) => {
+        w.price = 0.1;
+        w.priceFR = 0.2;
+        w.priceInfo = [
+          { serviceName: 'Chuyển phát nhanh', serviceID: 'DE', cost: 0.1 },
+          { serviceName: 'Phụ phí xăng dầu', serviceID: 'Fuel', cost: 0.2 },
+        ];
+      }),
+    );
+    expect([snapshot.price, snapshot.priceFR]).toEqual(['0.1', '0.2']);
+    await loadLookupBatch(warehouse, { snapshots: [loaded(snapshot, SEEN_1)], results: [] }, join(dir, 'spool'));
+
+    expect(await rowsOf(warehouse, 'SELECT price + price_fr AS total, price + price_fr = 0.3 AS exact FROM orders')).toEqual([{ total: '0.3000', exact: true }]);
+    expect(await rowsOf(warehouse, 'SELECT sum(cost) AS total, sum(cost) = 0.3 AS exact FROM order_charges')).toEqual([{ total: '0.3000', exact: true }]);
+  });
+
+  it('loads unknown status, step and delay codes as data, and marks terminal statuses', async () => {
+    const { warehouse, dir } = await temp.open();
+    const unknown = snapshotOf(
+      wireWith('247EXP0003', (w) => {
+        w.status = '99';
+        w.statusName = 'TRANGTHAIMOI';
+        w.delayCode = '77';
+        w.delayNote = 'Lý do chưa có trong bảng';
+        w.statuses = [{ time: '2026-11-10T08:00:00+07:00', status: '99', statusName: 'TRANGTHAIMOI', trackingName: 'Trạng thái mới', provinceName: 'Hà Nội', postOfficeName: null }];
+        w.trackings = [{ statusID: '42', statusName: 'Bước mới', postOfficeID: null, postOfficeName: null, provinceID: null, provinceName: null, dateChange: '2026-11-10T08:00:00+07:00', notes: null }];
+      }),
+    );
+    const delivered = snapshotOf(
+      wireWith('247EXP0004', (w) => {
+        w.status = '30';
+        w.statusName = 'PHATTHANHCONG';
+        w.trackingName = 'Phát thành công';
+      }),
+    );
+    await loadLookupBatch(warehouse, { snapshots: [loaded(unknown, SEEN_1), loaded(delivered, SEEN_1)], results: [] }, join(dir, 'spool'));
+
+    expect(await rowsOf(warehouse, 'SELECT order_code, status, delay_code, delay_note, is_terminal FROM orders ORDER BY order_code')).toEqual([
+      { order_code: '247EXP0003', status: '99', delay_code: '77', delay_note: 'Lý do chưa có trong bảng', is_terminal: false },
+      { order_code: '247EXP0004', status: '30', delay_code: null, delay_note: null, is_terminal: true },
+    ]);
+    expect(await rowsOf(warehouse, "SELECT status, tracking_name FROM order_statuses WHERE order_code = '247EXP0003'")).toEqual([
+      { status: '99', tracking_name: 'Trạng thái mới' },
+    ]);
+    expect(await rowsOf(warehouse, "SELECT status_id, post_office_id FROM order_trackings WHERE order_code = '247EXP0003'")).toEqual([
+      { status_id: '42', post_office_id: null },
+    ]);
+  });
+
+  it('replaces the history of an order with that of a newer snapshot, and keeps first_seen_at', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(trackingWire('247EXP0005')), SEEN_1)], results: [] }, spoolDir);
+
+    const newer = snapshotOf(
+      wireWith('247EXP0005', (w) => {
+        w.status = '16';
+        w.delayCode = '13';
+        w.priceInfo = [{ serviceName: 'Chuyển phát nhanh', serviceID: 'DE', cost: 1000 }];
+        w.statuses = w.statuses?.slice(0, 2) ?? null;
+        w.trackings = null;
+      }),
+    );
+    await loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [] }, spoolDir);
+
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT status, delay_code, last_run_id, strftime(first_seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS first_seen_at,
+                strftime(last_seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS last_seen_at FROM orders`,
+      ),
+    ).toEqual([{ status: '16', delay_code: '13', last_run_id: 'run-2', first_seen_at: SEEN_1, last_seen_at: SEEN_2 }]);
+    expect(await rowsOf(warehouse, 'SELECT line_no, service_id, cost FROM order_charges')).toEqual([{ line_no: 1, service_id: 'DE', cost: '1000.0000' }]);
+    expect(await rowsOf(warehouse, 'SELECT seq FROM order_statuses ORDER BY seq')).toEqual([{ seq: 1 }, { seq: 2 }]);
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_trackings')).toEqual([{ n: '0' }]);
+  });
+
+  it('leaves the previous rows intact when a batch fails midway', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(snapshotOf(trackingWire('247EXP0006')), SEEN_1)], results: [okResult('247EXP0006', SEEN_1)] },
+      spoolDir,
+    );
+    const before = await dump(warehouse);
+
+    const newer = snapshotOf(wireWith('247EXP0006', (w) => void (w.statuses = [])));
+    // The snapshot rows are replaced first; the result row then breaks the outcome CHECK constraint.
+    const broken = { ...okResult('247EXP0006', SEEN_2, 'run-2'), outcome: 'exploded' as LookupOutcome };
+    await expect(loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [broken] }, spoolDir)).rejects.toThrow(/CHECK constraint/i);
+
+    expect(await dump(warehouse)).toEqual(before);
+    expect(await readdir(spoolDir)).toEqual([]);
+  });
+
+  it('leaves the same rows when the same batch is loaded twice', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const batch = {
+      snapshots: ['247EXP0007', '247EXP0008'].map((code) => loaded(snapshotOf(trackingWire(code)), SEEN_1)),
+      results: [okResult('247EXP0007', SEEN_1), okResult('247EXP0008', SEEN_1), { ...okResult('247EXP0009', SEEN_1), outcome: 'carrier_error' as const, errorCode: 'ORDERCODE_NOT_FOUND' }],
+    };
+    await loadLookupBatch(warehouse, batch, spoolDir);
+    const once = await dump(warehouse);
+    await loadLookupBatch(warehouse, batch, spoolDir);
+    expect(await dump(warehouse)).toEqual(once);
+    expect(once.orders).toHaveLength(2);
+    expect(once.charges).toHaveLength(8);
+    expect(once.results).toHaveLength(3);
+  });
+
+  it('never rolls an order back to an older snapshot, but records the lookup', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const newer = snapshotOf(wireWith('247EXP0010', (w) => void (w.status = '30')));
+    await loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [] }, spoolDir);
+    const older = snapshotOf(trackingWire('247EXP0010'));
+    await loadLookupBatch(warehouse, { snapshots: [loaded(older, SEEN_1, 'run-1')], results: [okResult('247EXP0010', SEEN_1, 'run-1')] }, spoolDir);
+
+    expect(await rowsOf(warehouse, 'SELECT status, last_run_id, is_terminal FROM orders')).toEqual([{ status: '30', last_run_id: 'run-2', is_terminal: true }]);
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_statuses')).toEqual([{ n: '3' }]);
+    expect(await rowsOf(warehouse, 'SELECT run_id FROM lookup_results')).toEqual([{ run_id: 'run-1' }]);
+  });
+
+  it('keeps the later of two snapshots of one order in a batch', async () => {
+    const { warehouse, dir } = await temp.open();
+    const first = snapshotOf(trackingWire('247EXP0011'));
+    const second = snapshotOf(wireWith('247EXP0011', (w) => void (w.status = '16')));
+    await loadLookupBatch(warehouse, { snapshots: [loaded(second, SEEN_2), loaded(first, SEEN_1)], results: [] }, join(dir, 'spool'));
+    expect(await rowsOf(warehouse, 'SELECT status FROM orders')).toEqual([{ status: '16' }]);
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_charges')).toEqual([{ n: '4' }]);
+  });
+
+  it('loads a batch larger than one spool file, leaving no file behind', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const template = snapshotOf(trackingWire('247EXP0000'));
+    const codes = Array.from({ length: 4_500 }, (_, i) => `247EXP${String(i).padStart(6, '0')}`);
+    const batch = {
+      snapshots: codes.map((orderCode) => loaded({ ...template, orderCode }, SEEN_1)),
+      results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+    };
+    await loadLookupBatch(warehouse, batch, spoolDir);
+    await loadLookupBatch(warehouse, batch, spoolDir);
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(DISTINCT order_code) FROM order_charges) AS charged,
+                (SELECT count(*) FROM order_trackings) AS trackings, (SELECT count(*) FROM lookup_results) AS results`,
+      ),
+    ).toEqual([{ orders: '4500', charged: '4500', trackings: '13500', results: '4500' }]);
+    expect(await readdir(spoolDir)).toEqual([]);
+  });
+
+  it('replaces a lookup result of the same run and order', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const deferred: LookupResultRow = { ...okResult('247EXP0012', SEEN_1), outcome: 'deferred', errorCode: 'QUOTA', errorMessage: 'left for a later run: quota', attempts: 0 };
+    await loadLookupBatch(warehouse, { snapshots: [], results: [deferred] }, spoolDir);
+    await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(trackingWire('247EXP0012')), SEEN_2)], results: [okResult('247EXP0012', SEEN_2)] }, spoolDir);
+    expect(await rowsOf(warehouse, 'SELECT outcome, error_code, attempts FROM lookup_results')).toEqual([{ outcome: 'ok', error_code: null, attempts: 1 }]);
+  });
+});

@@ -1,0 +1,113 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { checkTrackingResult, type CarrierInstant, type TrackingSnapshot, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import type { LoadedSnapshot } from '../../src/warehouse/snapshot-loader.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/**
+ * A temporary directory per test, removed (with any warehouse opened in it closed) after the test.
+ * Call at the top level of a test file.
+ */
+export function useTempDirs(): { dir(): Promise<string>; open(name?: string): Promise<{ warehouse: Warehouse; dir: string; path: string }> } {
+  const dirs: string[] = [];
+  const warehouses: Warehouse[] = [];
+  afterEach(async () => {
+    for (const warehouse of warehouses.splice(0)) await warehouse.close();
+    for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  const dir = async () => {
+    const created = await mkdtemp(join(tmpdir(), 'parcel-recon-warehouse-'));
+    dirs.push(created);
+    return created;
+  };
+  return {
+    dir,
+    async open(name = 'recon.duckdb') {
+      const base = await dir();
+      const path = join(base, 'data', name);
+      const warehouse = await Warehouse.open(path);
+      warehouses.push(warehouse);
+      return { warehouse, dir: base, path };
+    },
+  };
+}
+
+/** A tracking result as the carrier sends it: an order out for delivery in Hanoi. */
+export function trackingWire(orderCode: string): TrackingSnapshotWire {
+  return {
+    errorMessage: null,
+    errorCode: null,
+    orderCode,
+    externalCode: `SHOP-${orderCode}`,
+    acceptDate: '2026-11-09T09:15:30.123456+07:00',
+    status: '25',
+    statusName: 'DANGDIPHAT',
+    trackingName: 'Đang đi phát',
+    delayCode: null,
+    delayNote: null,
+    deliveryNotes: null,
+    deliveryDate: null,
+    poDeliveryID: null,
+    mailMan: { name: 'Trần Văn Bưu', phone: null },
+    receiverName: 'Nguyễn Thị Hương',
+    serviceTypeID: 'DE',
+    mailerTypeID: 'HH',
+    extraServiceName: null,
+    length: 60,
+    width: 60,
+    height: 60,
+    realWeight: 60.5,
+    calWeight: 36,
+    weight: 60.5,
+    quantity: 2,
+    price: 1184800,
+    priceFR: 0,
+    farRegionFeeAmount: 50000,
+    fuelFeeAmount: 236960,
+    vatAmount: 147176,
+    totalServiceCost: 1618936,
+    edtFrom: null,
+    edtTo: null,
+    senderID: null,
+    senderName: null,
+    postOfficeAcceptID: null,
+    codAmount: 0,
+    priceInfo: [
+      { serviceName: 'Chuyển phát nhanh', serviceID: 'DE', cost: 1184800 },
+      { serviceName: 'Phụ phí vùng sâu vùng xa', serviceID: 'VSVX', cost: 50000 },
+      { serviceName: 'Phụ phí xăng dầu', serviceID: 'Fuel', cost: 236960 },
+      { serviceName: 'Thuế GTGT', serviceID: 'VAT', cost: 147176 },
+    ],
+    statuses: [
+      { time: '2026-11-09T06:30:00+07:00', status: '21', statusName: 'DATIEPNHAN', trackingName: 'Đã tiếp nhận', provinceName: null, postOfficeName: null },
+      { time: '2026-11-09T09:15:30+07:00', status: '23', statusName: 'DALAYHANG', trackingName: 'Đã lấy hàng', provinceName: 'Hồ Chí Minh', postOfficeName: 'Bưu cục Tân Bình' },
+      { time: '2026-11-11T08:05:00+07:00', status: '25', statusName: 'DANGDIPHAT', trackingName: 'Đang đi phát', provinceName: 'Hà Nội', postOfficeName: 'Bưu cục Cầu Giấy' },
+    ],
+    trackings: [
+      { statusID: '0', statusName: 'Nhập hệ thống', postOfficeID: 'HCM01', postOfficeName: 'Bưu cục Tân Bình', provinceID: '79', provinceName: 'Hồ Chí Minh', dateChange: '2026-11-09T09:20:00+07:00', notes: null },
+      { statusID: '3', statusName: 'Đang chuyển tiếp', postOfficeID: 'HCMTT', postOfficeName: 'Trung tâm khai thác Tân Sơn Nhất', provinceID: '79', provinceName: 'Hồ Chí Minh', dateChange: '2026-11-09T22:40:00+07:00', notes: 'Chuyến bay VN216' },
+      { statusID: '5', statusName: 'Đang phát', postOfficeID: 'HN05', postOfficeName: 'Bưu cục Cầu Giấy', provinceID: '01', provinceName: 'Hà Nội', dateChange: '2026-11-11T08:05:00.654321+07:00', notes: null },
+    ],
+    estimateRoutes: null,
+    confirmImage: null,
+  };
+}
+
+/** A wire result through the contract, as the pipeline hands snapshots to the loader. */
+export function snapshotOf(wire: TrackingSnapshotWire): TrackingSnapshot {
+  const checked = checkTrackingResult(wire);
+  if (!checked.ok) throw new Error(`fixture rejected by the contract: ${checked.message}`);
+  if (checked.value.kind !== 'snapshot') throw new Error('fixture read as an error result');
+  return checked.value.snapshot;
+}
+
+export function loaded(snapshot: TrackingSnapshot, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): LoadedSnapshot {
+  return { snapshot, accountAlias, seenAt: seenAt as CarrierInstant, runId };
+}
+
+/** Rows of a query as JSON-friendly values: DECIMAL as text ('0.3000'), TIMESTAMPTZ as '... +00' text, BIGINT as text. */
+export async function rowsOf(warehouse: Warehouse, sql: string): Promise<Record<string, unknown>[]> {
+  return (await warehouse.readAll(sql)).getRowObjectsJson();
+}

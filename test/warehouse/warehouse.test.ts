@@ -1,0 +1,219 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
+import { MIGRATIONS, applyMigrations } from '../../src/warehouse/migrations.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
+import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
+
+const temp = useTempDirs();
+
+describe('Warehouse.open', () => {
+  it('creates the file and its directory, and applies every migration once', async () => {
+    const { warehouse, path } = await temp.open();
+    expect(existsSync(path)).toBe(true);
+    const applied = await rowsOf(warehouse, 'SELECT version, name FROM schema_migrations ORDER BY version');
+    expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+  });
+
+  it('applies nothing on a second open, nor when asked again', async () => {
+    const { warehouse, path } = await temp.open();
+    const firstApplied = await rowsOf(warehouse, 'SELECT version, applied_at FROM schema_migrations ORDER BY version');
+    await warehouse.close();
+
+    const reopened = await Warehouse.open(path);
+    try {
+      expect(await rowsOf(reopened, 'SELECT version, applied_at FROM schema_migrations ORDER BY version')).toEqual(firstApplied);
+      expect(await reopened.exclusive(() => applyMigrations(reopened.connection, path))).toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('has every table of the schema', async () => {
+    const { warehouse } = await temp.open();
+    const tables = (await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).map((r) => r.table_name);
+    expect(tables).toEqual([
+      'delay_reasons',
+      'lookup_results',
+      'order_charges',
+      'order_statuses',
+      'order_trackings',
+      'orders',
+      'quota_usage',
+      'run_inputs',
+      'runs',
+      'schema_migrations',
+      'status_codes',
+      'tracking_steps',
+    ]);
+  });
+
+  it('loads the reference data, and reloads it without duplicating on a second open', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.close();
+    const reopened = await Warehouse.open(path);
+    try {
+      const counts = await rowsOf(
+        reopened,
+        'SELECT (SELECT count(*) FROM status_codes) AS statuses, (SELECT count(*) FROM delay_reasons) AS delays, (SELECT count(*) FROM tracking_steps) AS steps',
+      );
+      expect(counts).toEqual([{ statuses: '11', delays: '31', steps: String(TRACKING_STEPS.length) }]);
+      expect(ORDER_STATUSES).toHaveLength(11);
+      expect(DELAY_REASONS).toHaveLength(31);
+      const terminal = await rowsOf(reopened, 'SELECT code FROM status_codes WHERE is_terminal ORDER BY code');
+      expect(terminal.map((r) => r.code)).toEqual(['18', '19', '28', '30', '32']);
+      expect(await rowsOf(reopened, "SELECT name, display_name FROM status_codes WHERE code = '30'")).toEqual([{ name: 'PHATTHANHCONG', display_name: 'Phát thành công' }]);
+      expect(await rowsOf(reopened, "SELECT note FROM delay_reasons WHERE code = '13'")).toEqual([{ note: 'Người nhận đi vắng' }]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('refuses a warehouse whose schema is newer than the program', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.run("INSERT INTO schema_migrations VALUES (999, 'from the future', current_timestamp)");
+    await warehouse.close();
+    const opening = Warehouse.open(path);
+    await expect(opening).rejects.toThrow(WarehouseError);
+    await expect(opening).rejects.toThrow(/has schema version 999, newer than this parcel-recon knows/);
+  });
+
+  it('opens read-only without writing, and refuses to write', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.close();
+    const readOnly = await Warehouse.open(path, { readOnly: true });
+    try {
+      expect(readOnly.readOnly).toBe(true);
+      expect(await rowsOf(readOnly, 'SELECT count(*) AS n FROM status_codes')).toEqual([{ n: '11' }]);
+      await expect(readOnly.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)")).rejects.toThrow(/read-only/);
+    } finally {
+      await readOnly.close();
+    }
+  });
+
+  it('fails with one line when a read-only warehouse does not exist, creating nothing', async () => {
+    const dir = await temp.dir();
+    const path = join(dir, 'missing', 'recon.duckdb');
+    const error = await Warehouse.open(path, { readOnly: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WarehouseError);
+    expect((error as Error).message).toBe(`warehouse ${path} does not exist (asked to open it read-only)`);
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+  });
+
+  it('refuses a second open of the same file in this process', async () => {
+    const { path } = await temp.open();
+    const error = await Warehouse.open(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WarehouseBusyError);
+    expect((error as Error).message).toBe(`warehouse ${path} is in use by this process (PID ${process.pid})`);
+  });
+
+  it('fails with a one-line WarehouseError for a file that is not a warehouse', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const path = join(await temp.dir(), 'notes.duckdb');
+    await writeFile(path, 'this is not a DuckDB file, just text that is long enough to be read as a header '.repeat(100));
+    const error = await Warehouse.open(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WarehouseError);
+    expect((error as Error).message).toMatch(new RegExp(`^cannot open warehouse ${path.replaceAll('.', '\\.')}: `));
+    expect((error as Error).message).not.toContain('\n');
+  });
+});
+
+describe('Warehouse.open while another process holds the file', () => {
+  let holder: ChildProcess | undefined;
+  afterEach(() => {
+    holder?.kill();
+    holder = undefined;
+  });
+
+  it('fails with WarehouseBusyError naming the file and the PID, in one line', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.close();
+    holder = await holdInAnotherProcess(path);
+
+    const error = await Warehouse.open(path).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WarehouseBusyError);
+    const busy = error as WarehouseBusyError;
+    expect(busy.message).toBe(`warehouse ${path} is in use by another process (PID ${holder.pid})`);
+    expect(busy.pid).toBe(holder.pid);
+    expect(busy.code).toBe('WAREHOUSE_BUSY');
+
+    await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(WarehouseBusyError);
+  });
+});
+
+describe('Warehouse.transaction', () => {
+  it('commits what the work did', async () => {
+    const { warehouse } = await temp.open();
+    await warehouse.transaction(async () => {
+      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+    });
+    expect(await rowsOf(warehouse, 'SELECT lookups FROM quota_usage')).toEqual([{ lookups: '1' }]);
+  });
+
+  it('rolls back everything when the work throws, and the connection goes on', async () => {
+    const { warehouse } = await temp.open();
+    const failing = warehouse.transaction(async () => {
+      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      throw new Error('work failed');
+    });
+    await expect(failing).rejects.toThrow('work failed');
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM quota_usage')).toEqual([{ n: '0' }]);
+  });
+
+  it('queues concurrent work: a statement issued during a transaction waits for its end', async () => {
+    const { warehouse } = await temp.open();
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inTransaction = warehouse.transaction(async () => {
+      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      seen.push('inserted');
+      await gate;
+      throw new Error('rolled back');
+    });
+    const outside = warehouse.readAll('SELECT count(*) AS n FROM quota_usage').then((r) => {
+      seen.push(`read ${String(r.getRowObjectsJson()[0]?.n)}`);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await expect(inTransaction).rejects.toThrow('rolled back');
+    await outside;
+    // The read neither ran inside the transaction nor saw its row.
+    expect(seen).toEqual(['inserted', 'read 0']);
+  });
+
+  it('joins an outer transaction when nested', async () => {
+    const { warehouse } = await temp.open();
+    const failing = warehouse.transaction(async () => {
+      await warehouse.transaction(async () => {
+        await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      });
+      throw new Error('outer failed');
+    });
+    await expect(failing).rejects.toThrow('outer failed');
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM quota_usage')).toEqual([{ n: '0' }]);
+  });
+
+  it('refuses work after close', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.close();
+    await warehouse.close();
+    await expect(warehouse.run('SELECT 1')).rejects.toThrow(`warehouse ${path} is closed`);
+  });
+});
+
+/** A child process that opens `path` with DuckDB and keeps it open until killed. */
+async function holdInAnotherProcess(path: string): Promise<ChildProcess> {
+  const script = `
+    const { DuckDBInstance } = require('@duckdb/node-api');
+    DuckDBInstance.create(process.argv[1]).then(() => { process.stdout.write('ready\\n'); setInterval(() => {}, 60000); });`;
+  const child = spawn(process.execPath, ['-e', script, path], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the holding process exited early (code ${code})`)));
+  });
+  return child;
+}
