@@ -8,7 +8,7 @@ import { LookupLimiter } from '../quota/lookup-limiter.js';
 import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
 import type { QuotaPolicy } from '../quota/quota-policy.js';
 import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
-import { countRunWork, runInputCounts, streamRunWork } from '../warehouse/run-input-store.js';
+import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork } from '../warehouse/run-input-store.js';
 import { finishRun, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { stageInputs } from './input-staging.js';
@@ -97,6 +97,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     throw error;
   }
   await rejects.close();
+  await recordRejectedInputs(warehouse, runId, epochMsToInstant(now()));
   const inputs = await runInputCounts(warehouse, runId);
   const total = await countRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal });
   log.info({ read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total }, 'inputs staged');

@@ -1,3 +1,4 @@
+import type { CarrierInstant } from '../carrier/contract.js';
 import { withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
 import type { Warehouse } from './warehouse.js';
@@ -148,4 +149,20 @@ export async function runInputCounts(warehouse: Warehouse, runId: string): Promi
   );
   const row = reader.getRowObjectsJS()[0];
   return { read: countOf(row?.read), rejected: countOf(row?.rejected), duplicate: countOf(row?.duplicate) };
+}
+
+/**
+ * Records the run's rejected codes in `lookup_results` (outcome `rejected`, the reject code as the
+ * error code, no attempt), once per code, unless the same code also came in a valid row.
+ */
+export async function recordRejectedInputs(warehouse: Warehouse, runId: string, finishedAt: CarrierInstant): Promise<number> {
+  return warehouse.run(
+    `INSERT OR IGNORE INTO lookup_results
+     SELECT run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
+     FROM run_inputs AS rejected
+     WHERE run_id = $runId AND reject_code IS NOT NULL AND order_code <> ''
+       AND NOT EXISTS (SELECT 1 FROM run_inputs AS valid WHERE valid.run_id = $runId AND valid.order_code = rejected.order_code AND valid.reject_code IS NULL)
+     QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY seq) = 1`,
+    { runId, finishedAt },
+  );
 }
