@@ -147,16 +147,16 @@ describe('Warehouse.open while another process holds the file', () => {
 describe('Warehouse.transaction', () => {
   it('commits what the work did', async () => {
     const { warehouse } = await temp.open();
-    await warehouse.transaction(async () => {
-      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+    await warehouse.transaction(async (sql) => {
+      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
     });
     expect(await rowsOf(warehouse, 'SELECT lookups FROM quota_usage')).toEqual([{ lookups: '1' }]);
   });
 
   it('rolls back everything when the work throws, and the connection goes on', async () => {
     const { warehouse } = await temp.open();
-    const failing = warehouse.transaction(async () => {
-      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+    const failing = warehouse.transaction(async (sql) => {
+      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
       throw new Error('work failed');
     });
     await expect(failing).rejects.toThrow('work failed');
@@ -168,8 +168,8 @@ describe('Warehouse.transaction', () => {
     const seen: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const inTransaction = warehouse.transaction(async () => {
-      await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+    const inTransaction = warehouse.transaction(async (sql) => {
+      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
       seen.push('inserted');
       await gate;
       throw new Error('rolled back');
@@ -185,16 +185,25 @@ describe('Warehouse.transaction', () => {
     expect(seen).toEqual(['inserted', 'read 0']);
   });
 
-  it('joins an outer transaction when nested', async () => {
-    const { warehouse } = await temp.open();
-    const failing = warehouse.transaction(async () => {
-      await warehouse.transaction(async () => {
-        await warehouse.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
-      });
-      throw new Error('outer failed');
+  it('lets a second session write while the main one holds a transaction, and closes it with the warehouse', async () => {
+    const { warehouse, path } = await temp.open();
+    const session = await warehouse.openSession();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const held = warehouse.transaction(async (sql) => {
+      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'main', 1, current_timestamp)");
+      await gate;
     });
-    await expect(failing).rejects.toThrow('outer failed');
-    expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM quota_usage')).toEqual([{ n: '0' }]);
+    // The session's write does not wait for the main connection's transaction.
+    await session.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'session', 2, current_timestamp)");
+    release();
+    await held;
+    expect(await rowsOf(warehouse, 'SELECT key_alias, lookups FROM quota_usage ORDER BY key_alias')).toEqual([
+      { key_alias: 'main', lookups: '1' },
+      { key_alias: 'session', lookups: '2' },
+    ]);
+    await warehouse.close();
+    await expect(session.run('SELECT 1')).rejects.toThrow(`warehouse ${path} is closed`);
   });
 
   it('refuses work after close', async () => {
