@@ -6,8 +6,10 @@ import type { QuotaPolicy } from './quota-policy.js';
 /** What `schedule` returns instead of running the task when today's quota cannot cover it. */
 export const QUOTA_REFUSED = Symbol('quota refused');
 
-/** How often the rate limiter's token bucket is refilled: bursts stay within 1/20 of a second's worth. */
-const RATE_REFILL_MS = 50;
+/** How often the rate limiter's token bucket is refilled: bursts stay within 1/10 of a second's worth. */
+const RATE_REFILL_MS = 100;
+/** How often Bottleneck checks whether a refill is due; each refill comes at most this late. */
+const RATE_HEARTBEAT_MS = 2;
 
 interface PendingLookup {
   readonly task: () => Promise<unknown>;
@@ -53,7 +55,15 @@ export class LookupLimiter {
     if (policy.requestsPerSecond !== undefined) {
       const perRefill = Math.max(1, Math.round((policy.requestsPerSecond * RATE_REFILL_MS) / 1000));
       const refillMs = Math.round((perRefill * 1000) / policy.requestsPerSecond);
-      this.rate = new Bottleneck({ reservoir: perRefill, reservoirIncreaseInterval: refillMs, reservoirIncreaseAmount: perRefill, reservoirIncreaseMaximum: perRefill });
+      this.rate = new Bottleneck({
+        reservoir: perRefill,
+        reservoirIncreaseInterval: refillMs,
+        reservoirIncreaseAmount: perRefill,
+        reservoirIncreaseMaximum: perRefill,
+        // Bottleneck refills on its heartbeat (every 250 ms by default), whatever the interval says, and
+        // counts the next interval from then: a late beat loses rate for good.
+        heartbeatInterval: RATE_HEARTBEAT_MS,
+      });
       this.global.chain(this.rate);
       // A group never weighs more than one refill, or it could never start.
       this.groupSize = Math.min(this.groupSize, perRefill);

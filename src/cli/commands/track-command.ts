@@ -53,6 +53,7 @@ const TrackFlagsSchema = z.object({
   refreshTerminal: z.boolean().default(false),
   maxLookups: nonNegativeInt.optional(),
   graceMs: nonNegativeInt.default(10_000),
+  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB').optional(),
   json: z.boolean().default(false),
   progress: z.boolean().default(true),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
@@ -210,6 +211,7 @@ export function trackCommand(): Command {
     .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
+    .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
@@ -224,7 +226,7 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath);
+      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
       const signals = stopOnSignals();
       try {
         const summary = await runTracking({
