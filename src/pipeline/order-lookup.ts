@@ -1,3 +1,4 @@
+import Bottleneck from 'bottleneck';
 import pRetry, { AbortError } from 'p-retry';
 import { findTrackingErrorCode, TRACKING_ERROR, type TrackingSnapshot } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
@@ -98,8 +99,10 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
     return { kind: 'carrier_error', errorCode: answer.error.errorCode, errorMessage: answer.error.errorMessage, body: answer.body, attempts };
   } catch (error) {
     if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };
-    // Stopped while waiting for the limiter, or abandoned in flight: looked up again by the next run.
-    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure))) return { kind: 'deferred', reason: 'stopping', attempts };
+    // Stopped while waiting for the limiter (whose jobs then reject), or abandoned in flight: looked up again by the next run.
+    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure)) || error instanceof Bottleneck.BottleneckError) {
+      return { kind: 'deferred', reason: 'stopping', attempts };
+    }
     if (error instanceof CarrierExceptionFailure) {
       return { kind: 'carrier_error', errorCode: TRACKING_ERROR.EXCEPTION, errorMessage: error.message, body: '', attempts };
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
@@ -107,6 +108,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const client = new TrackingClient(options.client);
   const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups);
   const abandon = new AbortController();
+  // Every request in flight listens to it.
+  setMaxListeners(0, abandon.signal);
   const stopping = options.stop ?? new AbortController().signal;
   const batcher = new ResultBatcher(warehouse, runId, spoolDir, now);
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
@@ -168,6 +171,11 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
         } else {
           await window.enter();
           void lookUpOrder(context, item.orderCode, alias)
+            .catch((error: unknown): OrderOutcome => {
+              // Not a carrier or transport failure: a fault of this program. The order is listed as failed and the run goes on.
+              log.error({ orderCode: item.orderCode, error: error instanceof Error ? error.message : String(error) }, 'lookup broke');
+              return { kind: 'transport_error', errorCode: 'INTERNAL', errorMessage: error instanceof Error ? error.message : String(error), attempts: 0 };
+            })
             .then((outcome) => record(item.orderCode, alias, item.origin, outcome))
             .finally(() => window.leave());
         }
