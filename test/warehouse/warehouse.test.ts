@@ -36,8 +36,11 @@ describe('Warehouse.open', () => {
     const { warehouse } = await temp.open();
     const tables = (await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).map((r) => r.table_name);
     expect(tables).toEqual([
+      'callback_events',
       'delay_reasons',
+      'delivery_failures',
       'lookup_results',
+      'order_changes',
       'order_charges',
       'order_statuses',
       'order_trackings',

@@ -1,0 +1,10 @@
+import type { Migration } from './migration.js';
+import { migration as referenceData } from './v1-reference-data.js';
+import { migration as orders } from './v2-orders.js';
+import { migration as runs } from './v3-runs.js';
+import { migration as quotaUsage } from './v4-quota-usage.js';
+import { migration as orderHistory } from './v5-order-history.js';
+import { migration as callbackEvents } from './v6-callback-events.js';
+
+/** Every schema version, oldest first: one file each under this folder. */
+export const MIGRATIONS: readonly Migration[] = [referenceData, orders, runs, quotaUsage, orderHistory, callbackEvents];
