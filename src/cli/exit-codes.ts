@@ -5,7 +5,7 @@ import { EXIT_CODE } from '../pipeline/exit-codes.js';
  * orders could not be looked up after every retry, or the run broke), BAD_INPUT 2 (an option, file,
  * key or configuration is wrong; nothing was spent), PARTIAL 3 (stopped early: quota spent,
  * --max-lookups reached, interrupted; what was done is committed), BUSY 4 (another process holds the
- * warehouse or the job's lock).
+ * warehouse), JOB_LOCKED 5 (a run of the same named job is still going).
  */
 export const EXIT = EXIT_CODE;
 

@@ -111,13 +111,15 @@ export async function trackRunOptionsFromFlags(
   raw: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
   logger: Logger,
+  /** Keys already loaded (from a configuration file); else --keys-file or the environment. */
+  preloadedKeys?: KeyRing,
 ): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
   const flags = checkFlags(raw);
   const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV];
   if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
   const checkedUrl = z.url({ protocol: /^https?$/ }).safeParse(trackingUrl);
   if (!checkedUrl.success) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
-  const keys: KeyRing = await loadApiKeys(flags.keysFile, env);
+  const keys: KeyRing = preloadedKeys ?? (await loadApiKeys(flags.keysFile, env));
   const quota = QuotaPolicySchema.parse({
     perKeyDaily: flags.perKeyLimit,
     globalDaily: flags.globalLimit,

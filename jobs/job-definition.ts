@@ -1,0 +1,49 @@
+import type { Logger } from 'pino';
+import type { TrackRunOptions } from '../src/pipeline/track-run.js';
+import type { RunExitCode } from '../src/pipeline/exit-codes.js';
+import type { RunCounts } from '../src/warehouse/run-store.js';
+import type { Warehouse } from '../src/warehouse/warehouse.js';
+
+/** The tracking step's options as the configuration gives them; the job adds its name, warehouse and stop signal. */
+export type TrackingSettings = Omit<TrackRunOptions, 'job' | 'warehouse' | 'progress' | 'stop'>;
+
+/** Everything a job needs from the configuration, checked at the edge (the command line) and passed down. */
+export interface JobSettings {
+  readonly dbPath: string;
+  /** Spools, rejects, job summaries and locks. */
+  readonly dataDir: string;
+  readonly dayUtcOffsetMinutes: number;
+  /** The tracking step's options; throws the user's error when the configuration lacks a source, keys or URL. */
+  readonly tracking: () => Promise<TrackingSettings>;
+  /** The callback receiver's journal, ingested first when it exists. */
+  readonly callbacksJournalDir: string;
+  readonly reports: { readonly outDir: string; readonly format: 'csv' | 'parquet' | 'json' };
+}
+
+export interface JobContext {
+  readonly runId: string;
+  readonly settings: JobSettings;
+  readonly warehouse: Warehouse;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Aborted on SIGINT/SIGTERM: steps stop taking new work and commit what they did. */
+  readonly stop: AbortSignal;
+}
+
+/** What one step of a job did: its own exit code and a JSON summary a monitor can read. */
+export interface JobStepResult {
+  readonly step: string;
+  readonly exitCode: RunExitCode;
+  readonly summary: Record<string, unknown>;
+  /** The lookup counts of a tracking step, which the job's `runs` row carries. */
+  readonly counts?: RunCounts;
+}
+
+/** A named job: a fixed sequence of pipeline steps, run by `parcel-recon jobs run NAME` or the scheduler. */
+export interface JobDefinition {
+  readonly name: string;
+  readonly description: string;
+  /** When the scheduler runs it unless the configuration says otherwise (cron, carrier time zone). */
+  readonly defaultSchedule: string;
+  run(context: JobContext): Promise<JobStepResult[]>;
+}

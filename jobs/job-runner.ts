@@ -1,0 +1,131 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { request } from 'undici';
+import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../src/carrier/contract.js';
+import { EXIT_CODE, type RunExitCode } from '../src/pipeline/exit-codes.js';
+import { newRunId } from '../src/pipeline/track-run.js';
+import { finishRun, startRun, type RunCounts } from '../src/warehouse/run-store.js';
+import type { Warehouse } from '../src/warehouse/warehouse.js';
+import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
+import { acquireJobLock } from './job-lock.js';
+
+/** What a job run leaves for a monitor: the JSON file, the `runs` row's summary and the notification. */
+export interface JobRunSummary {
+  readonly runId: string;
+  readonly job: string;
+  readonly carrierDay: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly exitCode: RunExitCode;
+  readonly exitState: 'ok' | 'partial' | 'failed';
+  readonly counts: RunCounts;
+  readonly steps: readonly JobStepResult[];
+  readonly error: string | null;
+  readonly summaryFile: string;
+}
+
+export interface JobRunOptions {
+  readonly settings: JobSettings;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly stop: AbortSignal;
+  readonly openWarehouse: () => Promise<Warehouse>;
+  readonly notifyUrl?: string | undefined;
+}
+
+const NO_COUNTS: RunCounts = {
+  codesRead: 0, codesRejected: 0, codesDuplicate: 0, codesToLookUp: 0, lookedUpOk: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, lookupsSpent: 0,
+};
+
+/** A failed step fails the job; else a partial one makes it partial. */
+function combinedExit(steps: readonly JobStepResult[], broke: boolean): { exitCode: RunExitCode; exitState: JobRunSummary['exitState'] } {
+  if (broke || steps.some((s) => s.exitCode === EXIT_CODE.FAILURE || s.exitCode === EXIT_CODE.BAD_INPUT)) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
+  if (steps.some((s) => s.exitCode === EXIT_CODE.PARTIAL)) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
+  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+}
+
+/** Writes the file whole or not at all: a monitor never reads half a summary. */
+async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
+  const partial = `${path}.partial`;
+  await writeFile(partial, `${JSON.stringify(summary, null, 2)}\n`);
+  await rename(partial, path);
+}
+
+/** POSTs the summary; a notification that fails is logged, never fails the job. */
+async function notify(url: string, summary: JobRunSummary, logger: Logger): Promise<void> {
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(summary),
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
+    await response.body.dump();
+    if (response.statusCode >= 300) logger.warn({ status: response.statusCode }, 'job notification refused');
+  } catch (error) {
+    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'job notification failed');
+  }
+}
+
+/**
+ * Runs a job under its lock: a second run while one holds it fails at once with JobLockHeldError, and
+ * the lock of a killed run is taken over. The run gets its own `runs` row (job = the job's name) and a
+ * JSON summary under `<dataDir>/jobs/<job>/`, then is POSTed to `notifyUrl` when one is set. A step
+ * that throws ends the job; the summary records why and the error goes on to the caller.
+ */
+export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
+  const { settings, logger, now } = options;
+  const lock = await acquireJobLock(join(settings.dataDir, 'locks'), definition.name);
+  try {
+    if (lock.tookOverFrom !== null) logger.warn({ job: definition.name, stalePid: lock.tookOverFrom.pid }, 'took over the lock of a run that was killed');
+    const warehouse = await options.openWarehouse();
+    try {
+      const startedAt = now();
+      const clockStart = performance.now();
+      const runId = newRunId(definition.name, startedAt);
+      const carrierDay = carrierDayOf(startedAt, settings.dayUtcOffsetMinutes);
+      const log = logger.child({ job: definition.name, jobRunId: runId });
+      await startRun(warehouse, { runId, job: definition.name, source: `job ${definition.name}`, startedAt: epochMsToInstant(startedAt), carrierDay });
+      log.info({ carrierDay }, 'job started');
+
+      const steps: JobStepResult[] = [];
+      let failure: unknown;
+      try {
+        steps.push(...(await definition.run({ runId, settings, warehouse, logger: log, now, stop: options.stop })));
+      } catch (error) {
+        failure = error;
+      }
+      const finishedAt = now();
+      const { exitCode, exitState } = combinedExit(steps, failure !== undefined);
+      const dir = join(settings.dataDir, 'jobs', definition.name);
+      await mkdir(dir, { recursive: true });
+      const summary: JobRunSummary = {
+        runId,
+        job: definition.name,
+        carrierDay,
+        startedAt: formatCarrierDateTime(startedAt),
+        finishedAt: formatCarrierDateTime(finishedAt),
+        durationMs: Math.round(performance.now() - clockStart),
+        exitCode,
+        exitState,
+        counts: steps.find((s) => s.counts !== undefined)?.counts ?? NO_COUNTS,
+        steps,
+        error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
+        summaryFile: join(dir, `${runId}.json`),
+      };
+      await finishRun(warehouse, runId, { finishedAt: epochMsToInstant(finishedAt), counts: summary.counts, exitCode, exitState, summary });
+      await writeSummaryFile(summary.summaryFile, summary);
+      if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
+      log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');
+      if (failure !== undefined) throw failure;
+      return summary;
+    } finally {
+      await warehouse.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,24 @@
+import { runTracking } from '../src/pipeline/track-run.js';
+import type { JobContext, JobStepResult } from './job-definition.js';
+
+/** Looks up the configured source's codes within the quotas, as `track` does, under the job's name. */
+export async function trackingStep(context: JobContext, job: string): Promise<JobStepResult> {
+  const tracking = await context.settings.tracking();
+  const summary = await runTracking({ ...tracking, job: `${job}-track`, warehouse: context.warehouse, stop: context.stop, logger: context.logger });
+  return {
+    step: 'track',
+    exitCode: summary.exitCode,
+    summary: { ...summary },
+    counts: {
+      codesRead: summary.codes.read,
+      codesRejected: summary.codes.rejected,
+      codesDuplicate: summary.codes.duplicate,
+      codesToLookUp: summary.codes.toLookUp,
+      lookedUpOk: summary.counters.ok,
+      carrierErrors: summary.counters.carrierErrors,
+      transportErrors: summary.counters.transportErrors,
+      deferred: summary.counters.deferred,
+      lookupsSpent: summary.lookupsSpent,
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { Command } from 'commander';
+import { z } from 'zod';
+import { formatCarrierDateTime } from '../../carrier/contract.js';
+import { JOBS, findJob } from '../../../jobs/job-catalog.js';
+import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
+import { loadConfig } from '../config-file.js';
+import { UserError } from '../exit-codes.js';
+import { createLogger } from '../logger.js';
+import { runClock } from '../run-clock.js';
+import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
+import { stopOnSignals } from './track-command.js';
+
+/** Runs the jobs on their cron schedules, for hosts without cron. */
+export function scheduleCommand(): Command {
+  return new Command('schedule')
+    .description("Run the enabled jobs at their cron times in the carrier's time zone until stopped (SIGINT/SIGTERM), for hosts without cron.")
+    .option('--config <file>', CONFIG_OPTION_HELP)
+    .option('--max-runs <n>', 'stop after this many job runs')
+    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .action(async (flags: { config?: string; maxRuns?: string; logLevel?: string }) => {
+      const maxRuns = flags.maxRuns === undefined ? undefined : z.coerce.number().int().positive().safeParse(flags.maxRuns);
+      if (maxRuns !== undefined && !maxRuns.success) throw new UserError('--max-runs: a positive whole number');
+      const { config, file } = await loadConfig(flags.config, process.env);
+      checkJobNames(config, file);
+      const logger = createLogger({ level: flags.logLevel });
+      const scheduled: ScheduledJob[] = JOBS.flatMap((job) => {
+        const schedule = scheduleOf(job, config);
+        return schedule === null ? [] : [{ job: job.name, schedule }];
+      });
+      if (scheduled.length === 0) throw new UserError('every job is turned off in the configuration: nothing to schedule');
+      const signals = stopOnSignals();
+      try {
+        const firings = await runSchedule({
+          jobs: scheduled,
+          utcOffsetMinutes: config.dayUtcOffset,
+          clock: realClock(runClock(process.env)),
+          stop: signals.signal,
+          maxFirings: maxRuns?.data,
+          onPlanned: (job, at) => logger.info({ job, at: formatCarrierDateTime(at) }, 'job planned'),
+          fire: async (name, scheduledAt) => {
+            logger.info({ job: name, scheduledAt: formatCarrierDateTime(scheduledAt) }, 'job firing');
+            try {
+              const summary = await runNamedJob(findJob(name)!, config, process.env, logger, signals.signal);
+              logger.info({ job: name, exitCode: summary.exitCode, summaryFile: summary.summaryFile }, 'job done');
+            } catch (error) {
+              // One job's failure is its own summary's business; the scheduler goes on to the next time.
+              logger.error({ job: name, error: error instanceof Error ? error.message : String(error) }, 'job failed');
+            }
+          },
+        });
+        logger.info({ firings }, 'scheduler stopped');
+      } finally {
+        signals.dispose();
+      }
+    });
+}

@@ -1,0 +1,60 @@
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { KeyRing } from '../carrier/client/key-ring.js';
+import type { JobSettings } from '../../jobs/job-definition.js';
+import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
+import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
+import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
+import { UserError } from './exit-codes.js';
+
+/** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
+async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {
+  if (env[API_KEYS_ENV] !== undefined && env[API_KEYS_ENV].trim() !== '') return loadApiKeys(undefined, env);
+  if (config.keysFile !== undefined) return readKeysFile(config.keysFile);
+  const inline = configKeyRing(config);
+  if (inline !== undefined) return inline;
+  throw new UserError(`no API keys: set ${API_KEYS_ENV}, or keysFile (or apiKeys, in a mode 600 file) in the configuration`);
+}
+
+export function jobDbPath(config: ParcelReconConfig, env: NodeJS.ProcessEnv): string {
+  return env[DB_ENV] ?? config.warehouse ?? DEFAULT_DB;
+}
+
+export function jobNotifyUrl(config: ParcelReconConfig, env: NodeJS.ProcessEnv): string | undefined {
+  return env[NOTIFY_URL_ENV] ?? config.notifyUrl;
+}
+
+/** A job's settings from the configuration, the environment overriding it; each part is checked when a step needs it. */
+export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.ProcessEnv, logger: Logger): JobSettings {
+  const dbPath = jobDbPath(config, env);
+  const dataDir = config.dataDir ?? dirname(dbPath);
+  return {
+    dbPath,
+    dataDir,
+    dayUtcOffsetMinutes: config.dayUtcOffset,
+    callbacksJournalDir: config.callbacks.journalDir ?? join(dataDir, 'callbacks'),
+    reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format },
+    tracking: async () => {
+      const source = config.source;
+      if (source === undefined) throw new UserError('the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query');
+      const { options } = await trackRunOptionsFromFlags(
+        {
+          input: source.inputs ?? [],
+          delimiter: source.delimiter,
+          fromDuckdb: source.fromDuckdb,
+          fromPostgres: source.fromPostgres,
+          query: source.query,
+          trackingUrl: env[TRACKING_URL_ENV] ?? config.trackingUrl,
+          db: dbPath,
+          dataDir,
+          dayUtcOffset: config.dayUtcOffset,
+          ...config.track,
+        },
+        env,
+        logger,
+        await jobKeys(config, env),
+      );
+      return options;
+    },
+  };
+}

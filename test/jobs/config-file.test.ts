@@ -1,0 +1,73 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/cli/config-file.js';
+import { runCli } from '../support/run-cli.js';
+
+describe('the configuration file', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function jobsListWith(config: unknown, mode = 0o644) {
+    const file = join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+    await writeFile(file, typeof config === 'string' ? config : JSON.stringify(config));
+    await chmod(file, mode);
+    return { file, result: await runCli(['jobs', 'list', '--config', file], {}) };
+  }
+
+  it('refuses a field of the wrong type with one line naming the field', async () => {
+    const { file, result } = await jobsListWith({ track: { concurrency: 'lots' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`parcel-recon: config ${file}: track.concurrency: Invalid input: expected number, received string\n`);
+  });
+
+  it('refuses an unknown field, nested or not, naming it', async () => {
+    const nested = await jobsListWith({ reports: { fromat: 'csv' } });
+    expect(nested.result.code).toBe(2);
+    expect(nested.result.stderr).toBe(`parcel-recon: config ${nested.file}: unknown field reports.fromat\n`);
+    const top = await jobsListWith({ warehosue: 'x.duckdb' });
+    expect(top.result.stderr).toBe(`parcel-recon: config ${top.file}: unknown field warehosue\n`);
+  });
+
+  it('refuses a bad cron expression, a job that does not exist and a file that is not JSON', async () => {
+    const cron = await jobsListWith({ jobs: { nightly: { schedule: '0 25 * * *' } } });
+    expect(cron.result.code).toBe(2);
+    expect(cron.result.stderr).toMatch(/^parcel-recon: config .*: jobs\.nightly\.schedule: not a cron expression/);
+    const unknown = await jobsListWith({ jobs: { nightlyy: { schedule: '0 2 * * *' } } });
+    expect(unknown.result.stderr).toMatch(/jobs\.nightlyy: no such job \(known: nightly/);
+    const notJson = await jobsListWith('{"warehouse": ');
+    expect(notJson.result.stderr).toMatch(/^parcel-recon: config .* is not JSON: /);
+    for (const r of [cron.result, unknown.result, notJson.result]) expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses keys inside a configuration other users can read, and names no key', async () => {
+    const { result } = await jobsListWith({ apiKeys: { 'hanoi-shop': 'SECRET-KEY-123' } }, 0o644);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/holds apiKeys and can be read by other users \(mode 644\)/);
+    expect(result.stderr).not.toContain('SECRET-KEY-123');
+    const privateFile = await jobsListWith({ apiKeys: { 'hanoi-shop': 'SECRET-KEY-123' } }, 0o600);
+    expect(privateFile.result.code).toBe(0);
+  });
+
+  it('lists the jobs with their schedules and next run in the carrier time zone', async () => {
+    const file = join(dir, 'list.json');
+    await writeFile(file, JSON.stringify({ jobs: { nightly: { schedule: '30 1 * * *' } } }));
+    const result = await runCli(['jobs', 'list', '--config', file, '--json'], { PARCEL_RECON_NOW: '2026-11-22T23:00:00+07:00' });
+    expect(result.code).toBe(0);
+    const rows = JSON.parse(result.stdout) as { name: string; schedule: string; nextRun: string }[];
+    expect(rows.find((r) => r.name === 'nightly')).toMatchObject({ schedule: '30 1 * * *', nextRun: '2026-11-23T01:30:00+07:00' });
+  });
+
+  it('fills defaults for an empty configuration', () => {
+    const config = parseConfig({}, 'x.json');
+    expect(config.dayUtcOffset).toBe(420);
+    expect(config.reports.format).toBe('csv');
+    expect(config.jobs).toEqual({});
+  });
+});
