@@ -1,0 +1,124 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { runCli, spawnCli } from '../support/run-cli.js';
+import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+
+interface JobSummary {
+  runId: string;
+  carrierDay: string;
+  exitCode: number;
+  exitState: string;
+  counts: Record<string, number>;
+  steps: { step: string; exitCode: number; summary: Record<string, unknown> }[];
+  summaryFile: string;
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('jobs run nightly', () => {
+  let sandbox: RunningSandbox;
+  let workspace: TrackingWorkspace;
+  let env: Record<string, string>;
+  let config: string;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ ordersPerAccount: 30 });
+    workspace = await trackingWorkspace();
+    const rows: string[][] = [['order_code', 'account']];
+    for (const account of sandbox.state.world.accounts) for (let i = 0; i < 30; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
+    const csv = await workspace.writeCsv('orders.csv', rows);
+    config = join(workspace.dir, 'parcel-recon.config.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        warehouse: workspace.dbPath,
+        trackingUrl: sandbox.url,
+        source: { inputs: [csv] },
+        track: { concurrency: 8, retryMinMs: 5, refreshTerminal: false },
+        jobs: { nightly: { schedule: '0 2 * * *' } },
+      }),
+    );
+    env = { PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox)).map(([alias, key]) => `${alias}=${key}`).join(',') };
+  });
+
+  afterAll(async () => {
+    await sandbox.stop();
+    await workspace.dispose();
+  });
+
+  const nowEnv = () => ({ ...env, PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString() });
+
+  it('runs on two simulated nights, each with a summary whose counts match the warehouse', async () => {
+    const summaries: JobSummary[] = [];
+    for (let night = 0; night < 2; night++) {
+      if (night > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
+      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], nowEnv());
+      expect(result.stderr).not.toMatch(/unexpected failure/);
+      expect(result.code).toBe(0);
+      summaries.push(JSON.parse(result.stdout) as JobSummary);
+    }
+    expect(summaries.map((s) => s.carrierDay)).toEqual(['2026-11-20', '2026-11-21']);
+    for (const summary of summaries) {
+      expect(JSON.parse(await readFile(summary.summaryFile, 'utf8'))).toEqual(summary);
+      const track = summary.steps.find((s) => s.step === 'track')!;
+      const trackRunId = track.summary.runId as string;
+      const [jobRow] = await workspace.query<Record<string, unknown>>(`SELECT * FROM runs WHERE run_id = '${summary.runId}'`);
+      const [trackRow] = await workspace.query<Record<string, unknown>>(`SELECT * FROM runs WHERE run_id = '${trackRunId}'`);
+      const [results] = await workspace.query<Record<string, string>>(
+        `SELECT count(*) FILTER (WHERE outcome = 'ok') AS ok, count(*) FILTER (WHERE outcome = 'carrier_error') AS carrier_errors FROM lookup_results WHERE run_id = '${trackRunId}'`,
+      );
+      expect(jobRow).toMatchObject({ job: 'nightly', exit_state: 'ok', exit_code: 0 });
+      expect(trackRow).toMatchObject({ job: 'nightly-track' });
+      for (const column of ['codes_read', 'looked_up_ok', 'carrier_errors', 'transport_errors', 'deferred', 'lookups_spent']) {
+        expect(jobRow![column]).toEqual(trackRow![column]);
+      }
+      expect(String(summary.counts.lookedUpOk)).toBe(results!.ok);
+      expect(String(summary.counts.carrierErrors)).toBe(results!.carrier_errors);
+      expect(summary.counts.codesRead).toBe(90);
+    }
+    // The second night skips the orders that became terminal on the first.
+    const [terminal] = await workspace.query<{ n: string }>(`SELECT count(*) AS n FROM lookup_results l JOIN runs r USING (run_id) WHERE r.job = 'nightly-track' AND r.carrier_day = '2026-11-20' AND l.outcome = 'ok' AND l.order_code IN (SELECT order_code FROM orders WHERE is_terminal AND last_seen_at < '2026-11-21T00:00:00+07')`);
+    expect(summaries[1]!.counts.lookupsSpent).toBe(summaries[0]!.counts.lookupsSpent - Number(terminal!.n));
+  });
+
+  it('refuses a second run while one holds the lock, and takes over the lock after SIGKILL', async () => {
+    await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 1_000, latencyMaxMs: 1_200 });
+    try {
+      const lockFile = join(workspace.dir, 'locks', 'nightly.lock');
+      const first = spawnCli(['jobs', 'run', 'nightly', '--config', config], { ...nowEnv() });
+      await waitFor(() => existsSync(lockFile), 20_000);
+      const holder = JSON.parse(await readFile(lockFile, 'utf8')) as { pid: number };
+      expect(holder.pid).toBe(first.child.pid);
+
+      const started = Date.now();
+      const second = await runCli(['jobs', 'run', 'nightly', '--config', config], nowEnv());
+      expect(second.code).toBe(5);
+      expect(second.stderr).toMatch(new RegExp(`^parcel-recon: job nightly is already running \\(PID ${first.child.pid} on .+, since .+\\)\\n$`));
+      expect(Date.now() - started).toBeLessThan(10_000);
+
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBe(null);
+      expect(existsSync(lockFile)).toBe(true);
+
+      await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 0, latencyMaxMs: 0 });
+      const third = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], nowEnv());
+      expect(third.code).toBe(0);
+      expect(third.stderr).toMatch(/took over the lock of a run that was killed/);
+      expect(existsSync(lockFile)).toBe(false);
+      const files = await readdir(join(workspace.dir, 'jobs', 'nightly'));
+      expect(files).toContain(`${(JSON.parse(third.stdout) as JobSummary).runId}.json`);
+    } finally {
+      await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 0, latencyMaxMs: 0 });
+    }
+  });
+});
