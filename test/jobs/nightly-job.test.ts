@@ -1,5 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -58,15 +60,28 @@ describe('jobs run nightly', () => {
 
   const nowEnv = () => ({ ...env, PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString() });
 
-  it('runs on two simulated nights, each with a summary whose counts match the warehouse', async () => {
+  it('runs on two simulated nights, each with a summary whose counts match the warehouse, POSTed to the notification URL', async () => {
+    const notified: unknown[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        notified.push(JSON.parse(body));
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const summaries: JobSummary[] = [];
     for (let night = 0; night < 2; night++) {
       if (night > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
-      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], nowEnv());
+      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], { ...nowEnv(), PARCEL_RECON_NOTIFY_URL: notifyUrl });
       expect(result.stderr).not.toMatch(/unexpected failure/);
       expect(result.code).toBe(0);
       summaries.push(JSON.parse(result.stdout) as JobSummary);
     }
+    await new Promise((resolve) => receiver.close(resolve));
+    expect(notified).toEqual(summaries);
     expect(summaries.map((s) => s.carrierDay)).toEqual(['2026-11-20', '2026-11-21']);
     for (const summary of summaries) {
       expect(JSON.parse(await readFile(summary.summaryFile, 'utf8'))).toEqual(summary);
