@@ -170,3 +170,24 @@ export async function recordRejectedInputs(warehouse: Warehouse, runId: string, 
     { runId, finishedAt },
   );
 }
+
+/** The run's work per account alias (null: the row named none), and the valid codes left out because their stored status is terminal. */
+export async function countRunWorkByAccount(
+  warehouse: Warehouse,
+  runId: string,
+  options: RunWorkOptions,
+): Promise<{ byAccount: { accountAlias: string | null; work: number }[]; terminalSkipped: number }> {
+  const byAccount = await warehouse.readAll(`SELECT account_alias, count(*) AS work FROM (${RUN_WORK}) GROUP BY ALL ORDER BY ALL`, {
+    runId,
+    refreshTerminal: options.refreshTerminal,
+  });
+  const all = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, { runId, refreshTerminal: true });
+  const work = byAccount.getRowObjectsJS().map((row) => ({ accountAlias: row.account_alias as string | null, work: countOf(row.work) }));
+  const total = work.reduce((n, row) => n + row.work, 0);
+  return { byAccount: work, terminalSkipped: countOf(all.getRowObjectsJS()[0]?.work) - total };
+}
+
+/** Forgets a run's staged rows (a plan stages the sources to count them, then leaves nothing behind). */
+export async function deleteRunInputs(warehouse: Warehouse, runId: string): Promise<void> {
+  await warehouse.run('DELETE FROM run_inputs WHERE run_id = $runId', { runId });
+}
