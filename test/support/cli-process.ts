@@ -25,14 +25,17 @@ export async function cli(args: string[], env: Record<string, string>, timeoutMs
 }
 
 /** Starts `parcel-recon ARGS` and hands back the child, for tests that signal or kill it. */
-export function startCli(args: string[], env: Record<string, string>): ChildProcess & { readonly ended: Promise<CliResult> } {
+export function startCli(
+  args: string[],
+  env: Record<string, string>,
+): ChildProcess & { readonly ended: Promise<CliResult>; output(): { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const ended = new Promise<CliResult>((resolve) => child.once('close', (code, signal) => resolve({ code: code ?? (signal === 'SIGKILL' ? 137 : -1), stdout, stderr })));
-  return Object.assign(child, { ended });
+  return Object.assign(child, { ended, output: () => ({ stdout, stderr }) });
 }
 
 /** The environment a tracking command needs against a sandbox: its keys, its URL and its clock. */
