@@ -121,8 +121,10 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     let overCount = 0;
     for (let kill = 0; kill < 3; kill++) {
       const child = startCli(trackArgs(killedDb), env);
-      // Somewhere in the first half of what is left: the process is still at work when the signal comes.
-      await new Promise((resolve) => setTimeout(resolve, duration * (0.15 + 0.3 * random.fraction())));
+      // Once the run has the warehouse, somewhere in the first half of a run's time: staging, lookups or a
+      // commit, and the process still at work when the signal comes.
+      await logLine(child, 'run ');
+      await new Promise((resolve) => setTimeout(resolve, duration * (0.05 + 0.4 * random.fraction())));
       expect(child.exitCode, `process ${kill + 1} ended before its kill`).toBeNull();
       child.kill('SIGKILL');
       const ended = await child.ended;
