@@ -7,7 +7,13 @@ export async function openWarehouseForCommand(path: string, options: WarehouseOp
   try {
     return await Warehouse.open(path, options);
   } catch (error) {
-    if (error instanceof WarehouseBusyError) throw new UserError(error.message, EXIT.BUSY);
+    if (error instanceof WarehouseBusyError) {
+      // DuckDB lets no other process open a file one process holds for writing, not even to read.
+      const why = options.readOnly
+        ? ': DuckDB lets no other process open it, even read-only, while it is written; try again once that process has finished'
+        : ': one process writes the warehouse at a time; try again once that process has finished';
+      throw new UserError(`${error.message}${why}`, EXIT.BUSY);
+    }
     if (error instanceof WarehouseError) throw new UserError(error.message, EXIT.FAILURE);
     throw error;
   }

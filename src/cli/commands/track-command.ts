@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
+import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
 import type { TrackRunSummary } from '../../pipeline/run-summary.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { csvSource } from '../../sources/csv-source.js';
@@ -55,6 +56,7 @@ const TrackFlagsSchema = z.object({
   graceMs: nonNegativeInt.default(10_000),
   memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB').optional(),
   json: z.boolean().default(false),
+  plan: z.boolean().default(false),
   progress: z.boolean().default(true),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
@@ -113,10 +115,11 @@ export async function trackRunOptionsFromFlags(
   logger: Logger,
 ): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
   const flags = checkFlags(raw);
-  const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV];
+  // A plan asks the carrier nothing: it needs no tracking URL.
+  const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
   if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
   const checkedUrl = z.url({ protocol: /^https?$/ }).safeParse(trackingUrl);
-  if (!checkedUrl.success) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
+  if (!checkedUrl.success && !(flags.plan && trackingUrl === '')) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
   const keys: KeyRing = await loadApiKeys(flags.keysFile, env);
   const quota = QuotaPolicySchema.parse({
     perKeyDaily: flags.perKeyLimit,
@@ -168,6 +171,20 @@ function formatCounts(counts: Record<string, number>): string {
   return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k} ${v}`).join(', ')})`;
 }
 
+/** The plan as a person reads it. */
+export function describePlan(plan: TrackPlan): string {
+  const c = plan.codes;
+  const line = (name: string, p: { toLookUp: number; leftToday: number; wouldSpend: number; wouldDefer: number }) =>
+    `  ${name.padEnd(24)} to look up ${String(p.toLookUp).padStart(8)}, left today ${String(p.leftToday).padStart(9)}: would spend ${p.wouldSpend}, defer ${p.wouldDefer}`;
+  return [
+    `plan for carrier day ${plan.carrierDay} (nothing spent)${plan.maxLookups === null ? '' : `, --max-lookups ${plan.maxLookups}`}`,
+    `  codes read ${c.read}, rejected ${c.rejected}, duplicates ${c.duplicate}, terminal orders skipped ${c.terminalSkipped}`,
+    ...plan.keys.map((k) => line(k.alias, k)),
+    line('all keys', plan.total),
+    '',
+  ].join('\n');
+}
+
 /** Stops the run on SIGINT or SIGTERM: no new lookups, in-flight ones finish or are abandoned. */
 export function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
@@ -212,6 +229,7 @@ export function trackCommand(): Command {
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
+    .option('--plan', 'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
@@ -227,6 +245,15 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
       const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
+      if (flags.plan) {
+        try {
+          const plan = await planTracking({ ...options, warehouse });
+          process.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : describePlan(plan));
+        } finally {
+          await warehouse.close();
+        }
+        return;
+      }
       const signals = stopOnSignals();
       try {
         const summary = await runTracking({
