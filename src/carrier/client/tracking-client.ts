@@ -1,13 +1,6 @@
-import { errors as undiciErrors, Pool } from 'undici';
+import { Pool } from 'undici';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import {
-  ConnectionFailure,
-  HttpStatusFailure,
-  LookupFailure,
-  LookupTimeoutFailure,
-  MalformedAnswerFailure,
-  RateLimitedFailure,
-} from './lookup-failures.js';
+import { HttpStatusFailure, MalformedAnswerFailure, RateLimitedFailure, retryAfterMsOf, transportFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
   /** `{tracking_url}` of the carrier's interface, e.g. `https://tracking.example.vn` (a path prefix is kept). */
@@ -22,17 +15,6 @@ export interface TrackingClientOptions {
 export type TrackingAnswer =
   | { readonly kind: 'snapshot'; readonly snapshot: TrackingSnapshot; readonly body: string }
   | { readonly kind: 'carrier_error'; readonly error: TrackingError; readonly body: string };
-
-const RETRY_AFTER_DEFAULT_MS = 1_000;
-
-function retryAfterMs(header: string | string[] | undefined): number {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return RETRY_AFTER_DEFAULT_MS;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? RETRY_AFTER_DEFAULT_MS : Math.max(0, date - Date.now());
-}
 
 /**
  * The carrier's tracking lookup over keep-alive HTTP (undici). One call is one request, one attempt:
@@ -69,9 +51,9 @@ export class TrackingClient {
       retryAfter = answer.headers['retry-after'];
       body = await answer.body.text();
     } catch (error) {
-      throw this.transportFailure(error);
+      throw transportFailure(error, timeoutMs);
     }
-    if (statusCode === 429) throw new RateLimitedFailure(retryAfterMs(retryAfter));
+    if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(retryAfter));
     if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
     let decoded: unknown;
     try {
@@ -83,15 +65,6 @@ export class TrackingClient {
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const result = checked.value;
     return result.kind === 'snapshot' ? { kind: 'snapshot', snapshot: result.snapshot, body } : { kind: 'carrier_error', error: result.error, body };
-  }
-
-  private transportFailure(error: unknown): LookupFailure {
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-      return new LookupTimeoutFailure(this.options.timeoutMs);
-    }
-    const code = (error as { code?: string }).code;
-    // Only the error's code and class name: undici's messages are safe, but a cause could quote the URL.
-    return new ConnectionFailure(code ?? (error instanceof Error ? error.name : 'unknown error'));
   }
 
   async close(): Promise<void> {
