@@ -112,6 +112,8 @@ export async function downloadImage(policy: ImageDownloadPolicy, orderCode: stri
   }
   const length = Number(answer.headers['content-length']);
   if (Number.isFinite(length) && length > policy.maxBytes) {
+    // Destroying the body emits its abort as an error; nothing waits for it.
+    answer.body.on('error', () => {});
     answer.body.destroy();
     throw new ImageDownloadRefused('TOO_LARGE', `the file is ${length} bytes, over ${policy.maxBytes}`);
   }
