@@ -2,7 +2,6 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { describeIssues } from '../carrier/contract.js';
 import { DEFAULT_OPERATION_PACE, type CustomerRunOptions } from '../pipeline/customer-operation-run.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
@@ -34,16 +33,6 @@ export const CustomerOperationFlagsSchema = z.object({
   progress: z.boolean().default(true),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
-
-/** Checks flags against a schema; the first problem is one line naming its flag. */
-export function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>): z.output<S> {
-  const checked = schema.safeParse(raw);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0]!;
-  const key = String(issue.path[0] ?? '');
-  const flag = key in schema.shape ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : undefined;
-  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
-}
 
 /** Adds the shared flags to a command. */
 export function withCustomerOperationFlags(command: Command, job: string): Command {

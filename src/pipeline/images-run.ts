@@ -1,16 +1,11 @@
-import { join } from 'node:path';
-import { carrierDayOf, epochMsToInstant, formatCarrierDateTime, type CarrierInstant, type ImageItem } from '../carrier/contract.js';
-import { CustomerOperationsClient, type ImagesAnswer } from '../carrier/client/customer-operations-client.js';
+import { epochMsToInstant, type CarrierInstant, type ImageItem } from '../carrier/contract.js';
+import type { ImagesAnswer } from '../carrier/client/customer-operations-client.js';
 import { downloadImage, ImageDownloadRefused, type ImageDownloadPolicy } from '../carrier/client/image-download.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { loadImageLists, type ImageListRow, type StoredImage } from '../warehouse/image-list-loader.js';
-import { finishRun, startRun } from '../warehouse/run-store.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { askWithRetry, operationExit, operationLimiter, type CustomerRunOptions, type OperationProgress } from './customer-operation-run.js';
-import { DispatchWindow } from './dispatch-window.js';
-import { RejectsFile } from './rejects-file.js';
-import { newRunId } from './track-run.js';
+import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions } from './customer-operation-run.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
@@ -52,7 +47,6 @@ interface ImagesTarget {
   readonly origin: string;
 }
 
-const PROGRESS_INTERVAL_MS = 500;
 const LISTED_FAILURES = 100;
 
 /** Delivered orders (status 30) whose image list was never fetched, with their account. */
@@ -82,20 +76,26 @@ async function storedAccounts(warehouse: Warehouse, codes: readonly string[]): P
  * is a lookup_results row only: nothing of it is loaded.
  */
 export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesRunSummary> {
-  const { warehouse, keys, logger, now } = options;
-  const startedAt = now();
-  const startedClock = performance.now();
-  const runId = newRunId(options.job, startedAt);
-  const spoolDir = join(options.dataDir, 'spool', runId);
-  const rejects = new RejectsFile(join(options.dataDir, 'rejects', `${runId}.csv`));
-  const log = logger.child({ runId });
+  const { warehouse, keys, now } = options;
+  const counts = { done: 0, lists: 0, empty: 0, images: 0, carrierErrors: 0, failed: 0, sent: 0, saved: 0, refused: 0 };
+  let targets: ImagesTarget[] = [];
+  let rejected = 0;
+  /** Source rows that are not in the work list at all. */
+  let unreadable = 0;
+  const run = new CustomerOperationRun(options, () => ({
+    operation: 'images',
+    done: counts.done,
+    total: targets.length,
+    ok: counts.lists,
+    carrierErrors: counts.carrierErrors,
+    failed: counts.failed,
+    rejected,
+  }));
+  const { runId, log, rejects } = run;
   const sourceDescription = options.sources.length === 0 ? 'warehouse: delivered orders without an image list' : options.sources.map((s) => s.description).join(' + ');
-  await startRun(warehouse, { runId, job: options.job, source: sourceDescription, startedAt: epochMsToInstant(startedAt), carrierDay: carrierDayOf(startedAt) });
-  log.info({ job: options.job, source: sourceDescription, keys: keys.aliases, pace: options.pace, download: options.download !== undefined }, 'images run started');
+  await run.start(warehouse, sourceDescription);
 
   // The work list: given codes (de-duplicated, their account from the row, else the warehouse), or the warehouse's delivered orders.
-  let targets: ImagesTarget[];
-  let rejected = 0;
   if (options.sources.length === 0) {
     targets = await deliveredWithoutImages(warehouse);
   } else {
@@ -104,6 +104,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       for await (const item of source.items()) {
         if (item.kind === 'rejected') {
           rejected++;
+          unreadable++;
           await rejects.add({ origin: item.rejection.origin, orderCode: null, rejectCode: 'UNREADABLE_ROW', reason: item.rejection.reason });
         } else if (!seen.has(item.code.orderCode)) {
           seen.set(item.code.orderCode, item.code);
@@ -114,31 +115,17 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     targets = [...seen.values()].map((t) => ({ ...t, account: t.account ?? accounts.get(t.orderCode) ?? null }));
   }
 
-  const counts = { done: 0, lists: 0, empty: 0, images: 0, carrierErrors: 0, failed: 0, sent: 0, saved: 0, refused: 0 };
   const carrierErrorsByCode: Record<string, number> = {};
   const refusedByCode: Record<string, number> = {};
   const failedOrders: ImagesRunSummary['failedOrders'][number][] = [];
-  const client = new CustomerOperationsClient(options.client);
-  const limiter = operationLimiter(options.pace);
-  const stopping = options.stop ?? new AbortController().signal;
-  const window = new DispatchWindow(options.pace.concurrency * 2);
   let lists: ImageListRow[] = [];
   let results: LookupResultRow[] = [];
   const flush = async () => {
     const batch = { lists, results };
     lists = [];
     results = [];
-    await loadImageLists(warehouse, batch, spoolDir);
+    await loadImageLists(warehouse, batch, run.spoolDir);
   };
-  const progress = (): OperationProgress => ({
-    operation: 'images',
-    done: counts.done,
-    total: targets.length,
-    ok: counts.lists,
-    carrierErrors: counts.carrierErrors,
-    failed: counts.failed,
-    rejected,
-  });
 
   const storedImages = async (items: readonly ImageItem[], orderCode: string): Promise<StoredImage[]> => {
     // One row per number: a repeated No keeps its first link.
@@ -167,13 +154,13 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
 
   const fetchList = async (target: ImagesTarget, alias: string) => {
     const asked = await askWithRetry<ImagesAnswer>(
-      limiter,
+      run.limiter,
       () => {
         counts.sent++;
-        return client.listImages(keys.keyOf(alias), target.orderCode);
+        return run.client.listImages(keys.keyOf(alias), target.orderCode);
       },
       options.retry,
-      stopping,
+      run.stopping,
       (failure, attempt) => log.debug({ orderCode: target.orderCode, account: alias, failure: failure.code, attempt }, 'images request retried'),
     );
     const finishedAt: CarrierInstant = epochMsToInstant(now());
@@ -200,11 +187,10 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   };
 
   log.info({ orders: targets.length, rejected }, 'orders to ask');
-  options.progress?.start(progress());
-  const ticker = setInterval(() => options.progress?.update(progress()), PROGRESS_INTERVAL_MS);
+  run.showProgress();
   try {
     for (const target of targets) {
-      if (stopping.aborted) break;
+      if (run.stopping.aborted) break;
       const alias = keys.aliasFor(target.account);
       if (alias === undefined) {
         rejected++;
@@ -213,32 +199,20 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
         results.push({ runId, orderCode: target.orderCode, accountAlias: target.account, outcome: 'rejected', errorCode: target.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT', errorMessage: reason, attempts: 0, origin: target.origin, finishedAt: epochMsToInstant(now()) });
         continue;
       }
-      await window.enter();
-      void fetchList(target, alias)
-        .catch((error: unknown) => log.error({ orderCode: target.orderCode, error: error instanceof Error ? error.message : String(error) }, 'images request broke'))
-        .finally(() => window.leave());
+      await run.dispatch(target.orderCode, () => fetchList(target, alias));
       if (lists.length + results.length >= options.batchSize) await flush();
     }
   } finally {
-    await window.drained();
-    await flush();
-    clearInterval(ticker);
-    options.progress?.update(progress());
-    options.progress?.stop();
-    await limiter.stop({ dropWaitingJobs: false });
-    await client.close();
-    await rejects.close();
+    await run.close(flush);
   }
 
   const finishedAt = now();
-  const { exitCode, exitState } = operationExit(counts.failed, stopping.aborted);
+  const { exitCode, exitState } = operationExit(counts.failed, run.stopping.aborted);
   const summary: ImagesRunSummary = {
     runId,
     job: options.job,
     source: sourceDescription,
-    startedAt: formatCarrierDateTime(startedAt),
-    finishedAt: formatCarrierDateTime(finishedAt),
-    durationMs: Math.round(performance.now() - startedClock),
+    ...run.timing(finishedAt),
     ordersToAsk: targets.length,
     rejected,
     listsStored: counts.lists,
@@ -254,23 +228,13 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     exitCode,
     exitState,
   };
-  await finishRun(warehouse, runId, {
-    finishedAt: epochMsToInstant(finishedAt),
-    counts: {
-      codesRead: targets.length + rejected,
-      codesRejected: rejected,
-      codesDuplicate: 0,
-      codesToLookUp: targets.length,
-      lookedUpOk: counts.lists,
-      carrierErrors: counts.carrierErrors,
-      transportErrors: counts.failed,
-      deferred: 0,
-      lookupsSpent: counts.sent,
-    },
-    exitCode,
-    exitState,
+  await run.finish(
+    warehouse,
+    finishedAt,
+    { read: targets.length + unreadable, rejected, ok: counts.lists, carrierErrors: counts.carrierErrors, failed: counts.failed, sent: counts.sent },
+    { exitCode, exitState },
     summary,
-  });
+  );
   log.info({ summary }, 'images run finished');
   return summary;
 }

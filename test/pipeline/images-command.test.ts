@@ -43,7 +43,7 @@ describe('parcel-recon images', () => {
   let delivered: OrderTruth[];
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ ordersPerAccount: 40, seed: 11, imageBytes: IMAGE_BYTES, noImageRate: 0.2 });
+    sandbox = await startTestSandbox({ ordersPerAccount: 40, seed: 11, imageBytes: IMAGE_BYTES, lifecycle: { noImageRate: 0.2 } });
     workspace = await trackingWorkspace();
     truth = await truthOrders(sandbox);
     delivered = truth.filter((o) => o.status === STATUS.DELIVERED);

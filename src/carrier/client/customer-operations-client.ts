@@ -9,7 +9,8 @@ import {
   type PriceRequest,
   type PriceResult,
 } from '../contract.js';
-import { HttpStatusFailure, MalformedAnswerFailure, RateLimitedFailure, retryAfterMsOf, transportFailure } from './lookup-failures.js';
+import { carrierRequestText } from './carrier-request.js';
+import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface CustomerOperationsClientOptions {
   /** `{base_url}` of the carrier's customer operations, e.g. `https://api.example.vn` (a path prefix is kept). */
@@ -84,28 +85,16 @@ export class CustomerOperationsClient {
 
   /** POSTs a JSON body; the answer's body when it is 2xx, else the failure. */
   private async post(path: string, apiKey: string, payload: unknown): Promise<string> {
-    const { timeoutMs } = this.options;
-    let statusCode: number;
-    let body: string;
-    let retryAfter: string | string[] | undefined;
-    try {
-      const answer = await this.pool.request({
+    return carrierRequestText(
+      this.pool,
+      {
         method: 'POST',
         path: `${this.prefix}${path}`,
         headers: { 'content-type': 'application/json', [this.options.authHeader]: apiKey },
         body: JSON.stringify(payload),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      statusCode = answer.statusCode;
-      retryAfter = answer.headers['retry-after'];
-      body = await answer.body.text();
-    } catch (error) {
-      throw transportFailure(error, timeoutMs);
-    }
-    if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(retryAfter));
-    if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
-    return body;
+      },
+      this.options.timeoutMs,
+    );
   }
 
   async close(): Promise<void> {

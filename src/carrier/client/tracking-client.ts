@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import { HttpStatusFailure, MalformedAnswerFailure, RateLimitedFailure, retryAfterMsOf, transportFailure } from './lookup-failures.js';
+import { carrierRequestText } from './carrier-request.js';
+import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
   /** `{tracking_url}` of the carrier's interface, e.g. `https://tracking.example.vn` (a path prefix is kept). */
@@ -33,28 +34,11 @@ export class TrackingClient {
   /** Looks one order code up; throws a LookupFailure when no usable answer came back. */
   async lookup(apiKey: string, orderCode: string, signal?: AbortSignal): Promise<TrackingAnswer> {
     const query = new URLSearchParams({ apiKey, ordercode: orderCode });
-    const { timeoutMs } = this.options;
-    let statusCode: number;
-    let body: string;
-    let retryAfter: string | string[] | undefined;
-    try {
-      const answer = await this.pool.request({
-        method: 'GET',
-        path: `${this.path}?${query.toString()}`,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        // undici's own header and body timeouts bound a hung request; no per-request timer or
-        // combined AbortSignal, which cost more than the request itself at thousands per second.
-        ...(signal ? { signal } : {}),
-      });
-      statusCode = answer.statusCode;
-      retryAfter = answer.headers['retry-after'];
-      body = await answer.body.text();
-    } catch (error) {
-      throw transportFailure(error, timeoutMs);
-    }
-    if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(retryAfter));
-    if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
+    const body = await carrierRequestText(
+      this.pool,
+      { method: 'GET', path: `${this.path}?${query.toString()}`, ...(signal ? { signal } : {}) },
+      this.options.timeoutMs,
+    );
     let decoded: unknown;
     try {
       decoded = JSON.parse(body);

@@ -4,8 +4,9 @@ import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js
 import { runOrderImages, type ImagesRunSummary } from '../../pipeline/images-run.js';
 import { csvSource } from '../../sources/csv-source.js';
 import type { OrderCodeSource, SourceItem } from '../../sources/order-code-source.js';
-import { checkFlags, CustomerOperationFlagsSchema, customerRunOptions, withCustomerOperationFlags } from '../customer-operation-options.js';
+import { CustomerOperationFlagsSchema, customerRunOptions, withCustomerOperationFlags } from '../customer-operation-options.js';
 import { UserError } from '../exit-codes.js';
+import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedOperationProgress, terminalOperationProgress } from '../progress-display.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
