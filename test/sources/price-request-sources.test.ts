@@ -2,13 +2,13 @@
  * Quote requests from a DuckDB file and a PostgreSQL server: the request columns in snake_case or
  * PascalCase, numbers of any SQL type, an invalid row refused with its reason, missing columns named.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { duckdbPriceRequests, postgresPriceRequests, type PriceInput, type PriceInputSource } from '../../src/pipeline/price-inputs.js';
+import { csvPriceRequests, duckdbPriceRequests, postgresPriceRequests, type PriceInput, type PriceInputSource } from '../../src/pipeline/price-inputs.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
 import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
 
@@ -86,5 +86,35 @@ describe('quote requests from PostgreSQL', () => {
 
   it('reads the PascalCase columns, refusing the invalid row with its reason', async () => {
     expect(await itemsOf(postgresPriceRequests(server.url, 'SELECT * FROM parcels ORDER BY "OrderCode"'))).toEqual(EXPECTED);
+  });
+});
+
+describe('quote requests from CSV', () => {
+  it('reads a BOM, semicolons, CRLF, quoted fields and mixed-case headers; refuses short and invalid rows with their line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-price-csv-'));
+    try {
+      const file = join(dir, 'quotes.csv');
+      const lines = [
+        'Order_Code;TOPROVINCENAME;to_district_name;ToWardName;Length;Width;Height;real_weight;ClientHubId;service_type_id',
+        'EX100000001;"Hà Nội";"Quận Ba Đình; cũ";Phường Kim Mã;10;20.5;30;1.25;HNI-HUB-1;DE',
+        '',
+        'EX100000002;Hà Nội;Quận Ba Đình;Phường Kim Mã;10;20;30',
+        'EX100000003;Hà Nội;Quận Ba Đình;Phường Kim Mã;1e400;20;30;abc;HNI-HUB-1;',
+      ];
+      await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines.join('\r\n') + '\r\n')]));
+      expect(await itemsOf(csvPriceRequests(file))).toEqual([
+        {
+          kind: 'request',
+          request: { ToProvinceName: 'Hà Nội', ToDistrictName: 'Quận Ba Đình; cũ', ToWardName: 'Phường Kim Mã', Length: 10, Width: 20.5, Height: 30, RealWeight: 1.25, ClientHubID: 'HNI-HUB-1', ServiceTypeID: 'DE' },
+          orderCode: 'EX100000001',
+          account: null,
+          origin: `${file}:2`,
+        },
+        { kind: 'rejected', orderCode: null, reason: 'the row has 7 fields, the header 10', origin: `${file}:4` },
+        { kind: 'rejected', orderCode: 'EX100000003', reason: 'Length is not a number; RealWeight is not a number; ServiceTypeID is empty', origin: `${file}:5` },
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
