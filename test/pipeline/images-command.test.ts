@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS } from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
-import { startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
+import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 
@@ -65,6 +65,7 @@ describe('parcel-recon images', () => {
     const result = await run([]);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as ImagesSummary;
+    for (const key of Object.values(keysOf(sandbox))) expect(result.stdout + result.stderr).not.toContain(key);
     const empty = delivered.filter((o) => o.imageCount === 0);
     expect(empty.length).toBeGreaterThan(0);
     expect(summary).toMatchObject({ ordersToAsk: delivered.length, listsStored: delivered.length, emptyLists: empty.length, failed: 0 });

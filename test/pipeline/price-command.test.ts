@@ -11,7 +11,7 @@ import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { findProvince } from '../../src/sandbox/world/geography.js';
 import { findServiceType, priceParcel } from '../../src/sandbox/world/tariff.js';
-import { startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
+import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 
@@ -76,6 +76,9 @@ describe('parcel-recon price', () => {
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { runId: string; quoted: number; rejected: number; failed: number };
     expect(summary).toMatchObject({ quoted: truth.length, rejected: 0, failed: 0 });
+    // Logs and output name the key's alias, never the key.
+    for (const key of Object.values(keysOf(sandbox))) expect(result.stdout + result.stderr).not.toContain(key);
+    expect(result.stderr).toContain('hanoi-shop');
 
     const quotes = await quotesOf(summary.runId);
     expect(quotes).toHaveLength(truth.length);
