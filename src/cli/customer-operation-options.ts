@@ -2,11 +2,14 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { DEFAULT_OPERATION_PACE, type CustomerRunOptions } from '../pipeline/customer-operation-run.js';
+import { DEFAULT_OPERATION_PACE, type CustomerRunOptions, type OperationProgressListener } from '../pipeline/customer-operation-run.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
-import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
+import { DB_ENV, DEFAULT_DB, stopOnSignals } from './commands/track-command.js';
 import { UserError } from './exit-codes.js';
+import { loggedOperationProgress, terminalOperationProgress } from './progress-display.js';
 import { runClock } from './run-clock.js';
+import { openWarehouseForCommand } from './warehouse-access.js';
 
 export const BASE_URL_ENV = 'PARCEL_RECON_BASE_URL';
 /** What the sandbox expects; the carrier's interface does not say how these operations authenticate. */
@@ -87,4 +90,28 @@ export async function customerRunOptions(
       logger,
     },
   };
+}
+
+/**
+ * Runs a price or images run on the warehouse, stopped by SIGINT/SIGTERM, with a progress bar on a
+ * terminal (else log lines); prints its summary (JSON with --json) and sets the exit code.
+ */
+export async function runOnWarehouse<S extends { readonly exitCode: number }>(
+  dbPath: string,
+  flags: { readonly json: boolean; readonly progress: boolean },
+  logger: Logger,
+  run: (warehouse: Warehouse, control: { stop: AbortSignal; progress: OperationProgressListener }) => Promise<S>,
+  describe: (summary: S, dbPath: string) => string,
+): Promise<void> {
+  const warehouse = await openWarehouseForCommand(dbPath);
+  const signals = stopOnSignals();
+  try {
+    const progress = flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
+    const summary = await run(warehouse, { stop: signals.signal, progress });
+    process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describe(summary, dbPath));
+    process.exitCode = summary.exitCode;
+  } finally {
+    signals.dispose();
+    await warehouse.close();
+  }
 }

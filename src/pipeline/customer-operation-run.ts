@@ -61,6 +61,16 @@ export interface CustomerRunOptions {
   readonly stop?: AbortSignal | undefined;
 }
 
+/** What every price or images run summary starts with. */
+export interface OperationRunIdentity {
+  readonly runId: string;
+  readonly job: string;
+  readonly source: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+}
+
 /** Bottleneck holding the pace: at most `concurrency` in flight, starts spaced by 1/rate seconds. */
 export function operationLimiter(pace: OperationPace): Bottleneck {
   return new Bottleneck({ maxConcurrent: pace.concurrency, minTime: Math.ceil(1000 / pace.requestsPerSecond) });

@@ -5,7 +5,7 @@ import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { loadImageLists, type ImageListRow, type StoredImage } from '../warehouse/image-list-loader.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions } from './customer-operation-run.js';
+import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions, type OperationRunIdentity } from './customer-operation-run.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
@@ -15,13 +15,7 @@ export interface ImagesRunOptions extends CustomerRunOptions {
   readonly download?: ImageDownloadPolicy | undefined;
 }
 
-export interface ImagesRunSummary {
-  readonly runId: string;
-  readonly job: string;
-  readonly source: string;
-  readonly startedAt: string;
-  readonly finishedAt: string;
-  readonly durationMs: number;
+export interface ImagesRunSummary extends OperationRunIdentity {
   readonly ordersToAsk: number;
   readonly rejected: number;
   /** Image lists stored, and of them the empty ones (known to have no images). */

@@ -4,7 +4,7 @@ import type { PriceAnswer } from '../carrier/client/customer-operations-client.j
 import { SourceError } from '../sources/order-code-source.js';
 import { loadPriceQuotes, QUOTE_CARRIER_ERROR, type PriceQuoteRow } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions } from './customer-operation-run.js';
+import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions, type OperationRunIdentity } from './customer-operation-run.js';
 import { EXIT_CODE } from './exit-codes.js';
 import type { PriceInputSource } from './price-inputs.js';
 
@@ -13,13 +13,7 @@ export interface PriceRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
 }
 
-export interface PriceRunSummary {
-  readonly runId: string;
-  readonly job: string;
-  readonly source: string;
-  readonly startedAt: string;
-  readonly finishedAt: string;
-  readonly durationMs: number;
+export interface PriceRunSummary extends OperationRunIdentity {
   readonly rowsRead: number;
   readonly rejected: number;
   /** Quotes the carrier gave. */

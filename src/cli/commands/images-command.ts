@@ -4,13 +4,10 @@ import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js
 import { runOrderImages, type ImagesRunSummary } from '../../pipeline/images-run.js';
 import { csvSource } from '../../sources/csv-source.js';
 import type { OrderCodeSource, SourceItem } from '../../sources/order-code-source.js';
-import { CustomerOperationFlagsSchema, customerRunOptions, withCustomerOperationFlags } from '../customer-operation-options.js';
+import { CustomerOperationFlagsSchema, customerRunOptions, runOnWarehouse, withCustomerOperationFlags } from '../customer-operation-options.js';
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { loggedOperationProgress, terminalOperationProgress } from '../progress-display.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
-import { stopOnSignals } from './track-command.js';
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -70,22 +67,6 @@ export function imagesCommand(): Command {
       flags.download === undefined
         ? undefined
         : { dir: flags.download, allowedHosts: flags.allowHost.length > 0 ? flags.allowHost : [new URL(options.client.baseUrl).host.toLowerCase()], maxBytes: flags.maxBytes, timeoutMs: options.client.timeoutMs };
-    const warehouse = await openWarehouseForCommand(dbPath);
-    const signals = stopOnSignals();
-    try {
-      const summary = await runOrderImages({
-        ...options,
-        warehouse,
-        sources,
-        download,
-        stop: signals.signal,
-        progress: flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger),
-      });
-      process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describeImagesSummary(summary, dbPath));
-      process.exitCode = summary.exitCode;
-    } finally {
-      signals.dispose();
-      await warehouse.close();
-    }
+    await runOnWarehouse(dbPath, flags, logger, (warehouse, control) => runOrderImages({ ...options, ...control, warehouse, sources, download }), describeImagesSummary);
   });
 }

@@ -3,13 +3,11 @@ import { z } from 'zod';
 import { csvPriceRequests, duckdbPriceRequests, orderPriceRequests, postgresPriceRequests, type PriceInputSource } from '../../pipeline/price-inputs.js';
 import { runPriceQuotes, type PriceRunSummary } from '../../pipeline/price-run.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { CustomerOperationFlagsSchema, customerRunOptions, withCustomerOperationFlags } from '../customer-operation-options.js';
+import { CustomerOperationFlagsSchema, customerRunOptions, runOnWarehouse, withCustomerOperationFlags } from '../customer-operation-options.js';
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { loggedOperationProgress, terminalOperationProgress } from '../progress-display.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
-import { postgresUrl, stopOnSignals } from './track-command.js';
+import { postgresUrl } from './track-command.js';
 
 const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
   input: z.string().optional(),
@@ -66,21 +64,6 @@ export function priceCommand(): Command {
     const logger = createLogger({ level: flags.logLevel });
     const { options, dbPath } = await customerRunOptions(flags, process.env, logger, flags.job);
     const source = sourceFromFlags(flags, process.env);
-    const warehouse = await openWarehouseForCommand(dbPath);
-    const signals = stopOnSignals();
-    try {
-      const summary = await runPriceQuotes({
-        ...options,
-        warehouse,
-        source: source(warehouse),
-        stop: signals.signal,
-        progress: flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger),
-      });
-      process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describePriceSummary(summary, dbPath));
-      process.exitCode = summary.exitCode;
-    } finally {
-      signals.dispose();
-      await warehouse.close();
-    }
+    await runOnWarehouse(dbPath, flags, logger, (warehouse, control) => runPriceQuotes({ ...options, ...control, warehouse, source: source(warehouse) }), describePriceSummary);
   });
 }
