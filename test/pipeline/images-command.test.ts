@@ -91,6 +91,21 @@ describe('parcel-recon images', () => {
     expect(again.ordersToAsk).toBe(0);
   });
 
+  it.each(['rate_limited', 'reset', 'hang', 'malformed'] as const)('retries a %s answer and then stores the list', async (kind) => {
+    const order = delivered.filter((o) => o.imageCount > 0)[1]!;
+    sandbox.state.faults.script({ kind, operation: 'images', orderCode: order.orderCode, times: 1 });
+    const result = await run(['--codes', order.orderCode, '--timeout-ms', '1000']);
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as ImagesSummary & { durationMs: number };
+    expect(summary).toMatchObject({ listsStored: 1, images: order.imageCount, failed: 0 });
+    // The sandbox's 429 says Retry-After: 1; the retry waited for it.
+    if (kind === 'rate_limited') expect(summary.durationMs).toBeGreaterThanOrEqual(1000);
+    const [row] = await workspace.query<{ outcome: string; attempts: number }>(
+      `SELECT outcome, attempts FROM lookup_results WHERE run_id = '${summary.runId}' AND order_code = '${order.orderCode}'`,
+    );
+    expect(row).toEqual({ outcome: 'ok', attempts: 2 });
+  });
+
   it('records a malformed answer after every retry without loading it, and exits 1', async () => {
     const order = delivered.find((o) => o.imageCount > 0)!;
     sandbox.state.faults.script({ kind: 'malformed', operation: 'images', orderCode: order.orderCode, times: 3 });
