@@ -150,7 +150,7 @@ async function* requestsForOrders(warehouse: Warehouse, destinations: string, re
           Height: parcel.height,
           RealWeight: parcel.realWeight,
           ServiceTypeID: parcel.serviceTypeId,
-          account: fields.account ?? parcel.accountAlias,
+          account: String(fields.account ?? '').trim() || parcel.accountAlias,
         },
         options.defaultClientHubId,
       );
