@@ -14,7 +14,7 @@ export interface CliResult {
 }
 
 /** Runs `parcel-recon ARGS` to its end with only PATH and `env` in its environment. */
-export async function cli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
+export async function cli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
@@ -38,10 +38,11 @@ export function startCli(
   return Object.assign(child, { ended, output: () => ({ stdout, stderr }) });
 }
 
-/** The environment a tracking command needs against a sandbox: its keys, its URL and its clock. */
+/** The environment a command needs against a sandbox: its keys, its addresses, its clock. */
 export function sandboxEnv(sandbox: RunningSandbox): Record<string, string> {
   return {
     PARCEL_RECON_API_KEYS: sandbox.state.world.accounts.map((a) => `${a.alias}=${a.apiKey}`).join(','),
+    PARCEL_RECON_BASE_URL: sandbox.url,
     PARCEL_RECON_TRACKING_URL: sandbox.url,
     PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
   };

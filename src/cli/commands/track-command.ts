@@ -2,7 +2,6 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { describeIssues } from '../../carrier/contract.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
 import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
@@ -14,6 +13,7 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { UserError } from '../exit-codes.js';
+import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
@@ -63,20 +63,8 @@ const TrackFlagsSchema = z.object({
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
-const FLAG_NAMES: Record<string, string> = Object.fromEntries(
-  Object.keys(TrackFlagsSchema.shape).map((key) => [key, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]),
-);
-
-function checkFlags(raw: Record<string, unknown>): TrackFlags {
-  const checked = TrackFlagsSchema.safeParse(raw);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0]!;
-  const flag = FLAG_NAMES[String(issue.path[0])];
-  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
-}
-
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
-function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
+export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
   if (flag !== true) {
     let parsed: URL;
     try {
@@ -114,7 +102,7 @@ export async function trackRunOptionsFromFlags(
   env: NodeJS.ProcessEnv,
   logger: Logger,
 ): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
-  const flags = checkFlags(raw);
+  const flags = checkFlags(TrackFlagsSchema, raw);
   // A plan asks the carrier nothing: it needs no tracking URL.
   const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
   if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);

@@ -7,6 +7,7 @@ import { migration as orderHistory } from './v5-order-history.js';
 import { migration as callbackEvents } from './v6-callback-events.js';
 import { migration as priceQuotesAndImages } from './v7-price-quotes-and-images.js';
 import { migration as failuresWithUnknownReason } from './v8-failures-with-unknown-reason.js';
+import { migration as quoteAndImageFailures } from './v9-quote-and-image-failures.js';
 import { migration as historyWithoutKeys } from './v12-history-without-keys.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
@@ -19,5 +20,6 @@ export const MIGRATIONS: readonly Migration[] = [
   callbackEvents,
   priceQuotesAndImages,
   failuresWithUnknownReason,
+  quoteAndImageFailures,
   historyWithoutKeys,
 ];
