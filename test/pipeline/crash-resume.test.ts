@@ -108,9 +108,7 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     const killed = join(workspace.dir, 'killed');
     await Promise.all([mkdir(whole), mkdir(killed)]);
 
-    const started = performance.now();
     const uninterrupted = await cli(trackArgs(join(whole, 'recon.duckdb')), env);
-    const duration = performance.now() - started;
     expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
     const baseline = await tableChecksums(join(whole, 'recon.duckdb'), COMPARED_TABLES);
     expect(baseline.orders!.rows).toBeGreaterThan(100);
@@ -121,10 +119,14 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     let overCount = 0;
     for (let kill = 0; kill < 3; kill++) {
       const child = startCli(trackArgs(killedDb), env);
-      // Once the run has the warehouse, somewhere in the first half of a run's time: staging, lookups or a
-      // commit, and the process still at work when the signal comes.
+      // Once the run has the warehouse, after a seeded share (5% to 45%) of the lookups still to do, counted
+      // by the sandbox: a point in the work, not in time, so a slow or fast machine kills at the same stage.
       await logLine(child, 'run ');
-      await new Promise((resolve) => setTimeout(resolve, duration * (0.05 + 0.4 * random.fraction())));
+      const seenAtStart = await sandboxSeen();
+      const stillToDo = Math.max(10, baseline.orders!.rows - (seenAtStart - seenBefore));
+      const killAt = seenAtStart + Math.max(1, Math.floor(stillToDo * (0.05 + 0.4 * random.fraction())));
+      const deadline = performance.now() + 60_000;
+      while ((await sandboxSeen()) < killAt && child.exitCode === null && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
       expect(child.exitCode, `process ${kill + 1} ended before its kill`).toBeNull();
       child.kill('SIGKILL');
       const ended = await child.ended;
