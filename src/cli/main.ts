@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { callbacksCommand } from './commands/callbacks-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { quotaCommand } from './commands/quota-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
@@ -14,7 +15,7 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand()]) program.addCommand(command.exitOverride());
+for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), callbacksCommand()]) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
 async function main(argv: string[]): Promise<number> {

@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -11,7 +11,9 @@ import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
+import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
@@ -226,9 +228,11 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
+      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
       const signals = stopOnSignals();
       try {
+        // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
+        await ingestCallbackJournalAsGuest(warehouse, callbackJournalDir(dbPath, undefined, process.env), { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger });
         const summary = await runTracking({
           ...options,
           warehouse,

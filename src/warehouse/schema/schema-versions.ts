@@ -6,6 +6,7 @@ import { migration as quotaUsage } from './v4-quota-usage.js';
 import { migration as orderHistory } from './v5-order-history.js';
 import { migration as callbackEvents } from './v6-callback-events.js';
 import { migration as priceQuotesAndImages } from './v7-price-quotes-and-images.js';
+import { migration as callbackMerge } from './v10-callback-merge.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
-export const MIGRATIONS: readonly Migration[] = [referenceData, orders, runs, quotaUsage, orderHistory, callbackEvents, priceQuotesAndImages];
+export const MIGRATIONS: readonly Migration[] = [referenceData, orders, runs, quotaUsage, orderHistory, callbackEvents, priceQuotesAndImages, callbackMerge];
