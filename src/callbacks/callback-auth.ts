@@ -15,16 +15,12 @@ export interface CallbackAuthenticator {
   authenticate(request: { readonly authorization: string | undefined; readonly apiKey: unknown }): CallbackIdentity | undefined;
 }
 
+/**
+ * Secrets are compared as SHA-256 digests with timingSafeEqual: fixed length, so neither the length
+ * nor the first differing byte of a secret shows in the time taken.
+ */
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
-}
-
-/**
- * Equal in constant time: both sides are hashed to 32 bytes first, so neither the length nor the
- * first differing byte of the secret shows in the time taken.
- */
-function sameSecret(given: Buffer, expected: Buffer): boolean {
-  return timingSafeEqual(given, expected);
 }
 
 /**
@@ -39,7 +35,7 @@ export function apiKeyAuthenticator(keys: KeyRing): CallbackAuthenticator {
       if (typeof apiKey !== 'string' || apiKey === '') return undefined;
       const given = digest(apiKey);
       let match: string | undefined;
-      for (const key of expected) if (sameSecret(given, key.digest) && match === undefined) match = key.alias;
+      for (const key of expected) if (timingSafeEqual(given, key.digest) && match === undefined) match = key.alias;
       return match === undefined ? undefined : { method: 'apikey', accountAlias: match };
     },
   };
@@ -57,8 +53,8 @@ export function basicAuthenticator(user: string, password: string): CallbackAuth
       const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon === -1) return undefined;
-      const userOk = sameSecret(digest(decoded.slice(0, colon)), expectedUser);
-      const passwordOk = sameSecret(digest(decoded.slice(colon + 1)), expectedPassword);
+      const userOk = timingSafeEqual(digest(decoded.slice(0, colon)), expectedUser);
+      const passwordOk = timingSafeEqual(digest(decoded.slice(colon + 1)), expectedPassword);
       return userOk && passwordOk ? { method: 'basic', accountAlias: null } : undefined;
     },
   };

@@ -85,7 +85,7 @@ describe('parcel-recon callbacks (ApiKey)', () => {
       receiver_name: 'Nguyễn Văn A',
     });
     expect(example!.event_id).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const body = JSON.parse(example!.body) as Record<string, unknown>;
+    const body = JSON.parse(example!.body!) as Record<string, unknown>;
     expect(body.ApiKey).toBeUndefined();
     expect(body.SomethingNew).toEqual({ kept: true });
     expect(body.Time).toBe(PUBLISHED_EXAMPLE.Time);

@@ -17,8 +17,8 @@ export interface LoadPlan {
   readonly keys: readonly string[];
   /** Makes the order codes of this load distinct from another's. */
   readonly orderPrefix: string;
-  /** Called after each request is sent (not answered), with how many were sent. */
-  readonly onSent?: (sent: number) => void;
+  /** Called as each request is answered (or fails), with how many were acknowledged so far. */
+  readonly onAnswered?: (acknowledged: number) => void;
   readonly connections?: number;
 }
 
@@ -72,6 +72,7 @@ export async function runCallbackLoad(url: string, plan: LoadPlan): Promise<Load
   const pool = new Pool(url, { connections: plan.connections ?? 64, headersTimeout: 30_000, bodyTimeout: 30_000 });
   const sentGood: { text: string; eventId: string }[] = [];
   const outcomes: Promise<LoadOutcome>[] = [];
+  let acknowledged = 0;
   const started = performance.now();
   const { duplicate, badCredential, malformed } = plan.perHundred;
   try {
@@ -119,9 +120,13 @@ export async function runCallbackLoad(url: string, plan: LoadPlan): Promise<Load
             const accepted = answer.statusCode === 200 && (JSON.parse(reply) as { IsError: boolean }).IsError === false;
             return { kind, eventId, status: answer.statusCode, accepted, latencyMs: performance.now() - sentAt };
           })
-          .catch(() => ({ kind, eventId, status: null, accepted: false, latencyMs: performance.now() - sentAt })),
+          .catch((): LoadOutcome => ({ kind, eventId, status: null, accepted: false, latencyMs: performance.now() - sentAt }))
+          .then((outcome) => {
+            if (outcome.accepted) acknowledged++;
+            plan.onAnswered?.(acknowledged);
+            return outcome;
+          }),
       );
-      plan.onSent?.(i + 1);
     }
     const sendRate = plan.total / ((performance.now() - started) / 1000);
     const settled = await Promise.all(outcomes);

@@ -232,7 +232,11 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
       const signals = stopOnSignals();
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
-        await ingestCallbackJournalAsGuest(warehouse, callbackJournalDir(dbPath, undefined, process.env), { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger });
+        // A journal that cannot be loaded stays for the next load; the run goes on.
+        const journalDir = callbackJournalDir(dbPath, undefined, process.env);
+        await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
+          logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
+        );
         const summary = await runTracking({
           ...options,
           warehouse,
