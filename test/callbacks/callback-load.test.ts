@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { latencyPercentile, runCallbackLoad, type LoadOutcome, type LoadPlan } from '../support/callback-load.js';
+import { latencyPercentile, runCallbackLoad, type LoadOutcome, type LoadPlan } from '../../bench/support/callback-load.js';
 import { queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
 
 const KEYS = { 'hanoi-shop': 'load-key-hanoi-0001', 'saigon-shop': 'load-key-saigon-0002' };
