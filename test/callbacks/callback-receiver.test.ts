@@ -6,6 +6,7 @@
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, httpPost } from '../sandbox/sandbox-http.js';
 import { queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
@@ -120,12 +121,27 @@ describe('parcel-recon callbacks (ApiKey)', () => {
     expect((await httpPost(`${receiver.url}/IntegrationAPI`, JSON.stringify(PUBLISHED_EXAMPLE))).status).toBe(404);
   });
 
+  it('answers 413 to a chunked body (no Content-Length) once it passes the cap', async () => {
+    const chunk = Buffer.alloc(1024, 'a');
+    const answer = await request(`${receiver.url}/IntergrationAPI`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: (async function* () {
+        // Far more than the cap of 4 KiB.
+        for (let i = 0; i < 64; i++) yield chunk;
+      })(),
+    }).catch((error: unknown) => error as Error);
+    if (answer instanceof Error) throw answer;
+    expect(answer.statusCode).toBe(413);
+    expect(JSON.parse(await answer.body.text())).toMatchObject({ IsError: true, ErrorMessage: expect.stringContaining('over the limit') });
+  });
+
   it('reports acknowledged and rejected callbacks, the backlog and the last load on GET /health', async () => {
     const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as Record<string, any>;
     expect(health.status).toBe('ok');
     expect(health.acknowledged).toBe(3);
     expect(health.rejected['401']).toBe(2);
-    expect(health.rejected['413']).toBe(1);
+    expect(health.rejected['413']).toBe(2);
     expect(health.journal.backlogBytes).toBe(0);
     expect(health.warehouse.lastIngest.at).toBeTruthy();
   });

@@ -210,7 +210,7 @@ export function trackCommand(): Command {
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
-    .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
+    .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
@@ -223,7 +223,8 @@ export function trackCommand(): Command {
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
 4 the warehouse is in use by another process.
-Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests).`,
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
+PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
