@@ -5,6 +5,7 @@
  */
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,10 +127,10 @@ describe('parcel-recon callbacks (ApiKey)', () => {
     const answer = await request(`${receiver.url}/IntergrationAPI`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: (async function* () {
-        // Far more than the cap of 4 KiB.
+      // Far more than the cap of 4 KiB, as a stream: no Content-Length.
+      body: Readable.from((function* () {
         for (let i = 0; i < 64; i++) yield chunk;
-      })(),
+      })()),
     }).catch((error: unknown) => error as Error);
     if (answer instanceof Error) throw answer;
     expect(answer.statusCode).toBe(413);

@@ -28,6 +28,8 @@ async function setUp(ingestIntervalMs: number): Promise<{ dir: string; dbPath: s
   const dbPath = join(dir, 'recon.duckdb');
   const receiver = await startReceiverProcess(['--db', dbPath, '--ingest-interval-ms', String(ingestIntervalMs)], ENV);
   cleanups.push(() => receiver.stop());
+  // Its first load (of nothing) creates the warehouse.
+  await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, { timeout: 20_000 }).not.toBeNull();
   return {
     dir,
     dbPath,
@@ -59,8 +61,7 @@ async function storedCount(dbPath: string): Promise<number> {
 describe('sharing the warehouse', () => {
   it('acknowledges while another process holds the warehouse, keeps the journal when stopped then (exit 3), and ingest loads it later', async () => {
     const { dbPath, receiver, send, journalDir } = await setUp(200);
-    // Let the receiver create the warehouse, then hold it as the nightly run would.
-    await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, { timeout: 20_000 }).not.toBeNull();
+    // The receiver has created the warehouse (setUp waits for its first load); hold it as the nightly run would.
     const holder = await Warehouse.open(dbPath);
     try {
       await send(5, 0);
@@ -81,7 +82,6 @@ describe('sharing the warehouse', () => {
 
   it('ingests from another process while the receiver runs, each line once, and keeps the live segment', async () => {
     const { dbPath, receiver, send, journalDir } = await setUp(600_000);
-    await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, { timeout: 20_000 }).not.toBeNull();
     await send(4, 0);
     expect(await ingest(dbPath)).toMatchObject({ newEvents: 4, lines: 4, segmentsRemoved: 0 });
     await send(3, 4);
@@ -98,7 +98,6 @@ describe('sharing the warehouse', () => {
 
   it('loads, after a SIGKILL, what the dead receiver journaled, and deletes its segment', async () => {
     const { dbPath, receiver, send, journalDir } = await setUp(600_000);
-    await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, { timeout: 20_000 }).not.toBeNull();
     await send(6, 0);
     await receiver.kill();
     expect(await ingest(dbPath)).toMatchObject({ newEvents: 6, lines: 6, segmentsRemoved: 1 });
