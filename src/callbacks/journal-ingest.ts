@@ -46,6 +46,8 @@ export async function ingestCallbackJournal(warehouse: Warehouse, journalDir: st
   const offsets = new Map<string, number>();
   for (const segment of await listJournalSegments(journalDir)) {
     const path = join(journalDir, segment);
+    // Asked before reading: a segment sealed now gets no more lines, so once read to its end it may go.
+    const sealed = options.isSealed(segment);
     let offset = progress.get(segment) ?? 0;
     let trailingBytes = 0;
     for (;;) {
@@ -68,7 +70,7 @@ export async function ingestCallbackJournal(warehouse: Warehouse, journalDir: st
       unreadableLines += slice.lines.length - readable.length;
       offset = slice.endOffset;
     }
-    if (options.isSealed(segment)) {
+    if (sealed) {
       if (trailingBytes > 0) options.logger.warn({ segment, bytes: trailingBytes }, 'unfinished last line of a sealed callback journal segment dropped (never acknowledged)');
       await rm(path, { force: true });
       segmentsRemoved++;

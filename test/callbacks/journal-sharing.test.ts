@@ -96,6 +96,11 @@ describe('sharing the warehouse', () => {
     expect(await storedCount(dbPath)).toBe(7);
   });
 
+  it('refuses a second receiver on the same journal with exit 4', async () => {
+    const { dbPath } = await setUp(600_000);
+    await expect(startReceiverProcess(['--db', dbPath], ENV)).rejects.toThrow(/exited with code 4[\s\S]*in use by another receiver/);
+  });
+
   it('loads, after a SIGKILL, what the dead receiver journaled, and deletes its segment', async () => {
     const { dbPath, receiver, send, journalDir } = await setUp(600_000);
     await send(6, 0);
