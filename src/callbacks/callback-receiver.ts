@@ -37,7 +37,13 @@ export interface ReceiverHealth {
   readonly status: 'ok';
   readonly acknowledged: number;
   readonly rejected: Record<string, number>;
-  readonly journal: { readonly dir: string; readonly activeSegment: string; readonly backlogBytes: number };
+  readonly journal: {
+    readonly dir: string;
+    readonly activeSegment: string;
+    readonly backlogBytes: number;
+    /** Durable writes (write + fdatasync) since start; each carries every callback that arrived while the one before was under way. */
+    readonly writes: number;
+  };
   readonly warehouse: {
     readonly path: string;
     readonly lastIngest: LastIngest | null;
@@ -209,7 +215,12 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
       status: 'ok',
       acknowledged,
       rejected: { ...rejected },
-      journal: { dir: options.journalDir, activeSegment: journal.activeSegment, backlogBytes: await journalBacklogBytes(options.journalDir, offsets) },
+      journal: {
+        dir: options.journalDir,
+        activeSegment: journal.activeSegment,
+        backlogBytes: await journalBacklogBytes(options.journalDir, offsets),
+        writes: journal.durableWrites,
+      },
       warehouse: { path: options.dbPath, lastIngest, busySince, lastError },
     };
   }

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { httpGet } from '../sandbox/sandbox-http.js';
 import { latencyPercentile, runCallbackLoad, type LoadOutcome, type LoadPlan } from '../../bench/support/callback-load.js';
 import { queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
 
@@ -62,6 +63,9 @@ describe('callback receiver under load', () => {
     for (const o of outcomes) expect(o.accepted, `${o.kind} answered ${o.status}`).toBe(o.kind === 'good' || o.kind === 'duplicate');
     expectRejectionsAnswered(outcomes);
 
+    const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as { acknowledged: number; journal: { writes: number } };
+    console.log(`journal: ${health.acknowledged} callbacks acknowledged in ${health.journal.writes} durable writes`);
+    expect(health.acknowledged).toBe(outcomes.filter((o) => o.accepted).length);
     expect(await receiver.stop()).toBe(0);
     const acknowledged = new Set(outcomes.filter((o) => o.accepted).map((o) => o.eventId!));
     expect(acknowledged.size).toBe(count('good'));

@@ -13,8 +13,8 @@ export interface ReceiverProcess {
   readonly url: string;
   /** Every stderr line so far (JSON log lines). */
   readonly logLines: string[];
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
+  /** SIGTERM, then the exit code (or the signal that ended it). */
+  stop(): Promise<number | string | null>;
   /** SIGKILL, then wait for the process to be gone. */
   kill(): Promise<void>;
 }
@@ -26,7 +26,8 @@ export function startReceiverProcess(args: string[], env: Record<string, string>
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const logLines: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The exit code, or the signal that ended the process.
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the receiver did not report listening in time:\n${logLines.join('\n')}`)), READY_TIMEOUT_MS);
     void exited.then((code) => {

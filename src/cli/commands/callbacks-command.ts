@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
@@ -88,45 +89,62 @@ later load (warehouse busy); 4 the port or the journal is in use by another proc
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(ServeFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
-      const { dbPath, journalDir } = callbackPaths(flags, process.env);
       const authenticator = await authenticatorFrom(flags, process.env);
-      let receiver;
+      // Listening from the start, and for every signal: a signal during startup or a second one while
+      // draining must not kill the process with callbacks acknowledged but not yet loaded.
+      let signalled: (signal: NodeJS.Signals) => void = () => undefined;
+      const stopRequested = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+      process.on('SIGINT', signalled);
+      process.on('SIGTERM', signalled);
       try {
-        receiver = await startCallbackReceiver({
-          host: flags.host,
-          port: flags.port,
-          authenticator,
-          maxBodyBytes: flags.maxBodyBytes,
-          journalDir,
-          segmentBytes: flags.segmentBytes,
-          dbPath,
-          spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
-          ingestIntervalMs: flags.ingestIntervalMs,
-          logger,
-          now: runClock(process.env),
-        });
-      } catch (error) {
-        if (error instanceof JournalBusyError) throw new UserError(error.message, EXIT.BUSY);
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, EXIT.BUSY);
-        if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
-        throw error;
-      }
-      logger.info({ url: receiver.url, path: '/IntergrationAPI', auth: authenticator.method, journalDir, db: dbPath }, 'callback receiver listening');
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      });
-      logger.info({ signal }, 'stopping: finishing the requests under way, then loading the journal');
-      const stopped = await receiver.stop();
-      if (stopped.drained) {
-        logger.info('callback receiver stopped; the journal is loaded');
-        process.exitCode = EXIT.OK;
-      } else {
-        logger.warn({ backlogBytes: stopped.backlogBytes, journalDir }, 'callback receiver stopped; the journal stays for `parcel-recon callbacks ingest` or the next track run');
-        process.exitCode = EXIT.PARTIAL;
+        await serveUntilSignalled(flags, authenticator, logger, stopRequested);
+      } finally {
+        process.off('SIGINT', signalled);
+        process.off('SIGTERM', signalled);
       }
     });
+}
+
+async function serveUntilSignalled(
+  flags: z.output<typeof ServeFlagsSchema>,
+  authenticator: CallbackAuthenticator,
+  logger: Logger,
+  stopRequested: Promise<NodeJS.Signals>,
+): Promise<void> {
+  const { dbPath, journalDir } = callbackPaths(flags, process.env);
+  let receiver;
+  try {
+    receiver = await startCallbackReceiver({
+      host: flags.host,
+      port: flags.port,
+      authenticator,
+      maxBodyBytes: flags.maxBodyBytes,
+      journalDir,
+      segmentBytes: flags.segmentBytes,
+      dbPath,
+      spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+      ingestIntervalMs: flags.ingestIntervalMs,
+      logger,
+      now: runClock(process.env),
+    });
+  } catch (error) {
+    if (error instanceof JournalBusyError) throw new UserError(error.message, EXIT.BUSY);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, EXIT.BUSY);
+    if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
+    throw error;
+  }
+  logger.info({ url: receiver.url, path: '/IntergrationAPI', auth: authenticator.method, journalDir, db: dbPath }, 'callback receiver listening');
+  const signal = await stopRequested;
+  logger.info({ signal }, 'stopping: finishing the requests under way, then loading the journal');
+  const stopped = await receiver.stop();
+  if (stopped.drained) {
+    logger.info('callback receiver stopped; the journal is loaded');
+    process.exitCode = EXIT.OK;
+  } else {
+    logger.warn({ backlogBytes: stopped.backlogBytes, journalDir }, 'callback receiver stopped; the journal stays for `parcel-recon callbacks ingest` or the next track run');
+    process.exitCode = EXIT.PARTIAL;
+  }
 }
 
 function ingestCommand(): Command {
