@@ -77,11 +77,18 @@ function answer(res: ServerResponse, status: number, body: string, headers: Reco
   res.end(body);
 }
 
-/** The body, or a 413 Rejection as soon as it passes `maxBytes` (the rest is not read). */
+/**
+ * Past the size cap a body is not kept; what the client still sends of it is read and dropped up to
+ * this many bytes, so the client can finish sending and read the 413 on a connection that stays
+ * usable. A client sending more loses the connection.
+ */
+const DISCARD_LIMIT_BYTES = 1024 * 1024;
+
+/** The body, or a 413 Rejection as soon as it passes `maxBytes` (nothing more is kept). */
 function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(new Rejection(413, `body of ${declared} bytes is over the limit of ${maxBytes}`, { connection: 'close' }));
+    return Promise.reject(new Rejection(413, `body of ${declared} bytes is over the limit of ${maxBytes}`, declared > DISCARD_LIMIT_BYTES ? { connection: 'close' } : {}));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -90,16 +97,34 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
       size += chunk.length;
       if (size > maxBytes) {
         req.off('data', onData);
-        req.pause();
-        reject(new Rejection(413, `body is over the limit of ${maxBytes} bytes`, { connection: 'close' }));
+        reject(new Rejection(413, `body is over the limit of ${maxBytes} bytes`));
         return;
       }
       chunks.push(chunk);
     };
     req.on('data', onData);
     req.once('end', () => resolve(Buffer.concat(chunks)));
-    req.once('error', reject);
+    // A client that goes away mid-body: no answer reaches it, but the request must end (shutdown waits for it).
+    const cutOff = () => reject(new Rejection(400, 'the request was cut off before its body ended'));
+    req.once('error', cutOff);
+    req.once('close', () => {
+      if (!req.complete) cutOff();
+    });
   });
+}
+
+/** Reads and drops what the client still sends of a body over the cap, up to DISCARD_LIMIT_BYTES; past that, or when `closeNow`, the connection goes. */
+function dropRestOfBody(req: IncomingMessage, res: ServerResponse, closeNow: boolean): void {
+  if (closeNow) {
+    res.once('finish', () => req.destroy());
+    return;
+  }
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_LIMIT_BYTES) req.destroy();
+  });
+  req.resume();
 }
 
 /**
@@ -162,8 +187,7 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
       rejected[rejection.status] = (rejected[rejection.status] ?? 0) + 1;
       logger.info({ status: rejection.status, reason: rejection.message, path }, 'callback rejected');
       answer(res, rejection.status, JSON.stringify({ IsError: true, ErrorMessage: rejection.message }), rejection.headers);
-      // A body past the limit is not read: the connection goes, with what the client still sends.
-      if (rejection.headers.connection === 'close') res.once('finish', () => req.destroy());
+      if (rejection.status === 413) dropRestOfBody(req, res, rejection.headers.connection === 'close');
     }
   }
 
