@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -11,7 +11,9 @@ import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
+import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
@@ -213,7 +215,7 @@ export function trackCommand(): Command {
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
-    .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
+    .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
@@ -227,12 +229,13 @@ export function trackCommand(): Command {
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
 4 the warehouse is in use by another process.
-Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests).`,
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
+PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
+      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
       if (flags.plan) {
         try {
           const plan = await planTracking({ ...options, warehouse });
@@ -244,6 +247,12 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
       }
       const signals = stopOnSignals();
       try {
+        // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
+        // A journal that cannot be loaded stays for the next load; the run goes on.
+        const journalDir = callbackJournalDir(dbPath, undefined, process.env);
+        await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
+          logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
+        );
         const summary = await runTracking({
           ...options,
           warehouse,
