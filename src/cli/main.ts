@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { callbacksCommand } from './commands/callbacks-command.js';
 import { demoCommand } from './commands/demo-command.js';
+import { imagesCommand } from './commands/images-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { priceCommand } from './commands/price-command.js';
 import { quotaCommand } from './commands/quota-command.js';
+import { replayCommand } from './commands/replay-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { scheduleCommand } from './commands/schedule-command.js';
 import { sqlCommand } from './commands/sql-command.js';
@@ -16,7 +20,20 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), jobsCommand(), scheduleCommand()]) program.addCommand(command.exitOverride());
+const COMMANDS = [
+  demoCommand(),
+  trackCommand(),
+  priceCommand(),
+  imagesCommand(),
+  quotaCommand(),
+  sqlCommand(),
+  sandboxCommand(),
+  replayCommand(),
+  callbacksCommand(),
+  jobsCommand(),
+  scheduleCommand(),
+];
+for (const command of COMMANDS) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
 async function main(argv: string[]): Promise<number> {

@@ -2,20 +2,26 @@ import { epochMsToInstant } from '../carrier/contract.js';
 import { loadLookupBatch, type LoadedSnapshot, type LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import type { OrderOutcome } from './order-lookup.js';
+import { writeRawSpoolFile, type RawResponse } from './raw-spool.js';
 
 /**
  * Gathers lookup outcomes and commits them to the warehouse in batches: each order's snapshot and its
- * `lookup_results` row go in the same transaction, so a crash never keeps one without the other.
+ * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. The
+ * batch's raw answer bodies go to the run's raw spool file just before (a crash in between leaves
+ * answers in the spool whose orders are looked up again: replay keeps the later).
  */
 export class ResultBatcher {
   private snapshots: LoadedSnapshot[] = [];
   private results: LookupResultRow[] = [];
+  private raw: RawResponse[] = [];
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly warehouse: Warehouse,
     private readonly runId: string,
     private readonly spoolDir: string,
+    /** Where the raw spool goes (`raw/RUN_ID/` under it). */
+    private readonly dataDir: string,
     private readonly now: () => number,
   ) {}
 
@@ -32,6 +38,9 @@ export class ResultBatcher {
       origin,
       finishedAt,
     });
+    if ((outcome.kind === 'ok' || outcome.kind === 'carrier_error') && outcome.body !== '') {
+      this.raw.push({ orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body });
+    }
     switch (outcome.kind) {
       case 'ok':
         this.snapshots.push({ snapshot: outcome.snapshot, accountAlias: alias, seenAt: finishedAt, runId: this.runId });
@@ -57,9 +66,12 @@ export class ResultBatcher {
   flush(): Promise<void> {
     const snapshots = this.snapshots;
     const results = this.results;
+    const raw = this.raw;
     this.snapshots = [];
     this.results = [];
+    this.raw = [];
     this.flushing = this.flushing.then(async () => {
+      await writeRawSpoolFile(this.dataDir, this.runId, raw);
       if (results.length > 0) await loadLookupBatch(this.warehouse, { snapshots, results }, this.spoolDir);
     });
     return this.flushing;

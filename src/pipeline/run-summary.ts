@@ -15,6 +15,8 @@ export type ExitState = 'ok' | 'partial' | 'failed';
 export interface TrackRunSummary {
   readonly runId: string;
   readonly job: string;
+  /** True when this process resumed a run that was cut off (same run id). */
+  readonly resumed: boolean;
   readonly carrierDay: string;
   readonly startedAt: string;
   readonly finishedAt: string;

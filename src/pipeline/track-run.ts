@@ -10,7 +10,7 @@ import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
 import type { QuotaPolicy } from '../quota/quota-policy.js';
 import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
 import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork } from '../warehouse/run-input-store.js';
-import { finishRun, startRun } from '../warehouse/run-store.js';
+import { failedLookups, findUnfinishedRun, finishRun, lookupOutcomeCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { stageInputs } from './input-staging.js';
 import { lookUpOrder, type OrderLookupContext, type OrderOutcome, type RetryPolicy } from './order-lookup.js';
@@ -65,22 +65,57 @@ export function newRunId(job: string, nowMs: number): string {
 }
 
 /**
+ * Lookups the ledger reserves ahead per key: together no more than the lookups in flight at once, so
+ * a process killed mid-run leaves the ledger over by at most about the in-flight limit.
+ */
+function reservationChunk(policy: QuotaPolicy, keys: KeyRing): number {
+  return Math.max(1, Math.floor(policy.maxConcurrent / Math.max(1, keys.aliases.length)));
+}
+
+/** A run's counters from its committed lookup_results rows (all of them when the run was resumed). */
+async function committedCounters(warehouse: Warehouse, runId: string): Promise<RunCounters> {
+  const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
+  for (const { outcome, errorCode, count } of await lookupOutcomeCounts(warehouse, runId)) {
+    if (outcome === 'ok') counters.ok += count;
+    else if (outcome === 'transport_error') counters.transportErrors += count;
+    else if (outcome === 'carrier_error') {
+      counters.carrierErrors += count;
+      counters.carrierErrorsByCode[errorCode ?? ''] = (counters.carrierErrorsByCode[errorCode ?? ''] ?? 0) + count;
+    } else if (outcome === 'deferred') {
+      counters.deferred += count;
+      const reason = (errorCode ?? '').toLowerCase();
+      counters.deferredByReason[reason] = (counters.deferredByReason[reason] ?? 0) + count;
+    }
+  }
+  return counters;
+}
+
+/**
  * One tracking run: stage the sources' codes (rejecting what breaks the carrier's rules), look each
  * distinct code up within the quotas, and commit results to the warehouse in batches.
+ *
+ * A run of the same job, sources and carrier day that was cut off (killed: its row still says
+ * running) is resumed rather than started anew: same run id, the sources staged again (rows already
+ * staged are kept as they are), and only the orders without a committed result, or deferred, looked up.
  */
 export async function runTracking(options: TrackRunOptions): Promise<TrackRunSummary> {
   const { warehouse, keys, logger, now } = options;
   const startedAt = now();
   const startedClock = performance.now();
-  const runId = newRunId(options.job, startedAt);
+  const source = options.sources.map((s) => s.description).join(' + ');
+
+  const ledger = new QuotaLedger(warehouseQuotaStore(await warehouse.openSession()), options.quota, keys.aliases, now, reservationChunk(options.quota, keys));
+  await ledger.open();
+  const resumedRunId = await findUnfinishedRun(warehouse, { job: options.job, carrierDay: ledger.carrierDay, source });
+  const runId = resumedRunId ?? newRunId(options.job, startedAt);
   const spoolDir = join(options.dataDir, 'spool', runId);
   const rejects = new RejectsFile(join(options.dataDir, 'rejects', `${runId}.csv`));
   const log = logger.child({ runId });
-
-  const ledger = new QuotaLedger(warehouseQuotaStore(await warehouse.openSession()), options.quota, keys.aliases, now, options.quota.maxConcurrent);
-  await ledger.open();
-  await startRun(warehouse, { runId, job: options.job, source: options.sources.map((s) => s.description).join(' + '), startedAt: epochMsToInstant(startedAt), carrierDay: ledger.carrierDay });
-  log.info({ job: options.job, sources: options.sources.map((s) => s.description), carrierDay: ledger.carrierDay, keys: keys.aliases }, 'run started');
+  await startRun(warehouse, { runId, job: options.job, source, startedAt: epochMsToInstant(startedAt), carrierDay: ledger.carrierDay });
+  log.info(
+    { job: options.job, sources: options.sources.map((s) => s.description), carrierDay: ledger.carrierDay, keys: keys.aliases, resumed: resumedRunId !== undefined },
+    resumedRunId === undefined ? 'run started' : 'run resumed: it was cut off before it finished',
+  );
 
   try {
     await stageInputs(warehouse, runId, options.sources, keys, rejects, spoolDir);
@@ -104,14 +139,13 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   log.info({ read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total }, 'inputs staged');
 
   const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
-  const failedOrders: { orderCode: string; errorCode: string; errorMessage: string }[] = [];
   const client = new TrackingClient(options.client);
   const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups);
   const abandon = new AbortController();
   // Every request in flight listens to it.
   setMaxListeners(0, abandon.signal);
   const stopping = options.stop ?? new AbortController().signal;
-  const batcher = new ResultBatcher(warehouse, runId, spoolDir, now);
+  const batcher = new ResultBatcher(warehouse, runId, spoolDir, options.dataDir, now);
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
   let done = 0;
   const progress = () => ({ done, total, counters, quota: quotaStates() });
@@ -139,7 +173,6 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
         break;
       case 'transport_error':
         counters.transportErrors++;
-        if (failedOrders.length < 100) failedOrders.push({ orderCode, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage });
         log.warn({ orderCode, account: alias, errorCode: outcome.errorCode, attempts: outcome.attempts }, 'lookup failed for good');
         break;
       case 'deferred':
@@ -195,20 +228,22 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   }
 
   const finishedAt = now();
-  const { exitCode, exitState } = decideExit(counters, stopping.aborted);
+  const runCounters = await committedCounters(warehouse, runId);
+  const { exitCode, exitState } = decideExit(runCounters, stopping.aborted);
   const summary: TrackRunSummary = {
     runId,
     job: options.job,
+    resumed: resumedRunId !== undefined,
     carrierDay: ledger.carrierDay,
     startedAt: formatCarrierDateTime(startedAt),
     finishedAt: formatCarrierDateTime(finishedAt),
     durationMs: Math.round(performance.now() - startedClock),
     codes: { read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total },
-    counters,
+    counters: runCounters,
     lookupsSpent: ledger.spentThisRun(),
     quota: quotaStates(),
     rejectsFile: rejects.count > 0 ? rejects.path : null,
-    failedOrders,
+    failedOrders: await failedLookups(warehouse, runId, 100),
     exitCode,
     exitState,
   };
@@ -219,10 +254,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       codesRejected: inputs.rejected,
       codesDuplicate: inputs.duplicate,
       codesToLookUp: total,
-      lookedUpOk: counters.ok,
-      carrierErrors: counters.carrierErrors,
-      transportErrors: counters.transportErrors,
-      deferred: counters.deferred,
+      lookedUpOk: runCounters.ok,
+      carrierErrors: runCounters.carrierErrors,
+      transportErrors: runCounters.transportErrors,
+      deferred: runCounters.deferred,
       lookupsSpent: summary.lookupsSpent,
     },
     exitCode,

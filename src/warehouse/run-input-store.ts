@@ -67,8 +67,9 @@ export async function appendRunInputs(warehouse: Warehouse, runId: string, rows:
 
 /**
  * The run's work: each valid code once (its first valid row gives account and origin), without the
- * codes that already have a lookup result in this run (a resume skips what was committed) and, unless
- * refreshTerminal, without orders whose stored status is terminal. Columns: order_code,
+ * codes that already have a lookup result in this run other than a deferral (a resume skips what was
+ * committed, and looks up again what was left for later) and, unless refreshTerminal, without orders
+ * whose stored status or latest status callback is terminal. Columns: order_code,
  * account_alias, origin, seq (of the first row), last_seen_at (null for an order never seen).
  */
 const RUN_WORK = `
@@ -81,8 +82,12 @@ const RUN_WORK = `
   SELECT first_valid.*, stored.last_seen_at
   FROM first_valid
   LEFT JOIN orders AS stored ON stored.order_code = first_valid.order_code
-  WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND done.order_code = first_valid.order_code)
-    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))`;
+  WHERE NOT EXISTS (
+      SELECT 1 FROM lookup_results AS done
+      WHERE done.run_id = $runId AND done.order_code = first_valid.order_code AND done.outcome <> 'deferred'
+    )
+    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))
+    AND ($refreshTerminal OR first_valid.order_code NOT IN (SELECT order_code FROM order_latest_callbacks WHERE is_terminal))`;
 
 let workListCount = 0;
 
@@ -165,4 +170,25 @@ export async function recordRejectedInputs(warehouse: Warehouse, runId: string, 
      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY seq) = 1`,
     { runId, finishedAt },
   );
+}
+
+/** The run's work per account alias (null: the row named none), and the valid codes left out because their stored status is terminal. */
+export async function countRunWorkByAccount(
+  warehouse: Warehouse,
+  runId: string,
+  options: RunWorkOptions,
+): Promise<{ byAccount: { accountAlias: string | null; work: number }[]; terminalSkipped: number }> {
+  const byAccount = await warehouse.readAll(`SELECT account_alias, count(*) AS work FROM (${RUN_WORK}) GROUP BY ALL ORDER BY ALL`, {
+    runId,
+    refreshTerminal: options.refreshTerminal,
+  });
+  const all = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, { runId, refreshTerminal: true });
+  const work = byAccount.getRowObjectsJS().map((row) => ({ accountAlias: row.account_alias as string | null, work: countOf(row.work) }));
+  const total = work.reduce((n, row) => n + row.work, 0);
+  return { byAccount: work, terminalSkipped: countOf(all.getRowObjectsJS()[0]?.work) - total };
+}
+
+/** Forgets a run's staged rows (a plan stages the sources to count them, then leaves nothing behind). */
+export async function deleteRunInputs(warehouse: Warehouse, runId: string): Promise<void> {
+  await warehouse.run('DELETE FROM run_inputs WHERE run_id = $runId', { runId });
 }

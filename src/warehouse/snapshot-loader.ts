@@ -10,6 +10,7 @@ import {
   type LoadedSnapshot,
 } from './snapshot-spool-format.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
+import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 
 export type { LoadedSnapshot } from './snapshot-spool-format.js';
 
@@ -105,12 +106,17 @@ async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: str
   await staging;
 }
 
-/** Drops stale staged snapshots, then replaces the history rows and upserts the orders of the rest. */
+/**
+ * Drops stale staged snapshots; logs what the rest change against the stored orders and the failed
+ * attempts they show; then replaces the history rows and upserts the orders.
+ */
 async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
   await sql.run(
     `DELETE FROM ${STAGED} AS s
      WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
   );
+  await recordOrderChanges(sql, STAGED);
+  await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
     await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
@@ -127,7 +133,8 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
   await sql.run(`DROP TABLE ${STAGED}`);
 }
 
-function resultSpoolLine(row: LookupResultRow): string {
+/** The spool line of one lookup_results row. */
+export function resultSpoolLine(row: LookupResultRow): string {
   return JSON.stringify({
     runId: row.runId,
     orderCode: row.orderCode,
@@ -141,7 +148,8 @@ function resultSpoolLine(row: LookupResultRow): string {
   });
 }
 
-async function loadResults(sql: SqlRunner, file: string): Promise<void> {
+/** Inserts (or replaces) the lookup_results rows of a spool file written with resultSpoolLine. */
+export async function loadResults(sql: SqlRunner, file: string): Promise<void> {
   await sql.run(
     `INSERT OR REPLACE INTO lookup_results
      SELECT runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt

@@ -38,13 +38,17 @@ describe('Warehouse.open', () => {
     const tables = (await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).map((r) => r.table_name);
     expect(tables).toEqual([
       'callback_events',
+      'callback_journal_segments',
       'delay_reasons',
       'delivery_failures',
       'lookup_results',
+      'missed_callbacks',
       'order_changes',
       'order_charges',
       'order_image_lists',
       'order_images',
+      'order_latest_callbacks',
+      'order_status_timeline',
       'order_statuses',
       'order_trackings',
       'orders',
@@ -56,6 +60,7 @@ describe('Warehouse.open', () => {
       'schema_migrations',
       'status_codes',
       'tracking_steps',
+      'untracked_callbacks',
     ]);
   });
 

@@ -1,18 +1,21 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { describeIssues } from '../../carrier/contract.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
+import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
 import type { TrackRunSummary } from '../../pipeline/run-summary.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
+import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
+import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
@@ -55,26 +58,15 @@ const TrackFlagsSchema = z.object({
   graceMs: nonNegativeInt.default(10_000),
   memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB').optional(),
   json: z.boolean().default(false),
+  plan: z.boolean().default(false),
   progress: z.boolean().default(true),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
-const FLAG_NAMES: Record<string, string> = Object.fromEntries(
-  Object.keys(TrackFlagsSchema.shape).map((key) => [key, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]),
-);
-
-function checkFlags(raw: Record<string, unknown>): TrackFlags {
-  const checked = TrackFlagsSchema.safeParse(raw);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0]!;
-  const flag = FLAG_NAMES[String(issue.path[0])];
-  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
-}
-
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
-function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
+export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
   if (flag !== true) {
     let parsed: URL;
     try {
@@ -114,11 +106,12 @@ export async function trackRunOptionsFromFlags(
   /** Keys already loaded (from a configuration file); else --keys-file or the environment. */
   preloadedKeys?: KeyRing,
 ): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
-  const flags = checkFlags(raw);
-  const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV];
+  const flags = checkFlags(TrackFlagsSchema, raw);
+  // A plan asks the carrier nothing: it needs no tracking URL.
+  const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
   if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
   const checkedUrl = z.url({ protocol: /^https?$/ }).safeParse(trackingUrl);
-  if (!checkedUrl.success) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
+  if (!checkedUrl.success && !(flags.plan && trackingUrl === '')) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
   const keys: KeyRing = preloadedKeys ?? (await loadApiKeys(flags.keysFile, env));
   const quota = QuotaPolicySchema.parse({
     perKeyDaily: flags.perKeyLimit,
@@ -170,6 +163,20 @@ function formatCounts(counts: Record<string, number>): string {
   return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k} ${v}`).join(', ')})`;
 }
 
+/** The plan as a person reads it. */
+export function describePlan(plan: TrackPlan): string {
+  const c = plan.codes;
+  const line = (name: string, p: { toLookUp: number; leftToday: number; wouldSpend: number; wouldDefer: number }) =>
+    `  ${name.padEnd(24)} to look up ${String(p.toLookUp).padStart(8)}, left today ${String(p.leftToday).padStart(9)}: would spend ${p.wouldSpend}, defer ${p.wouldDefer}`;
+  return [
+    `plan for carrier day ${plan.carrierDay} (nothing spent)${plan.maxLookups === null ? '' : `, --max-lookups ${plan.maxLookups}`}`,
+    `  codes read ${c.read}, rejected ${c.rejected}, duplicates ${c.duplicate}, terminal orders skipped ${c.terminalSkipped}`,
+    ...plan.keys.map((k) => line(k.alias, k)),
+    line('all keys', plan.total),
+    '',
+  ].join('\n');
+}
+
 /** Stops the run on SIGINT or SIGTERM: no new lookups, in-flight ones finish or are abandoned. */
 export function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
@@ -210,10 +217,11 @@ export function trackCommand(): Command {
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
-    .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
+    .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
+    .option('--plan', 'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
@@ -223,14 +231,30 @@ export function trackCommand(): Command {
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
 4 the warehouse is in use by another process.
-Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests).`,
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
+PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
+      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
+      if (flags.plan) {
+        try {
+          const plan = await planTracking({ ...options, warehouse });
+          process.stdout.write(flags.json ? `${JSON.stringify(plan)}\n` : describePlan(plan));
+        } finally {
+          await warehouse.close();
+        }
+        return;
+      }
       const signals = stopOnSignals();
       try {
+        // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
+        // A journal that cannot be loaded stays for the next load; the run goes on.
+        const journalDir = callbackJournalDir(dbPath, undefined, process.env);
+        await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
+          logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
+        );
         const summary = await runTracking({
           ...options,
           warehouse,

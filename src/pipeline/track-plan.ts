@@ -1,0 +1,71 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QuotaLedger } from '../quota/quota-ledger.js';
+import { countRunWorkByAccount, deleteRunInputs, runInputCounts } from '../warehouse/run-input-store.js';
+import { stageInputs } from './input-staging.js';
+import { RejectsFile } from './rejects-file.js';
+import { newRunId, type TrackRunOptions } from './track-run.js';
+import { warehouseQuotaStore } from './warehouse-quota-store.js';
+
+export interface KeyPlan {
+  readonly alias: string;
+  /** Orders the run would look up with this key. */
+  readonly toLookUp: number;
+  /** Lookups left today for the key (its limit and the global one, less reserves and what the ledger holds). */
+  readonly leftToday: number;
+  /** Lookups the run would spend with the key, one per order (retries of transient failures cost more). */
+  readonly wouldSpend: number;
+  readonly wouldDefer: number;
+}
+
+export interface TrackPlan {
+  readonly carrierDay: string;
+  readonly codes: { readonly read: number; readonly rejected: number; readonly duplicate: number; readonly terminalSkipped: number };
+  readonly keys: readonly KeyPlan[];
+  readonly total: { readonly toLookUp: number; readonly leftToday: number; readonly wouldSpend: number; readonly wouldDefer: number };
+  readonly maxLookups: number | null;
+}
+
+/**
+ * What a run with these options would spend per key against what is left today, without a lookup:
+ * the sources are read and checked as a run would, the work selected as a run would (terminal orders
+ * left out unless refreshTerminal), then the staged rows are deleted again. Keys take their share in
+ * alias order when the global allowance or --max-lookups cannot cover every key.
+ */
+export async function planTracking(options: Pick<TrackRunOptions, 'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now'>): Promise<TrackPlan> {
+  const { warehouse, keys } = options;
+  const ledger = new QuotaLedger(warehouseQuotaStore(warehouse), options.quota, keys.aliases, options.now, 1);
+  await ledger.open();
+  const planId = `plan-${newRunId(options.job, options.now())}`;
+  const scratch = await mkdtemp(join(tmpdir(), 'parcel-recon-plan-'));
+  try {
+    await stageInputs(warehouse, planId, options.sources, keys, new RejectsFile(join(scratch, 'rejects.csv')), scratch);
+    const inputs = await runInputCounts(warehouse, planId);
+    const work = await countRunWorkByAccount(warehouse, planId, { refreshTerminal: options.refreshTerminal });
+    const toLookUp = new Map<string, number>();
+    for (const row of work.byAccount) {
+      const alias = row.accountAlias ?? keys.aliasFor(null);
+      if (alias !== undefined) toLookUp.set(alias, (toLookUp.get(alias) ?? 0) + row.work);
+    }
+    let budget = Math.min(ledger.remainingTotal(), options.maxLookups ?? Number.POSITIVE_INFINITY);
+    const plans = keys.aliases.map((alias): KeyPlan => {
+      const orders = toLookUp.get(alias) ?? 0;
+      const leftToday = ledger.remaining(alias);
+      const wouldSpend = Math.min(orders, leftToday, budget);
+      budget -= wouldSpend;
+      return { alias, toLookUp: orders, leftToday, wouldSpend, wouldDefer: orders - wouldSpend };
+    });
+    const sum = (pick: (plan: KeyPlan) => number) => plans.reduce((n, plan) => n + pick(plan), 0);
+    return {
+      carrierDay: ledger.carrierDay,
+      codes: { read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, terminalSkipped: work.terminalSkipped },
+      keys: plans,
+      total: { toLookUp: sum((p) => p.toLookUp), leftToday: ledger.remainingTotal(), wouldSpend: sum((p) => p.wouldSpend), wouldDefer: sum((p) => p.wouldDefer) },
+      maxLookups: options.maxLookups ?? null,
+    };
+  } finally {
+    await deleteRunInputs(warehouse, planId);
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
