@@ -1,12 +1,17 @@
-import type { JobDefinition } from './job-definition.js';
+import { callbacksStep } from './callbacks-step.js';
+import type { JobDefinition, JobStepResult } from './job-definition.js';
 import { trackingStep } from './tracking-step.js';
 
-/** The nightly reconciliation: track the configured source within the quotas. */
+/** The nightly reconciliation: load the journaled callbacks, then track the configured source within the quotas. */
 export const nightly: JobDefinition = {
   name: 'nightly',
-  description: 'track the configured source within the quotas',
+  description: 'load journaled callbacks, track the configured source within the quotas',
   defaultSchedule: '0 2 * * *',
   async run(context) {
-    return [await trackingStep(context, 'nightly')];
+    const steps: JobStepResult[] = [];
+    const callbacks = await callbacksStep(context);
+    if (callbacks !== undefined) steps.push(callbacks);
+    steps.push(await trackingStep(context, 'nightly'));
+    return steps;
   },
 };

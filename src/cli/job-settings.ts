@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import type { JobSettings } from '../../jobs/job-definition.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
+import { callbackJournalDir } from './callback-journal-config.js';
 import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
 import { UserError } from './exit-codes.js';
@@ -32,7 +33,7 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     dbPath,
     dataDir,
     dayUtcOffsetMinutes: config.dayUtcOffset,
-    callbacksJournalDir: config.callbacks.journalDir ?? join(dataDir, 'callbacks'),
+    callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
     reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format },
     tracking: async () => {
       const source = config.source;

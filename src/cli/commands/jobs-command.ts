@@ -5,6 +5,7 @@ import type { JobDefinition } from '../../../jobs/job-definition.js';
 import { JobLockHeldError } from '../../../jobs/job-lock.js';
 import { runJob, type JobRunSummary } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { loadConfig, type ParcelReconConfig } from '../config-file.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { jobNotifyUrl, jobSettingsFromConfig } from '../job-settings.js';
@@ -45,7 +46,8 @@ export async function runNamedJob(
       now: runClock(env),
       stop,
       notifyUrl: jobNotifyUrl(config, env),
-      openWarehouse: () => openWarehouseForCommand(settings.dbPath, config.track.memoryLimit === undefined ? {} : { memoryLimit: config.track.memoryLimit }),
+      openWarehouse: () =>
+        openWarehouseForCommand(settings.dbPath, config.track.memoryLimit === undefined ? {} : { memoryLimit: config.track.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS),
     });
   } catch (error) {
     if (error instanceof JobLockHeldError) throw new UserError(error.message, EXIT.JOB_LOCKED);

@@ -1,0 +1,23 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ingestCallbackJournalAsGuest } from '../src/callbacks/journal-ingest.js';
+import { EXIT_CODE } from '../src/pipeline/exit-codes.js';
+import type { JobContext, JobStepResult } from './job-definition.js';
+
+/**
+ * Loads the status callbacks the receiver journaled since the last load, when there is a journal:
+ * a terminal callback then spares the tracking step a lookup.
+ */
+export async function callbacksStep(context: JobContext): Promise<JobStepResult | undefined> {
+  const journalDir = context.settings.callbacksJournalDir;
+  if (!existsSync(journalDir)) return undefined;
+  const result = await ingestCallbackJournalAsGuest(context.warehouse, journalDir, {
+    spoolDir: join(context.settings.dataDir, 'spool', 'callbacks'),
+    logger: context.logger,
+  });
+  return {
+    step: 'callbacks',
+    exitCode: EXIT_CODE.OK,
+    summary: { journalDir, newEvents: result.newEvents, lines: result.lines, unreadableLines: result.unreadableLines },
+  };
+}
