@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { demoCommand } from './commands/demo-command.js';
 import { quotaCommand } from './commands/quota-command.js';
+import { reportCommand } from './commands/report-command.js';
 import { replayCommand } from './commands/replay-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { sqlCommand } from './commands/sql-command.js';
@@ -15,7 +16,7 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), replayCommand()]) program.addCommand(command.exitOverride());
+for (const command of [demoCommand(), trackCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), replayCommand(), reportCommand()]) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
 async function main(argv: string[]): Promise<number> {

@@ -1,11 +1,16 @@
 import { WarehouseBusyError, WarehouseError } from '../warehouse/warehouse-errors.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { installReportViews } from '../reports/report-views.js';
 import { EXIT, UserError } from './exit-codes.js';
 
-/** Opens the warehouse for a command; a busy or broken warehouse is one line and its exit code. */
+/**
+ * Opens the warehouse for a command; a busy or broken warehouse is one line and its exit code. A
+ * writable open also creates or replaces the report views, so they match this program's reports.
+ */
 export async function openWarehouseForCommand(path: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+  let warehouse: Warehouse;
   try {
-    return await Warehouse.open(path, options);
+    warehouse = await Warehouse.open(path, options);
   } catch (error) {
     if (error instanceof WarehouseBusyError) {
       // DuckDB lets no other process open a file one process holds for writing, not even to read.
@@ -17,4 +22,13 @@ export async function openWarehouseForCommand(path: string, options: WarehouseOp
     if (error instanceof WarehouseError) throw new UserError(error.message, EXIT.FAILURE);
     throw error;
   }
+  if (!options.readOnly) {
+    try {
+      await installReportViews(warehouse);
+    } catch (error) {
+      await warehouse.close();
+      throw error;
+    }
+  }
+  return warehouse;
 }

@@ -76,7 +76,7 @@ function checkFlags(raw: Record<string, unknown>): TrackFlags {
 }
 
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
-function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
+export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
   if (flag !== true) {
     let parsed: URL;
     try {
