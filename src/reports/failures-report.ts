@@ -1,5 +1,5 @@
 import { STATUS } from '../carrier/contract.js';
-import { carrierDate, carrierIsoWeek, scoped, sqlText, type ReportScope } from './report-sql.js';
+import { carrierDate, carrierIsoWeek, scoped, sqlText, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
 
 /** Meaning shown for an attempt whose reason no snapshot or callback brought. */
 export const UNKNOWN_REASON = 'reason not observed';
@@ -94,16 +94,21 @@ export function awaitingHandlingQuery(now: string, account?: string): string {
     ORDER BY waited_hours DESC NULLS LAST, o.order_code`;
 }
 
+/** The temporary table a failures run keeps the attempts of its scope in. */
+const RUN_FAILURES = 'report_run_failures';
+
 /** The files of a failures report: the attempts, the breakdowns, repeated failures and orders awaiting handling. */
-export function failuresTables(scope: ReportScope, now: string): { name: string; query: string }[] {
-  const failures = scopedFailures(`(${failuresQuery()})`, scope);
-  return [
-    { name: 'failures', query: `SELECT * FROM ${failures} ORDER BY attempted_at, order_code` },
-    { name: 'failures-by-reason', query: failuresByReasonQuery(failures) },
-    { name: 'failures-by-province', query: failuresByProvinceQuery(failures) },
-    { name: 'failures-by-post-office', query: failuresByPostOfficeQuery(failures) },
-    { name: 'failures-by-week', query: failuresByWeekQuery(failures) },
-    { name: 'failures-repeated', query: repeatedFailuresQuery(failures) },
-    { name: 'failures-awaiting', query: awaitingHandlingQuery(now, scope.account) },
-  ];
+export function failuresTables(scope: ReportScope, now: string): ReportTables {
+  return {
+    prepare: [temporaryTable(RUN_FAILURES, `SELECT * FROM ${scopedFailures(`(${failuresQuery()})`, scope)}`)],
+    tables: [
+      { name: 'failures', query: `SELECT * FROM ${RUN_FAILURES} ORDER BY attempted_at, order_code` },
+      { name: 'failures-by-reason', query: failuresByReasonQuery(RUN_FAILURES) },
+      { name: 'failures-by-province', query: failuresByProvinceQuery(RUN_FAILURES) },
+      { name: 'failures-by-post-office', query: failuresByPostOfficeQuery(RUN_FAILURES) },
+      { name: 'failures-by-week', query: failuresByWeekQuery(RUN_FAILURES) },
+      { name: 'failures-repeated', query: repeatedFailuresQuery(RUN_FAILURES) },
+      { name: 'failures-awaiting', query: awaitingHandlingQuery(now, scope.account) },
+    ],
+  };
 }

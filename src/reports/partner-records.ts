@@ -1,9 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { parse } from 'csv-parse';
 import pg from 'pg';
-import type { SqlRunner } from '../warehouse/warehouse.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
 
 /** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -152,28 +151,27 @@ function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
 
 /**
  * Loads the partner's records into the temporary table `partner_records` (line_no, origin and the
- * four fields as text, null when absent), replacing any earlier load; works on a read-only warehouse.
- * Returns the number of lines read.
+ * four fields as text, null when absent) through DuckDB's appender, replacing any earlier load; works
+ * on a read-only warehouse. Returns the number of lines read.
  */
-export async function loadPartnerRecords(sql: SqlRunner, source: PartnerRecordsSource): Promise<number> {
-  const rows: string[] = [];
-  const values: (string | null)[] = [];
+export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`);
+  const appender = await connection.createAppender(PARTNER_RECORDS, 'main', 'temp');
   let count = 0;
-  await sql.run(`CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`);
-  const flush = async () => {
-    if (rows.length === 0) return;
-    await sql.run(`INSERT INTO ${PARTNER_RECORDS} VALUES ${rows.join(', ')}`, values);
-    rows.length = 0;
-    values.length = 0;
-  };
-  for await (const line of linesOf(source)) {
-    count++;
-    const fields = [line.origin, ...FIELDS.map((f) => line.values[f] ?? null)];
-    const first = values.length;
-    rows.push(`(${count}, ${fields.map((_, i) => `$${first + i + 1}`).join(', ')})`);
-    values.push(...fields);
-    if (rows.length >= 500) await flush();
+  try {
+    for await (const line of linesOf(source)) {
+      appender.appendBigInt(BigInt(++count));
+      appender.appendVarchar(line.origin);
+      for (const field of FIELDS) {
+        const value = line.values[field];
+        if (value === undefined) appender.appendNull();
+        else appender.appendVarchar(value);
+      }
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
   }
-  await flush();
   return count;
 }

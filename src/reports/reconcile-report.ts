@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../carrier/contract.js';
 import { PARTNER_RECORDS } from './partner-records.js';
-import { scoped, type ReportScope } from './report-sql.js';
+import { scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
 
 export const ReconcileRulesSchema = z.object({
   /** Money differences up to this many dong pass. */
@@ -134,4 +134,15 @@ export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}): 
     SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
     FROM findings
     ORDER BY kind_no, line_no NULLS LAST, order_code`;
+}
+
+/** The temporary table a reconcile run keeps its findings in: written to a file and counted. */
+export const RUN_FINDINGS = 'report_run_findings';
+
+/** The file of a reconcile report: its findings, computed once (the partner records loaded first). */
+export function reconcileTables(rules: ReconcileRules, scope: ReportScope): ReportTables {
+  return {
+    prepare: [temporaryTable(RUN_FINDINGS, reconcileQuery(rules, scope))],
+    tables: [{ name: 'reconcile', query: `SELECT * FROM ${RUN_FINDINGS}` }],
+  };
 }

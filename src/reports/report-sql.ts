@@ -42,7 +42,18 @@ export function scoped(relation: string, scope: ReportScope, columns: { readonly
   return condition === 'true' ? relation : `(SELECT * FROM ${relation} WHERE ${condition})`;
 }
 
-/** Money text without the DECIMAL's trailing zeros: `1184800.0000` -> `1184800`. */
+/** Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. */
 export function moneyText(column: string): string {
-  return `regexp_replace(CAST(${column} AS VARCHAR), '\\.?0+$', '')`;
+  return `CASE WHEN ${column} = trunc(${column}) THEN CAST(CAST(${column} AS HUGEINT) AS VARCHAR) ELSE CAST(${column} AS VARCHAR) END`;
+}
+
+/** A temporary table a report run fills once and then reads several times. */
+export function temporaryTable(name: string, query: string): string {
+  return `CREATE OR REPLACE TEMP TABLE ${name} AS ${query}`;
+}
+
+/** What a report run writes: statements to run first (temporary tables), then one file per table. */
+export interface ReportTables {
+  readonly prepare: readonly string[];
+  readonly tables: readonly { readonly name: string; readonly query: string }[];
 }

@@ -5,9 +5,9 @@ import { carrierDayOf, describeIssues } from '../../carrier/contract.js';
 import { CHARGE_CHECKS, ChargeRulesSchema, chargesTables } from '../../reports/charges-report.js';
 import { failuresTables } from '../../reports/failures-report.js';
 import { loadPartnerRecords, PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
-import { carrierDate, sqlText, type ReportScope } from '../../reports/report-sql.js';
-import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileQuery } from '../../reports/reconcile-report.js';
-import { REPORT_FORMATS, writeReportTables, type ReportFormat, type ReportTable, type WrittenFile } from '../../reports/writers/report-writer.js';
+import { carrierDate, sqlText, type ReportScope, type ReportTables } from '../../reports/report-sql.js';
+import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTables, RUN_FINDINGS } from '../../reports/reconcile-report.js';
+import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { UserError } from '../exit-codes.js';
@@ -87,7 +87,7 @@ async function runReport(
   report: string,
   flags: CommonFlags,
   earliestOf: { readonly table: string; readonly time: string },
-  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<{ tables: ReportTable[]; summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
+  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
 ): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
@@ -103,7 +103,8 @@ async function runReport(
     await mkdir(flags.out, { recursive: true });
     let summary: ReportSummary;
     try {
-      const { tables, summarize } = await work(warehouse, scope, now);
+      const { prepare, tables, summarize } = await work(warehouse, scope, now);
+      for (const statement of prepare) await warehouse.run(statement);
       const files = await writeReportTables(warehouse.connection, tables, { outDir: flags.out, format: flags.format as ReportFormat, range: { from, to } });
       summary = { report, range: { from, to }, account: flags.account ?? null, files, ...(await summarize()) };
     } catch (error) {
@@ -152,14 +153,14 @@ function chargesCommand(): Command {
       await runReport('charges', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
         let invoices: string | undefined;
         if (typeof raw.invoices === 'string') {
-          await loadPartnerRecords(warehouse, { kind: 'csv', file: raw.invoices });
+          await loadPartnerRecords(warehouse.connection, { kind: 'csv', file: raw.invoices });
           invoices = partnerInvoicesQuery();
         }
-        const tables = chargesTables(rules, scope, invoices);
+        const report = chargesTables(rules, scope, invoices);
         return {
-          tables,
+          ...report,
           summarize: async () => {
-            const summary = await rows(warehouse, `SELECT * FROM (${tables[1]!.query}) WHERE account_alias = '*'`);
+            const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
             const any = summary.find((r) => r.check_name === 'any');
             const checks = summary.filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0).sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
             const lines = [
@@ -178,10 +179,10 @@ function failuresCommand(): Command {
     async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       await runReport('failures', flags, { table: 'delivery_failures', time: 'attempted_at' }, async (warehouse, scope, now) => {
-        const tables = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
-        const query = (name: string) => tables.find((t) => t.name === name)!.query;
+        const report = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
+        const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
         return {
-          tables,
+          ...report,
           summarize: async () => {
             const reasons = await rows(warehouse, query('failures-by-reason'));
             const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
@@ -214,12 +215,12 @@ function reconcileCommand(): Command {
       const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
       if (source === undefined) throw new UserError('no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
       await runReport('reconcile', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
-        const lines = await loadPartnerRecords(warehouse, source);
-        const tables = [{ name: 'reconcile', query: reconcileQuery(rules, scope) }];
+        const lines = await loadPartnerRecords(warehouse.connection, source);
+        const report = reconcileTables(rules, scope);
         return {
-          tables,
+          ...report,
           summarize: async () => {
-            const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM (${tables[0]!.query}) GROUP BY finding`);
+            const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`);
             const byKind = Object.fromEntries(FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]));
             const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(({ kind }) => `${kind}: ${byKind[kind]}`);
             return { figures: { partnerLines: lines, findings: byKind }, lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)] };
