@@ -212,12 +212,16 @@ export function chargesSummaryQuery(charges: string): string {
 const RUN_CHARGES = 'report_run_charges';
 const RUN_SUMMARY = 'report_run_charges_summary';
 
-/** The files of a charges report: one row per order, and the summary per check and account. */
-export function chargesTables(rules: ChargeRules, scope: ReportScope, invoices?: string): ReportTables {
+/**
+ * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
+ * summary per check and account over every order.
+ */
+export function chargesTables(rules: ChargeRules, scope: ReportScope, options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {}): ReportTables {
+  const invoices = options.invoices;
   return {
     prepare: [temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)), temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES))],
     tables: [
-      { name: 'charges', query: `SELECT * FROM ${RUN_CHARGES}` },
+      { name: 'charges', query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}` },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },
     ],
   };

@@ -111,6 +111,26 @@ describe('report reconcile and the report files', () => {
     expect(findings.map((f) => `${String(f.finding)} ${String(f.order_code)}`).sort()).toEqual(expected);
   });
 
+  it('charges --invoices flags the order invoiced differently, and --flagged-only writes the flagged orders only', async () => {
+    const { lines, expected } = partnerLines();
+    const csv = join(workspace.dir, 'invoices.csv');
+    await writeFile(csv, `order_code,expected_status,invoiced_amount,cod_amount\n${lines.map((l) => l.join(',')).join('\n')}\n`);
+    const result = await cli(['report', 'charges', '--db', workspace.dbPath, '--invoices', csv, '--format', 'json', '--out', join(workspace.dir, 'invoices'), '--json'], sandboxNow(sandbox));
+    expect(result.code, result.stderr).toBe(0);
+    const files = (JSON.parse(result.stdout) as { files: Files }).files;
+    const rows = await readJsonRows(files.find((f) => f.table === 'charges')!.path);
+    const invoiceWrong = expected.find((e) => e.startsWith('invoice_mismatch'))!.split(' ')[1];
+    expect(rows.filter((r) => r.invoice_flag === true).map((r) => r.order_code)).toEqual([invoiceWrong]);
+    expect(rows.find((r) => r.order_code === invoiceWrong)).toMatchObject({ invoice_difference: -5000 });
+
+    const flaggedOnly = await cli(['report', 'charges', '--db', workspace.dbPath, '--flagged-only', '--format', 'json', '--out', join(workspace.dir, 'flagged'), '--json'], sandboxNow(sandbox));
+    const flaggedFiles = (JSON.parse(flaggedOnly.stdout) as { files: Files }).files;
+    const flagged = await readJsonRows(flaggedFiles.find((f) => f.table === 'charges')!.path);
+    expect(flagged.every((r) => Number(r.flags_failed) > 0)).toBe(true);
+    const summary = await readJsonRows(flaggedFiles.find((f) => f.table === 'charges-summary')!.path);
+    expect(summary.find((r) => r.check_name === 'any' && r.account_alias === '*')).toMatchObject({ orders_checked: 59, orders_flagged: flagged.length });
+  });
+
   it('refuses partner records without an order_code column in one line, exit 2', async () => {
     const csv = join(workspace.dir, 'no-code.csv');
     await writeFile(csv, 'code,amount\nEX100000001,1000\n');

@@ -1,4 +1,6 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { carrierDayOf, describeIssues } from '../../carrier/contract.js';
@@ -17,6 +19,9 @@ import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
 
+/** A report holds its rows in temporary tables: a million orders' charges need about a gigabyte. */
+const REPORT_MEMORY_LIMIT = '2GB';
+
 /** The flags every report takes, checked once; every message names the flag. */
 const CommonFlagsSchema = z.object({
   db: z.string().optional(),
@@ -26,6 +31,7 @@ const CommonFlagsSchema = z.object({
   format: z.enum(REPORT_FORMATS).default('csv'),
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
+  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 2GB').default(REPORT_MEMORY_LIMIT),
 });
 
 type CommonFlags = z.output<typeof CommonFlagsSchema>;
@@ -50,7 +56,8 @@ function withCommonOptions(command: Command): Command {
     .option('--account <alias>', 'one account only')
     .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
     .option('--out <dir>', 'directory the files go to', 'data/reports')
-    .option('--json', 'print the summary as JSON');
+    .option('--json', 'print the summary as JSON')
+    .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
 }
 
 /** What a report run prints: its files and a few figures. */
@@ -91,8 +98,11 @@ async function runReport(
 ): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
-  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true });
+  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit });
+  // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
+  const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
+    await warehouse.run(`SET temp_directory = ${sqlText(spillDir)}`);
     const to = flags.to ?? carrierDayOf(now);
     let from = flags.from;
     if (from === undefined) {
@@ -115,6 +125,7 @@ async function runReport(
     printSummary(summary, flags.json);
   } finally {
     await warehouse.close();
+    await rm(spillDir, { recursive: true, force: true });
   }
 }
 
@@ -147,6 +158,7 @@ function chargesCommand(): Command {
     .option('--weight-tolerance <kg>', 'weight differences up to this pass', '0.01')
     .option('--quote-tolerance <dong>', 'how far the total may be from the price quote', '1')
     .option('--invoices <file>', "the partner's records (CSV with order_code, invoiced_amount) to compare the totals with")
+    .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
@@ -156,7 +168,7 @@ function chargesCommand(): Command {
           await loadPartnerRecords(warehouse.connection, { kind: 'csv', file: raw.invoices });
           invoices = partnerInvoicesQuery();
         }
-        const report = chargesTables(rules, scope, invoices);
+        const report = chargesTables(rules, scope, { invoices, flaggedOnly: raw.flaggedOnly === true });
         return {
           ...report,
           summarize: async () => {
