@@ -114,17 +114,20 @@ async function main(): Promise<void> {
     const buildSeconds = (performance.now() - buildStarted) / 1000;
     process.stderr.write(`built a warehouse of ${settings.orders} orders in ${buildSeconds.toFixed(1)} s\n`);
     const runs: { report: string; format: string; seconds: number; summary: unknown }[] = [];
-    for (const report of REPORTS) {
-      for (const format of settings.formats) {
-        const args = ['report', report, '--db', dbPath, '--format', format, '--out', join(dir, 'out', format), '--json', '--from', '2026-10-01', '--to', '2026-12-31'];
-        if (report === 'reconcile') args.push('--partner', partnerCsv);
-        const started = performance.now();
-        const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' }, maxBuffer: 64 << 20 });
-        const seconds = (performance.now() - started) / 1000;
-        const summary = JSON.parse(stdout) as { files: { table: string; rows: number }[] };
-        runs.push({ report, format, seconds: Math.round(seconds * 100) / 100, summary: summary.files.map((f) => `${f.table} ${f.rows}`) });
-        process.stderr.write(`${report.padEnd(10)} ${format.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  (${summary.files.map((f) => `${f.table} ${f.rows} rows`).join(', ')})\n`);
-      }
+    // Each report in each format, and the charges CSV of the flagged orders only (what finance opens in a spreadsheet).
+    const variants = REPORTS.flatMap((report) => [
+      ...settings.formats.map((format) => ({ report, format, extra: report === 'reconcile' ? ['--partner', partnerCsv] : [] })),
+      ...(report === 'charges' && settings.formats.includes('csv') ? [{ report, format: 'csv', extra: ['--flagged-only'] }] : []),
+    ]);
+    for (const { report, format, extra } of variants) {
+      const args = ['report', report, '--db', dbPath, '--format', format, '--out', join(dir, 'out', format), '--json', '--from', '2026-10-01', '--to', '2026-12-31', ...extra];
+      const label = `${report}${extra.includes('--flagged-only') ? ' --flagged-only' : ''}`;
+      const started = performance.now();
+      const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' }, maxBuffer: 64 << 20 });
+      const seconds = (performance.now() - started) / 1000;
+      const summary = JSON.parse(stdout) as { files: { table: string; rows: number }[] };
+      runs.push({ report: label, format, seconds: Math.round(seconds * 100) / 100, summary: summary.files.map((f) => `${f.table} ${f.rows}`) });
+      process.stderr.write(`${label.padEnd(25)} ${format.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  (${summary.files.map((f) => `${f.table} ${f.rows} rows`).join(', ')})\n`);
     }
     const slowest = Math.max(...runs.map((r) => r.seconds));
     const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage: loadavg() };

@@ -12,7 +12,7 @@ import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTab
 import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
-import { UserError } from '../exit-codes.js';
+import { EXIT, UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
@@ -120,7 +120,7 @@ async function runReport(
     } catch (error) {
       if (error instanceof UserError) throw error;
       if (error instanceof PartnerRecordsError) throw new UserError(error.message);
-      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, 1);
+      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, EXIT.FAILURE);
     }
     printSummary(summary, flags.json);
   } finally {
