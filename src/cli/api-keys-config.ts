@@ -28,19 +28,25 @@ export function parseApiKeysVariable(text: string): KeyRing {
   return new KeyRing(entries);
 }
 
-/** A JSON file `{alias: key}`, refused when other users can read it. */
-export async function readKeysFile(path: string): Promise<KeyRing> {
+/** The text of a file holding a secret (`what` names it in messages), refused when other users can read it. */
+export async function readPrivateFile(path: string, what: string): Promise<string> {
   let mode: number;
   let text: string;
   try {
     mode = (await stat(path)).mode;
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UserError(`cannot read keys file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new UserError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   if ((mode & 0o077) !== 0) {
-    throw new UserError(`keys file ${path} can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+    throw new UserError(`${what} ${path} can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${path}`);
   }
+  return text;
+}
+
+/** A JSON file `{alias: key}`, refused when other users can read it. */
+export async function readKeysFile(path: string): Promise<KeyRing> {
+  const text = await readPrivateFile(path, 'keys file');
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

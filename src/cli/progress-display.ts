@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
+import type { OperationProgress, OperationProgressListener } from '../pipeline/customer-operation-run.js';
 import type { ProgressListener, TrackProgress } from '../pipeline/track-run.js';
 
 function quotaLeft(progress: TrackProgress): string {
@@ -45,6 +46,38 @@ export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressLis
       if (Date.now() - lastLogged < intervalMs) return;
       lastLogged = Date.now();
       logger.info(line(p), 'progress');
+    },
+    stop: () => {},
+  };
+}
+
+/** A progress bar for a price or images run on a terminal: done and total, rate, ETA, failures. */
+export function terminalOperationProgress(): OperationProgressListener {
+  const bar = new cliProgress.SingleBar(
+    { format: '{operation} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | refused {carrierErrors} | failed {failed} | rejected {rejected}', hideCursor: true },
+    cliProgress.Presets.shades_classic,
+  );
+  const startedAt = Date.now();
+  const payload = (p: OperationProgress) => ({ ...p, rate: Math.round(p.done / Math.max(0.001, (Date.now() - startedAt) / 1000)) });
+  return {
+    start: (p) => bar.start(p.total, p.done, payload(p)),
+    update: (p) => {
+      bar.setTotal(p.total);
+      bar.update(p.done, payload(p));
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+/** Without a terminal: a progress log line for a price or images run every `intervalMs`. */
+export function loggedOperationProgress(logger: Logger, intervalMs = 10_000): OperationProgressListener {
+  let lastLogged = 0;
+  return {
+    start: (p) => logger.info(p, 'progress'),
+    update: (p) => {
+      if (Date.now() - lastLogged < intervalMs) return;
+      lastLogged = Date.now();
+      logger.info(p, 'progress');
     },
     stop: () => {},
   };

@@ -2,17 +2,13 @@ import Bottleneck from 'bottleneck';
 import pRetry, { AbortError } from 'p-retry';
 import { findTrackingErrorCode, TRACKING_ERROR, type TrackingSnapshot } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
-import { CarrierExceptionFailure, LookupFailure, RateLimitedFailure } from '../carrier/client/lookup-failures.js';
+import { CarrierExceptionFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
 import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
 import { QUOTA_REFUSED, type LookupLimiter } from '../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../quota/quota-ledger.js';
+import { transientRetryOptions, type RetryPolicy } from './transient-retry.js';
 
-export interface RetryPolicy {
-  /** Attempts per order, the first included; every attempt counts against the quota. */
-  readonly attempts: number;
-  readonly minDelayMs: number;
-  readonly maxDelayMs: number;
-}
+export type { RetryPolicy };
 
 export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 
@@ -81,19 +77,7 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
         }
         return result;
       },
-      {
-        retries: retry.attempts - 1,
-        minTimeout: retry.minDelayMs,
-        maxTimeout: retry.maxDelayMs,
-        factor: 2,
-        randomize: true,
-        shouldRetry: (error) => error instanceof LookupFailure && error.retryable && !stopping.aborted,
-        onFailedAttempt: async (error) => {
-          if (!(error instanceof LookupFailure) || error.retriesLeft === 0 || stopping.aborted) return;
-          context.onRetry?.(orderCode, error, error.attemptNumber);
-          if (error instanceof RateLimitedFailure) await new Promise((resolve) => setTimeout(resolve, error.retryAfterMs));
-        },
-      },
+      transientRetryOptions(retry, stopping, (failure, attempt) => context.onRetry?.(orderCode, failure, attempt)),
     );
     if (answer.kind === 'snapshot') return { kind: 'ok', snapshot: answer.snapshot, body: answer.body, attempts };
     return { kind: 'carrier_error', errorCode: answer.error.errorCode, errorMessage: answer.error.errorMessage, body: answer.body, attempts };

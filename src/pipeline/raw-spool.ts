@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename } from 'node:fs/promises';
+import { mkdir, open, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
@@ -30,8 +30,8 @@ export function rawSpoolRoot(dataDir: string): string {
 
 /**
  * Writes one batch's answers as a new file of the run's spool. The file appears whole or not at all
- * (written under a temporary name, then renamed), so a process killed while writing leaves no
- * truncated file. File names start with the wall-clock time: a run's files sort in the order written.
+ * (written under a temporary name, synced, then renamed), so a process killed while writing leaves
+ * no truncated file. File names start with the wall-clock time: a run's files sort in the order written.
  */
 export async function writeRawSpoolFile(dataDir: string, runId: string, responses: readonly RawResponse[]): Promise<string | undefined> {
   if (responses.length === 0) return undefined;
@@ -42,6 +42,13 @@ export async function writeRawSpoolFile(dataDir: string, runId: string, response
   const partial = `${path}.partial`;
   const lines = responses.map((r) => `${JSON.stringify({ orderCode: r.orderCode, accountAlias: r.accountAlias, seenAt: r.seenAt, body: r.body })}\n`);
   await pipeline(Readable.from(lines), createGzip(), createWriteStream(partial, { flags: 'wx' }));
+  // On disk before the batch's commit, so a committed batch never lacks its spool after a power cut.
+  const written = await open(partial, 'r');
+  try {
+    await written.datasync();
+  } finally {
+    await written.close();
+  }
   await rename(partial, path);
   return path;
 }

@@ -76,3 +76,9 @@ function scanFirstLine(bytes: Buffer): FirstLineScan {
   }
   return { complete: false, length: bytes.length - start, commas, semicolons };
 }
+
+/** The bytes read ahead by peekHeaderLine, then the rest of the input. */
+export async function* replayed(readAhead: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield readAhead;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+}

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { Readable, pipeline } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
-import { peekHeaderLine, type CsvDelimiter } from './csv-header-line.js';
+import { peekHeaderLine, replayed, type CsvDelimiter } from './csv-header-line.js';
 import { CsvRecordReader, type RawCsvRecord } from './csv-records.js';
 import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
 import { OverlongLineGuard } from './overlong-line-guard.js';
@@ -109,11 +109,6 @@ async function* bytesOf(stream: NodeJS.ReadableStream, inputName: string): Async
   } catch (error) {
     throw new SourceError(`cannot read ${inputName}: ${readProblem(error)}`);
   }
-}
-
-async function* replayed(readAhead: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  yield readAhead;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
 }
 
 function readProblem(error: unknown): string {

@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult } from '@duckdb/node-api';
 import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
-import { findSourceColumns, listColumnNames, itemFromValues } from './source-rows.js';
+import { findSourceColumns, listColumnNames, itemFromValues, type QueryRow, type SourceColumns } from './source-rows.js';
 import { queryForDescription } from './query-description.js';
 
 /**
@@ -15,6 +15,24 @@ export function duckdbSource(file: string, query: string): OrderCodeSource {
 }
 
 async function* readDuckdb(file: string, query: string): AsyncGenerator<SourceItem> {
+  let columns: SourceColumns = { orderCode: 0, account: null };
+  for await (const { values, origin } of duckdbQueryRows(file, query, (names) => (columns = columnsOf(names)))) {
+    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
+  }
+}
+
+function columnsOf(names: readonly string[]): SourceColumns {
+  const columns = findSourceColumns(names);
+  if (columns === null) throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
+  return columns;
+}
+
+/**
+ * The rows of a query over a DuckDB file, opened read-only (a missing file is an error, never
+ * created), read chunk by chunk. `checkColumns` sees the column names before any row (and may throw).
+ * Failures are SourceErrors.
+ */
+export async function* duckdbQueryRows(file: string, query: string, checkColumns?: (names: readonly string[]) => void): AsyncGenerator<QueryRow> {
   const instance = await failingAs(`cannot open DuckDB file ${file}`, () => DuckDBInstance.create(file, { access_mode: 'READ_ONLY' }));
   let connection: DuckDBConnection | undefined;
   let unfinished: DuckDBResult | undefined;
@@ -23,16 +41,14 @@ async function* readDuckdb(file: string, query: string): AsyncGenerator<SourceIt
     connection = opened;
     const result = await failingAs('DuckDB query failed', () => opened.stream(query));
     unfinished = result;
-    const names = result.columnNames();
-    const columns = findSourceColumns(names);
-    if (columns === null) throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
+    const columnNames = result.columnNames();
+    checkColumns?.(columnNames);
     let row = 0;
     for (let chunk = await nextChunk(result); chunk !== null; chunk = await nextChunk(result)) {
-      const codes = chunk.getColumnValues(columns.orderCode);
-      const accounts = columns.account === null ? [] : chunk.getColumnValues(columns.account);
+      const columns = columnNames.map((_, index) => chunk.getColumnValues(index));
       for (let i = 0; i < chunk.rowCount; i++) {
         row++;
-        yield itemFromValues(codes[i], accounts[i], `duckdb row ${row}`);
+        yield { columnNames, values: columns.map((values) => values[i]), origin: `duckdb row ${row}` };
       }
     }
     unfinished = undefined;

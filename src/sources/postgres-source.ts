@@ -2,7 +2,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import { findSourceColumns, itemFromValues, listColumnNames, type SourceColumns } from './source-rows.js';
+import { findSourceColumns, itemFromValues, listColumnNames, type QueryRow, type SourceColumns } from './source-rows.js';
 
 export interface PostgresSourceOptions {
   /** Rows fetched from the server-side cursor at a time (default 5000). */
@@ -29,12 +29,39 @@ interface PostgresServer {
 export function postgresSource(url: string, query: string, options: PostgresSourceOptions = {}): OrderCodeSource {
   const server = serverOf(url);
   return {
-    description: `postgres:${server?.name ?? '(invalid URL)'}: ${queryForDescription(query)}`,
+    description: `${describePostgres(url)}: ${queryForDescription(query)}`,
     items: () => readPostgres(url, server, query, options.batchSize ?? DEFAULT_BATCH_SIZE),
   };
 }
 
 async function* readPostgres(url: string, server: PostgresServer | null, query: string, batchSize: number): AsyncGenerator<SourceItem> {
+  let columns: SourceColumns = { orderCode: 0, account: null };
+  for await (const { values, origin } of postgresQueryRows(url, server, query, batchSize, (names) => (columns = columnsOf(names)))) {
+    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
+  }
+}
+
+/**
+ * The rows of a query on a PostgreSQL server, every value as PostgreSQL writes it as text, read
+ * through a server-side cursor in batches. `checkColumns` sees the column names before any row.
+ * Failures are SourceErrors that never show the password.
+ */
+export function postgresRows(url: string, query: string, checkColumns?: (names: readonly string[]) => void): AsyncGenerator<QueryRow> {
+  return postgresQueryRows(url, serverOf(url), query, DEFAULT_BATCH_SIZE, checkColumns);
+}
+
+/** `postgres:user@host:port/db`, never the password. */
+export function describePostgres(url: string): string {
+  return `postgres:${serverOf(url)?.name ?? '(invalid URL)'}`;
+}
+
+async function* postgresQueryRows(
+  url: string,
+  server: PostgresServer | null,
+  query: string,
+  batchSize: number,
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<QueryRow> {
   if (server === null) throw new SourceError('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection lost between batches also fails the next read, which reports it; without a listener
@@ -47,14 +74,15 @@ async function* readPostgres(url: string, server: PostgresServer | null, query: 
       throw new SourceError(`cannot connect to PostgreSQL at ${server.name}: ${oneLineMessage(error, server.password)}`);
     }
     const cursor = client.query(new Cursor<unknown[]>(query, [], { rowMode: 'array', types: VALUES_AS_TEXT }));
-    let columns: SourceColumns | undefined;
+    let checked = false;
     let row = 0;
     for (;;) {
       const batch = await readBatch(cursor, batchSize, server.password);
-      columns ??= columnsOf(batch.columnNames);
+      if (!checked) checkColumns?.(batch.columnNames);
+      checked = true;
       for (const values of batch.rows) {
         row++;
-        yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], `postgres row ${row}`);
+        yield { columnNames: batch.columnNames, values, origin: `postgres row ${row}` };
       }
       // The server sends a short batch only when the query is done.
       if (batch.rows.length < batchSize) break;
@@ -74,7 +102,7 @@ async function readBatch(cursor: Cursor<unknown[]>, batchSize: number, password:
   });
 }
 
-function columnsOf(names: string[]): SourceColumns {
+function columnsOf(names: readonly string[]): SourceColumns {
   const columns = findSourceColumns(names);
   if (columns === null) throw new SourceError(`the PostgreSQL query has no order_code column; its columns are ${listColumnNames(names)}`);
   return columns;

@@ -6,6 +6,13 @@ export interface SourceColumns {
   readonly account: number | null;
 }
 
+/** A row of a query result: the result's column names, the row's values, and where it is. */
+export interface QueryRow {
+  readonly columnNames: readonly string[];
+  readonly values: readonly unknown[];
+  readonly origin: string;
+}
+
 const ORDER_CODE_NAMES = new Set(['order_code', 'ordercode']);
 const ACCOUNT_NAME = 'account';
 const LISTED_NAMES = 20;

@@ -68,8 +68,8 @@ export async function appendRunInputs(warehouse: Warehouse, runId: string, rows:
 /**
  * The run's work: each valid code once (its first valid row gives account and origin), without the
  * codes that already have a lookup result in this run other than a deferral (a resume skips what was
- * committed, and looks up again what was left for later) and, unless
- * refreshTerminal, without orders whose stored status is terminal. Columns: order_code,
+ * committed, and looks up again what was left for later) and, unless refreshTerminal, without orders
+ * whose stored status or latest status callback is terminal. Columns: order_code,
  * account_alias, origin, seq (of the first row), last_seen_at (null for an order never seen).
  */
 const RUN_WORK = `
@@ -86,7 +86,8 @@ const RUN_WORK = `
       SELECT 1 FROM lookup_results AS done
       WHERE done.run_id = $runId AND done.order_code = first_valid.order_code AND done.outcome <> 'deferred'
     )
-    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))`;
+    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))
+    AND ($refreshTerminal OR first_valid.order_code NOT IN (SELECT order_code FROM order_latest_callbacks WHERE is_terminal))`;
 
 let workListCount = 0;
 

@@ -133,7 +133,8 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
   await sql.run(`DROP TABLE ${STAGED}`);
 }
 
-function resultSpoolLine(row: LookupResultRow): string {
+/** The spool line of one lookup_results row. */
+export function resultSpoolLine(row: LookupResultRow): string {
   return JSON.stringify({
     runId: row.runId,
     orderCode: row.orderCode,
@@ -147,7 +148,8 @@ function resultSpoolLine(row: LookupResultRow): string {
   });
 }
 
-async function loadResults(sql: SqlRunner, file: string): Promise<void> {
+/** Inserts (or replaces) the lookup_results rows of a spool file written with resultSpoolLine. */
+export async function loadResults(sql: SqlRunner, file: string): Promise<void> {
   await sql.run(
     `INSERT OR REPLACE INTO lookup_results
      SELECT runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt

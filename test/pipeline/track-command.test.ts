@@ -1,30 +1,11 @@
-import { execFile } from 'node:child_process';
 import { chmod, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { cli } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
-
-const run = promisify(execFile);
-const CLI = join(import.meta.dirname, '../../dist/src/cli/main.js');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -68,7 +49,9 @@ describe('parcel-recon track', () => {
     expect(result.stderr).toContain('"msg":"run finished"');
 
     const texts = [result.stdout, result.stderr];
-    for (const file of await filesUnder(workspace.dir)) texts.push((await readFile(file)).toString('latin1'));
+    // Compressed files (the raw spool) are read decompressed: a key inside would not show otherwise.
+    for (const file of await filesUnder(workspace.dir)) texts.push((file.endsWith('.gz') ? gunzipSync(await readFile(file)) : await readFile(file)).toString('latin1'));
+    expect((await filesUnder(workspace.dir)).some((file) => /raw\/[^/]+\/[^/]+\.ndjson\.gz$/.test(file))).toBe(true);
     expect(texts.length).toBeGreaterThan(3);
     for (const key of Object.values(keys)) for (const text of texts) expect(text.includes(key)).toBe(false);
     for (const alias of Object.keys(keys)) expect(result.stderr).toContain(alias);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
 import { MIGRATIONS, applyMigrations } from '../../src/warehouse/migrations.js';
@@ -37,13 +38,17 @@ describe('Warehouse.open', () => {
     const tables = (await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).map((r) => r.table_name);
     expect(tables).toEqual([
       'callback_events',
+      'callback_journal_segments',
       'delay_reasons',
       'delivery_failures',
       'lookup_results',
+      'missed_callbacks',
       'order_changes',
       'order_charges',
       'order_image_lists',
       'order_images',
+      'order_latest_callbacks',
+      'order_status_timeline',
       'order_statuses',
       'order_trackings',
       'orders',
@@ -55,7 +60,40 @@ describe('Warehouse.open', () => {
       'schema_migrations',
       'status_codes',
       'tracking_steps',
+      'untracked_callbacks',
     ]);
+  });
+
+  it('upgrades an older warehouse to history tables without primary keys, keeping their rows', async () => {
+    const dir = await temp.dir();
+    const path = join(dir, 'old.duckdb');
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) await connection.run(migration.sql);
+    await connection.run(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL);
+      INSERT INTO schema_migrations SELECT v, 'old', current_timestamp FROM range(1, 8) t(v);
+      INSERT INTO order_charges VALUES ('EX100000001', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EX100000001', 2, 'Fuel', 'Phụ phí xăng dầu', 236960);
+      INSERT INTO order_statuses VALUES ('EX100000001', 1, '2026-11-01 08:00:00+07', '21', 'DATIEPNHAN', 'Đã tiếp nhận', 'Hà Nội', 'Bưu cục Cầu Giấy');
+      INSERT INTO order_trackings VALUES ('EX100000001', 1, '0', 'Nhập hệ thống', 'HN01', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2026-11-01 08:00:00+07', NULL);`);
+    connection.closeSync();
+    instance.closeSync();
+
+    const upgraded = await Warehouse.open(path);
+    try {
+      expect(await rowsOf(upgraded, 'SELECT order_code, line_no, service_id, CAST(cost AS VARCHAR) AS cost FROM order_charges ORDER BY line_no')).toEqual([
+        { order_code: 'EX100000001', line_no: 1, service_id: 'DE', cost: '1184800.0000' },
+        { order_code: 'EX100000001', line_no: 2, service_id: 'Fuel', cost: '236960.0000' },
+      ]);
+      expect(await rowsOf(upgraded, 'SELECT province_name FROM order_statuses')).toEqual([{ province_name: 'Hà Nội' }]);
+      expect(await rowsOf(upgraded, 'SELECT post_office_id FROM order_trackings')).toEqual([{ post_office_id: 'HN01' }]);
+      const keyed = await rowsOf(
+        upgraded,
+        "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN ('order_charges', 'order_statuses', 'order_trackings')",
+      );
+      expect(keyed).toEqual([]);
+    } finally {
+      await upgraded.close();
+    }
   });
 
   it('loads the reference data, and reloads it without duplicating on a second open', async () => {

@@ -1,13 +1,7 @@
-import { errors as undiciErrors, Pool } from 'undici';
+import { Pool } from 'undici';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import {
-  ConnectionFailure,
-  HttpStatusFailure,
-  LookupFailure,
-  LookupTimeoutFailure,
-  MalformedAnswerFailure,
-  RateLimitedFailure,
-} from './lookup-failures.js';
+import { carrierRequestText } from './carrier-request.js';
+import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
   /** `{tracking_url}` of the carrier's interface, e.g. `https://tracking.example.vn` (a path prefix is kept). */
@@ -22,17 +16,6 @@ export interface TrackingClientOptions {
 export type TrackingAnswer =
   | { readonly kind: 'snapshot'; readonly snapshot: TrackingSnapshot; readonly body: string }
   | { readonly kind: 'carrier_error'; readonly error: TrackingError; readonly body: string };
-
-const RETRY_AFTER_DEFAULT_MS = 1_000;
-
-function retryAfterMs(header: string | string[] | undefined): number {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return RETRY_AFTER_DEFAULT_MS;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? RETRY_AFTER_DEFAULT_MS : Math.max(0, date - Date.now());
-}
 
 /**
  * The carrier's tracking lookup over keep-alive HTTP (undici). One call is one request, one attempt:
@@ -51,28 +34,11 @@ export class TrackingClient {
   /** Looks one order code up; throws a LookupFailure when no usable answer came back. */
   async lookup(apiKey: string, orderCode: string, signal?: AbortSignal): Promise<TrackingAnswer> {
     const query = new URLSearchParams({ apiKey, ordercode: orderCode });
-    const { timeoutMs } = this.options;
-    let statusCode: number;
-    let body: string;
-    let retryAfter: string | string[] | undefined;
-    try {
-      const answer = await this.pool.request({
-        method: 'GET',
-        path: `${this.path}?${query.toString()}`,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        // undici's own header and body timeouts bound a hung request; no per-request timer or
-        // combined AbortSignal, which cost more than the request itself at thousands per second.
-        ...(signal ? { signal } : {}),
-      });
-      statusCode = answer.statusCode;
-      retryAfter = answer.headers['retry-after'];
-      body = await answer.body.text();
-    } catch (error) {
-      throw this.transportFailure(error);
-    }
-    if (statusCode === 429) throw new RateLimitedFailure(retryAfterMs(retryAfter));
-    if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
+    const body = await carrierRequestText(
+      this.pool,
+      { method: 'GET', path: `${this.path}?${query.toString()}`, ...(signal ? { signal } : {}) },
+      this.options.timeoutMs,
+    );
     let decoded: unknown;
     try {
       decoded = JSON.parse(body);
@@ -83,15 +49,6 @@ export class TrackingClient {
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const result = checked.value;
     return result.kind === 'snapshot' ? { kind: 'snapshot', snapshot: result.snapshot, body } : { kind: 'carrier_error', error: result.error, body };
-  }
-
-  private transportFailure(error: unknown): LookupFailure {
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-      return new LookupTimeoutFailure(this.options.timeoutMs);
-    }
-    const code = (error as { code?: string }).code;
-    // Only the error's code and class name: undici's messages are safe, but a cause could quote the URL.
-    return new ConnectionFailure(code ?? (error instanceof Error ? error.name : 'unknown error'));
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { readQuotaUsage } from '../../warehouse/quota-usage-store.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
@@ -27,7 +28,7 @@ export function quotaCommand(): Command {
       const policy = checked.data;
       if (flags.day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.day)) throw new UserError('--day: expected YYYY-MM-DD');
       const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
-      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true });
+      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
       try {
         const usage = await readQuotaUsage(warehouse, day);
         const keys = [...usage.entries()].filter(([alias]) => alias !== TOTAL_ALIAS).sort(([a], [b]) => a.localeCompare(b));

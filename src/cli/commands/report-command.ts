@@ -12,6 +12,7 @@ import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTab
 import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
@@ -98,7 +99,7 @@ async function runReport(
 ): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
-  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit });
+  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { UserError } from '../exit-codes.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
@@ -28,7 +29,7 @@ export function sqlCommand(): Command {
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
     .action(async (query: string, flags: { db?: string; format: 'table' | 'csv' | 'json' }) => {
-      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true });
+      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
       try {
         let reader;
         try {

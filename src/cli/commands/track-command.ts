@@ -1,8 +1,7 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { describeIssues } from '../../carrier/contract.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
 import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
@@ -12,8 +11,11 @@ import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
+import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
+import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
@@ -63,18 +65,6 @@ const TrackFlagsSchema = z.object({
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
-const FLAG_NAMES: Record<string, string> = Object.fromEntries(
-  Object.keys(TrackFlagsSchema.shape).map((key) => [key, `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`]),
-);
-
-function checkFlags(raw: Record<string, unknown>): TrackFlags {
-  const checked = TrackFlagsSchema.safeParse(raw);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0]!;
-  const flag = FLAG_NAMES[String(issue.path[0])];
-  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
-}
-
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
 export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
   if (flag !== true) {
@@ -114,7 +104,7 @@ export async function trackRunOptionsFromFlags(
   env: NodeJS.ProcessEnv,
   logger: Logger,
 ): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
-  const flags = checkFlags(raw);
+  const flags = checkFlags(TrackFlagsSchema, raw);
   // A plan asks the carrier nothing: it needs no tracking URL.
   const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
   if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
@@ -225,7 +215,7 @@ export function trackCommand(): Command {
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
-    .option('--refresh-terminal', 'look up again orders whose stored status is terminal (30, 28, 19, 18, 32)')
+    .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
@@ -239,12 +229,13 @@ export function trackCommand(): Command {
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
 4 the warehouse is in use by another process.
-Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests).`,
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
+PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit });
+      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
       if (flags.plan) {
         try {
           const plan = await planTracking({ ...options, warehouse });
@@ -256,6 +247,12 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
       }
       const signals = stopOnSignals();
       try {
+        // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
+        // A journal that cannot be loaded stays for the next load; the run goes on.
+        const journalDir = callbackJournalDir(dbPath, undefined, process.env);
+        await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
+          logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
+        );
         const summary = await runTracking({
           ...options,
           warehouse,

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
+import type { PriceAnswer } from '../carrier/client/customer-operations-client.js';
+import { SourceError } from '../sources/order-code-source.js';
+import { loadPriceQuotes, QUOTE_CARRIER_ERROR, type PriceQuoteRow } from '../warehouse/price-quote-loader.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions, type OperationRunIdentity } from './customer-operation-run.js';
+import { EXIT_CODE } from './exit-codes.js';
+import type { PriceInputSource } from './price-inputs.js';
+
+export interface PriceRunOptions extends CustomerRunOptions {
+  readonly source: PriceInputSource;
+  readonly warehouse: Warehouse;
+}
+
+export interface PriceRunSummary extends OperationRunIdentity {
+  readonly rowsRead: number;
+  readonly rejected: number;
+  /** Quotes the carrier gave. */
+  readonly quoted: number;
+  /** Quotes the carrier refused (IsError or Errors): stored with ok = false. */
+  readonly carrierErrors: number;
+  /** Requests that failed after every retry (malformed answers included): stored with ok = false and the failure's code. */
+  readonly failed: number;
+  readonly requestsSent: number;
+  readonly rejectsFile: string | null;
+  /** The first 100 rejected rows and failed requests, with their reason. */
+  readonly problems: readonly { readonly origin: string; readonly orderCode: string | null; readonly code: string; readonly reason: string }[];
+  readonly exitCode: number;
+  readonly exitState: string;
+}
+
+const LISTED_PROBLEMS = 100;
+
+/**
+ * One price run: read the requests (refusing invalid rows with their reason, never sending them), ask
+ * the carrier for each within the pace, retrying transient failures, and keep every quote asked in
+ * price_quotes / price_quote_lines, committed in batches. A refused or failed quote is a row with
+ * ok = false and its message.
+ */
+export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRunSummary> {
+  const { warehouse, keys, now } = options;
+  const counts = { read: 0, rejected: 0, quoted: 0, carrierErrors: 0, failed: 0, sent: 0, done: 0 };
+  const run = new CustomerOperationRun(options, () => ({
+    operation: 'price',
+    done: counts.done,
+    total: counts.read - counts.rejected,
+    ok: counts.quoted,
+    carrierErrors: counts.carrierErrors,
+    failed: counts.failed,
+    rejected: counts.rejected,
+  }));
+  const { runId, log } = run;
+  await run.start(warehouse, options.source.description);
+
+  const problems: PriceRunSummary['problems'][number][] = [];
+  const noteProblem = (problem: PriceRunSummary['problems'][number]) => {
+    if (problems.length < LISTED_PROBLEMS) problems.push(problem);
+  };
+  let batch: PriceQuoteRow[] = [];
+  const flush = async () => {
+    const rows = batch;
+    batch = [];
+    await loadPriceQuotes(warehouse, rows, run.spoolDir);
+  };
+
+  const quote = async (request: PriceRequest, orderCode: string | null, alias: string, origin: string) => {
+    const asked = await askWithRetry<PriceAnswer>(
+      run.limiter,
+      () => {
+        counts.sent++;
+        return run.client.quotePrice(keys.keyOf(alias), request);
+      },
+      options.retry,
+      run.stopping,
+      (failure, attempt) => log.debug({ orderCode, account: alias, failure: failure.code, attempt }, 'price request retried'),
+    );
+    const base = { quoteId: randomUUID(), runId, orderCode, accountAlias: alias, request, quotedAt: epochMsToInstant(now()) };
+    counts.done++;
+    if (asked.ok && asked.value.kind === 'quote') {
+      counts.quoted++;
+      batch.push({ ...base, result: asked.value.quote, errorCode: null, errorMessage: null });
+    } else if (asked.ok && asked.value.kind === 'carrier_error') {
+      counts.carrierErrors++;
+      batch.push({ ...base, result: null, errorCode: QUOTE_CARRIER_ERROR, errorMessage: asked.value.message });
+    } else if (!asked.ok) {
+      counts.failed++;
+      noteProblem({ origin, orderCode, code: asked.failure.code, reason: asked.failure.message });
+      log.warn({ orderCode, account: alias, errorCode: asked.failure.code, attempts: asked.attempts }, 'price request failed for good');
+      batch.push({ ...base, result: null, errorCode: asked.failure.code, errorMessage: asked.failure.message });
+    }
+  };
+
+  run.showProgress();
+  let sourceError: unknown;
+  try {
+    for await (const item of options.source.items()) {
+      if (run.stopping.aborted) break;
+      counts.read++;
+      const alias = item.kind === 'request' ? keys.aliasFor(item.account) : undefined;
+      if (item.kind === 'rejected' || alias === undefined) {
+        counts.rejected++;
+        const reason =
+          item.kind === 'rejected'
+            ? item.reason
+            : item.account === null
+              ? `no account column and several keys, none called default: say which key (${keys.aliases.join(', ')}) in an account column`
+              : `no API key for account ${item.account}`;
+        const code = item.kind === 'rejected' ? 'INVALID_ROW' : item.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT';
+        await run.rejects.add({ origin: item.origin, orderCode: item.orderCode, rejectCode: code, reason });
+        noteProblem({ origin: item.origin, orderCode: item.orderCode, code, reason });
+        continue;
+      }
+      await run.dispatch(item.orderCode, () => quote(item.request, item.orderCode, alias, item.origin));
+      if (batch.length >= options.batchSize) await flush();
+    }
+  } catch (error) {
+    sourceError = error;
+  } finally {
+    await run.close(flush);
+  }
+
+  const finishedAt = now();
+  const badInput = sourceError instanceof SourceError;
+  const { exitCode, exitState } =
+    sourceError === undefined
+      ? operationExit(counts.failed, run.stopping.aborted)
+      : { exitCode: badInput ? EXIT_CODE.BAD_INPUT : EXIT_CODE.FAILURE, exitState: badInput ? 'bad_input' : 'failed' };
+  const summary: PriceRunSummary = {
+    runId,
+    job: options.job,
+    source: options.source.description,
+    ...run.timing(finishedAt),
+    rowsRead: counts.read,
+    rejected: counts.rejected,
+    quoted: counts.quoted,
+    carrierErrors: counts.carrierErrors,
+    failed: counts.failed,
+    requestsSent: counts.sent,
+    rejectsFile: run.rejects.count > 0 ? run.rejects.path : null,
+    problems,
+    exitCode,
+    exitState,
+  };
+  await run.finish(
+    warehouse,
+    finishedAt,
+    { read: counts.read, rejected: counts.rejected, ok: counts.quoted, carrierErrors: counts.carrierErrors, failed: counts.failed, sent: counts.sent },
+    { exitCode, exitState },
+    sourceError === undefined ? summary : { ...summary, error: sourceError instanceof Error ? sourceError.message : String(sourceError) },
+  );
+  log.info({ summary }, 'price run finished');
+  if (sourceError !== undefined) throw sourceError;
+  return summary;
+}

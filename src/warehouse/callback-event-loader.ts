@@ -1,0 +1,80 @@
+import { withNdjsonSpool } from './ndjson-spool.js';
+import { countOf } from './result-values.js';
+import type { Warehouse } from './warehouse.js';
+
+/** A run of whole lines of a callback journal segment, ending at `endOffset` bytes into it. */
+export interface CallbackJournalSlice {
+  readonly segment: string;
+  readonly endOffset: number;
+  /** The journal records (JSON text, see CallbackEventRecord), the unreadable lines left out. */
+  readonly lines: readonly string[];
+  /** Lines the slice held, readable or not. */
+  readonly lineCount: number;
+}
+
+/** The SQL types read_json gives each journal field; the names are CallbackEventRecord's. */
+const JOURNAL_COLUMNS = `{
+  eventId: 'VARCHAR', orderCode: 'VARCHAR', status: 'VARCHAR', statusName: 'VARCHAR', eventTime: 'TIMESTAMPTZ',
+  transactionId: 'VARCHAR', deliveryDate: 'TIMESTAMPTZ', receiverName: 'VARCHAR', mailman: 'VARCHAR',
+  deliveryNotes: 'VARCHAR', delayCode: 'VARCHAR', delayNotes: 'VARCHAR', requestFeedbackCount: 'INTEGER',
+  description: 'VARCHAR', externalCode: 'VARCHAR', referenceCode: 'VARCHAR', accountAlias: 'VARCHAR',
+  authMethod: 'VARCHAR', receivedAt: 'TIMESTAMPTZ', body: 'JSON'
+}`;
+
+const STAGED = 'staged_callback_events';
+
+/** How far each journal segment has been loaded, in bytes. */
+export async function readCallbackJournalProgress(warehouse: Warehouse): Promise<Map<string, number>> {
+  const reader = await warehouse.readAll('SELECT segment, ingested_bytes FROM callback_journal_segments');
+  return new Map(reader.getRowObjectsJS().map((row) => [row.segment as string, countOf(row.ingested_bytes)]));
+}
+
+/**
+ * Loads a slice of a journal segment in one transaction: its events into `callback_events` (an event
+ * already there is left as it is, so the carrier's retries and a re-read slice add nothing), its failed
+ * delivery attempts (status 16 with a delay code) into `delivery_failures` (identity order and time
+ * to the second, so the same attempt seen by tracking makes one row), and the segment's new offset.
+ * Returns how many events were new.
+ */
+export async function loadCallbackJournalSlice(warehouse: Warehouse, slice: CallbackJournalSlice, spoolDir: string): Promise<number> {
+  return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {
+    const file = slice.lines.length === 0 ? undefined : await spool.write(slice.lines);
+    return warehouse.transaction(async (sql) => {
+      let inserted = 0;
+      if (file !== undefined) {
+        await sql.run(
+          `CREATE OR REPLACE TEMP TABLE ${STAGED} AS
+           SELECT * FROM read_json($file, format = 'newline_delimited', columns = ${JOURNAL_COLUMNS})
+           QUALIFY row_number() OVER (PARTITION BY eventId ORDER BY receivedAt) = 1`,
+          { file },
+        );
+        inserted = await sql.run(
+          `INSERT INTO callback_events
+           SELECT eventId, orderCode, status, statusName, eventTime, transactionId, deliveryDate, receiverName, mailman,
+                  deliveryNotes, delayCode, delayNotes, requestFeedbackCount, description, externalCode, referenceCode,
+                  accountAlias, authMethod, receivedAt, body
+           FROM ${STAGED}
+           ON CONFLICT DO NOTHING`,
+        );
+        await sql.run(
+          `INSERT INTO delivery_failures (order_code, attempted_at, delay_code, delay_note, observed_at, source, callback_event_id)
+           SELECT orderCode, date_trunc('second', eventTime), delayCode, delayNotes, receivedAt, 'callback', eventId
+           FROM ${STAGED}
+           WHERE status = '16' AND delayCode IS NOT NULL
+           QUALIFY row_number() OVER (PARTITION BY orderCode, date_trunc('second', eventTime) ORDER BY receivedAt) = 1
+           ON CONFLICT DO NOTHING`,
+        );
+        await sql.run(`DROP TABLE ${STAGED}`);
+      }
+      await sql.run(
+        `INSERT INTO callback_journal_segments VALUES ($segment, $endOffset, $lineCount, current_timestamp)
+         ON CONFLICT (segment) DO UPDATE SET
+           ingested_bytes = greatest(callback_journal_segments.ingested_bytes, excluded.ingested_bytes),
+           ingested_lines = callback_journal_segments.ingested_lines + excluded.ingested_lines,
+           updated_at = excluded.updated_at`,
+        { segment: slice.segment, endOffset: slice.endOffset, lineCount: slice.lineCount },
+      );
+      return inserted;
+    });
+  });
+}

@@ -1,0 +1,117 @@
+import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
+import { withNdjsonSpool } from './ndjson-spool.js';
+import { moneyDecimal } from './snapshot-spool-format.js';
+import type { Warehouse } from './warehouse.js';
+
+/** error_code of a quote the carrier refused (IsError true, or Errors not empty). */
+export const QUOTE_CARRIER_ERROR = 'CARRIER_ERROR';
+
+/** One quote asked in a run: the request as sent, and the quote or why there is none. */
+export interface PriceQuoteRow {
+  readonly quoteId: string;
+  readonly runId: string;
+  readonly orderCode: string | null;
+  readonly accountAlias: string;
+  readonly request: PriceRequest;
+  /** The quote; null when it failed. */
+  readonly result: PriceResult | null;
+  /** QUOTE_CARRIER_ERROR, or the failure's code (LOOKUP_MALFORMED, ...) after every retry; null when ok. */
+  readonly errorCode: string | null;
+  readonly errorMessage: string | null;
+  readonly quotedAt: CarrierInstant;
+}
+
+function quoteSpoolLine(row: PriceQuoteRow): string {
+  const { request: q, result: r } = row;
+  return JSON.stringify({
+    quoteId: row.quoteId,
+    runId: row.runId,
+    orderCode: row.orderCode,
+    accountAlias: row.accountAlias,
+    toProvinceName: q.ToProvinceName,
+    toDistrictName: q.ToDistrictName,
+    toWardName: q.ToWardName,
+    length: q.Length,
+    width: q.Width,
+    height: q.Height,
+    realWeight: q.RealWeight,
+    clientHubId: q.ClientHubID,
+    serviceTypeId: q.ServiceTypeID,
+    ok: r !== null,
+    errorCode: row.errorCode,
+    errorMessage: row.errorMessage,
+    mainPrice: r?.MainPrice ?? null,
+    totalServiceCost: r?.TotalServiceCost ?? null,
+    couponMoneyRemainder: r?.CouponMoneyRemainder ?? null,
+    depositChangeAmount: r?.DepositChangeAmount ?? null,
+    calWeight: r?.CalWeight ?? null,
+    weight: r?.Weight ?? null,
+    priceMatrixId: r?.PriceMatrixID ?? null,
+    quotedAt: row.quotedAt,
+  });
+}
+
+function* lineSpoolLines(rows: readonly PriceQuoteRow[]): Generator<string> {
+  for (const row of rows) {
+    for (const [index, line] of (row.result?.ExtraServices ?? []).entries()) {
+      yield JSON.stringify({
+        quoteId: row.quoteId,
+        lineNo: index + 1,
+        extraServiceId: line.ExtraServiceID,
+        serviceId: line.ServiceID,
+        serviceName: line.ServiceName,
+        type: line.Type,
+        cost: line.Cost,
+        informFee: line.InformFee,
+        isDefaultService: line.IsDefaultService,
+      });
+    }
+  }
+}
+
+/**
+ * Loads quotes and their ExtraServices lines in one transaction through two NDJSON spool files. A
+ * failed quote is a row with ok = false, its error code and message, and no lines. Money enters as
+ * exact decimal text and is stored as DECIMAL(20,4). Loading the same quotes again replaces them.
+ */
+export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly PriceQuoteRow[], spoolDir: string): Promise<void> {
+  if (rows.length === 0) return;
+  await withNdjsonSpool(spoolDir, 'price-quotes', async (spool) => {
+    const quotesFile = await spool.write(rows.map(quoteSpoolLine));
+    const linesFile = await spool.write(lineSpoolLines(rows));
+    await warehouse.transaction(async (sql) => {
+      await sql.run(
+        `INSERT OR REPLACE INTO price_quotes BY NAME
+         SELECT quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
+                toProvinceName AS to_province_name, toDistrictName AS to_district_name, toWardName AS to_ward_name,
+                length, width, height, realWeight AS real_weight, clientHubId AS client_hub_id, serviceTypeId AS service_type_id,
+                ok, errorCode AS error_code, errorMessage AS error_message,
+                ${moneyDecimal('mainPrice')} AS main_price, ${moneyDecimal('totalServiceCost')} AS total_service_cost,
+                ${moneyDecimal('couponMoneyRemainder')} AS coupon_money_remainder, ${moneyDecimal('depositChangeAmount')} AS deposit_change_amount,
+                calWeight AS cal_weight, weight, priceMatrixId AS price_matrix_id, quotedAt AS quoted_at
+         FROM read_json($file, format = 'newline_delimited', columns = {
+           quoteId: 'VARCHAR', runId: 'VARCHAR', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', toProvinceName: 'VARCHAR',
+           toDistrictName: 'VARCHAR', toWardName: 'VARCHAR', length: 'DOUBLE', width: 'DOUBLE', height: 'DOUBLE', realWeight: 'DOUBLE',
+           clientHubId: 'VARCHAR', serviceTypeId: 'VARCHAR', ok: 'BOOLEAN', errorCode: 'VARCHAR', errorMessage: 'VARCHAR',
+           mainPrice: 'VARCHAR', totalServiceCost: 'VARCHAR', couponMoneyRemainder: 'VARCHAR', depositChangeAmount: 'VARCHAR',
+           calWeight: 'DOUBLE', weight: 'DOUBLE', priceMatrixId: 'VARCHAR', quotedAt: 'TIMESTAMPTZ'
+         })`,
+        { file: quotesFile },
+      );
+      await sql.run(`DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM read_json($file, format = 'newline_delimited', columns = {quoteId: 'VARCHAR'}))`, {
+        file: quotesFile,
+      });
+      await sql.run(
+        `INSERT INTO price_quote_lines BY NAME
+         SELECT quoteId AS quote_id, lineNo AS line_no, extraServiceId AS extra_service_id, serviceId AS service_id,
+                serviceName AS service_name, type, ${moneyDecimal('cost')} AS cost, ${moneyDecimal('informFee')} AS inform_fee,
+                isDefaultService AS is_default_service
+         FROM read_json($file, format = 'newline_delimited', columns = {
+           quoteId: 'VARCHAR', lineNo: 'INTEGER', extraServiceId: 'INTEGER', serviceId: 'VARCHAR', serviceName: 'VARCHAR',
+           type: 'INTEGER', cost: 'VARCHAR', informFee: 'VARCHAR', isDefaultService: 'BOOLEAN'
+         })`,
+        { file: linesFile },
+      );
+    });
+  });
+}
