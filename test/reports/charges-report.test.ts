@@ -6,7 +6,8 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox, truthAnomalies } from '../sandbox/sandbox-http.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
-import { allOrdersCsv, cli, quoteTrackedOrders, readJsonRows, sandboxNow } from './report-fixtures.js';
+import { cli } from '../support/cli-process.js';
+import { allOrdersCsv, quoteTrackedOrders, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 /** The check that must flag each kind of injected anomaly (others may flag it too). */
 const CHECK_OF_KIND: Record<AnomalyKind, string> = {

@@ -5,7 +5,8 @@ import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { epochOf, postControl, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
-import { allOrdersCsv, cli, readJsonRows, sandboxNow } from './report-fixtures.js';
+import { cli } from '../support/cli-process.js';
+import { allOrdersCsv, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 const HOUR = 3_600_000;
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
-import { cli, readJsonRows, sandboxNow } from './report-fixtures.js';
+import { cli } from '../support/cli-process.js';
+import { readJsonRows, sandboxNow } from './report-fixtures.js';
 
 interface TrackedOrder {
   order_code: string;
@@ -134,7 +135,7 @@ describe('report reconcile and the report files', () => {
   it('refuses partner records without an order_code column in one line, exit 2', async () => {
     const csv = join(workspace.dir, 'no-code.csv');
     await writeFile(csv, 'code,amount\nEX100000001,1000\n');
-    const result = await cli(['report', 'reconcile', '--db', workspace.dbPath, '--partner', csv, '--out', join(workspace.dir, 'x')]);
+    const result = await cli(['report', 'reconcile', '--db', workspace.dbPath, '--partner', csv, '--out', join(workspace.dir, 'x')], {});
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('no order_code column');

@@ -1,32 +1,9 @@
-/** What the report tests share: the command line, a tracked sandbox world, price quotes for its orders. */
-import { execFile } from 'node:child_process';
+/** What the report tests share: the sandbox's clock for the command line, a tracked sandbox world, price quotes for its orders. */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { clientHubs, keysOf, mapConcurrent, quotePrice, quoteRequestFor, truthOrders } from '../sandbox/sandbox-http.js';
 import type { TrackingWorkspace } from '../support/tracking-harness.js';
-
-const run = promisify(execFile);
-export const CLI = join(import.meta.dirname, '../../dist/src/cli/main.js');
-
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built `parcel-recon` with only PATH and `env` in its environment. */
-export async function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 /** PARCEL_RECON_NOW at the sandbox's clock, so the report's "now" and default --to are the sandbox's. */
 export function sandboxNow(sandbox: RunningSandbox): Record<string, string> {
