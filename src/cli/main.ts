@@ -6,6 +6,7 @@ import { imagesCommand } from './commands/images-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { priceCommand } from './commands/price-command.js';
 import { quotaCommand } from './commands/quota-command.js';
+import { reportCommand } from './commands/report-command.js';
 import { replayCommand } from './commands/replay-command.js';
 import { sandboxCommand } from './commands/sandbox-command.js';
 import { scheduleCommand } from './commands/schedule-command.js';
@@ -30,6 +31,7 @@ const COMMANDS = [
   sandboxCommand(),
   replayCommand(),
   callbacksCommand(),
+  reportCommand(),
   jobsCommand(),
   scheduleCommand(),
 ];

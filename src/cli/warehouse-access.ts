@@ -1,5 +1,6 @@
 import { WarehouseBusyError, WarehouseError } from '../warehouse/warehouse-errors.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { installReportViews } from '../reports/report-views.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const BUSY_RETRY_MS = 100;
@@ -7,9 +8,23 @@ const BUSY_RETRY_MS = 100;
 /**
  * Opens the warehouse for a command; a busy or broken warehouse is one line and its exit code.
  * `busyWaitMs` lets it wait that long for a holder that keeps the file briefly (the callback
- * receiver opens it for a few moments per load).
+ * receiver opens it for a few moments per load). A writable open also creates or replaces the report
+ * views, so they match this program's reports.
  */
 export async function openWarehouseForCommand(path: string, options: WarehouseOptions = {}, busyWaitMs = 0): Promise<Warehouse> {
+  const warehouse = await openWaiting(path, options, busyWaitMs);
+  if (!options.readOnly) {
+    try {
+      await installReportViews(warehouse);
+    } catch (error) {
+      await warehouse.close();
+      throw error;
+    }
+  }
+  return warehouse;
+}
+
+async function openWaiting(path: string, options: WarehouseOptions, busyWaitMs: number): Promise<Warehouse> {
   const giveUpAt = Date.now() + busyWaitMs;
   try {
     for (;;) {

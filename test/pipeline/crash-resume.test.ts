@@ -7,7 +7,7 @@ import { SeededRandom } from '../../src/sandbox/world/seeded-random.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { replayRuns } from '../../src/pipeline/replay-runs.js';
 import pino from 'pino';
-import { getJson, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { getJson, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv, startCli, type CliResult } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 
@@ -200,18 +200,26 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     }
   });
 
-  it('tells a second process, writer or reader, in one line which process holds the warehouse', async () => {
+  it('tells a second process, writer or reader, in one line which process holds the warehouse', { timeout: 90_000 }, async () => {
     const db = join(workspace.dir, 'busy.duckdb');
+    // Slow answers keep the holder at work past the 10 s the others wait for a briefly held warehouse.
+    await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 1_000, latencyMaxMs: 1_000 });
     const holder = startCli(trackArgs(db), env);
-    // The holder has the file once its run has started.
-    await logLine(holder, 'run started');
-    const attempts = await Promise.all([
-      cli(trackArgs(db), env),
-      cli(['quota', '--db', db], { PARCEL_RECON_NOW: env.PARCEL_RECON_NOW! }),
-      cli(['sql', 'SELECT count(*) FROM orders', '--db', db], {}),
-    ]);
-    holder.kill('SIGTERM');
-    await holder.ended;
+    let attempts: CliResult[];
+    try {
+      // The holder has the file once its run has started.
+      await logLine(holder, 'run started');
+      attempts = await Promise.all([
+        cli(trackArgs(db), env),
+        cli(['quota', '--db', db], { PARCEL_RECON_NOW: env.PARCEL_RECON_NOW! }),
+        cli(['sql', 'SELECT count(*) FROM orders', '--db', db], {}),
+      ]);
+      expect(holder.exitCode, 'the holder ended before the others gave up').toBeNull();
+    } finally {
+      holder.kill('SIGTERM');
+      await holder.ended;
+      await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 40, latencyMaxMs: 100 });
+    }
     for (const attempt of attempts) {
       expect(attempt.code, attempt.stderr).toBe(4);
       const lines = attempt.stderr.trim().split('\n');

@@ -1,0 +1,251 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { carrierDayOf, describeIssues } from '../../carrier/contract.js';
+import { CHARGE_CHECKS, ChargeRulesSchema, chargesTables } from '../../reports/charges-report.js';
+import { failuresTables } from '../../reports/failures-report.js';
+import { loadPartnerRecords, PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
+import { carrierDate, sqlText, type ReportScope, type ReportTables } from '../../reports/report-sql.js';
+import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTables, RUN_FINDINGS } from '../../reports/reconcile-report.js';
+import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { firstLineOf } from '../../warehouse/warehouse-errors.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { EXIT, UserError } from '../exit-codes.js';
+import { runClock } from '../run-clock.js';
+import { openWarehouseForCommand } from '../warehouse-access.js';
+import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
+
+/** A report holds its rows in temporary tables: a million orders' charges need about a gigabyte. */
+const REPORT_MEMORY_LIMIT = '2GB';
+
+/** The flags every report takes, checked once; every message names the flag. */
+const CommonFlagsSchema = z.object({
+  db: z.string().optional(),
+  from: day.optional(),
+  to: day.optional(),
+  account: z.string().min(1).optional(),
+  format: z.enum(REPORT_FORMATS).default('csv'),
+  out: z.string().default('data/reports'),
+  json: z.boolean().default(false),
+  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 2GB').default(REPORT_MEMORY_LIMIT),
+});
+
+type CommonFlags = z.output<typeof CommonFlagsSchema>;
+
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const key = issue.path[0];
+  throw new UserError(key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`);
+}
+
+function withCommonOptions(command: Command): Command {
+  return command
+    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+    .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
+    .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
+    .option('--account <alias>', 'one account only')
+    .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
+    .option('--out <dir>', 'directory the files go to', 'data/reports')
+    .option('--json', 'print the summary as JSON')
+    .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
+}
+
+/** What a report run prints: its files and a few figures. */
+interface ReportSummary {
+  readonly report: string;
+  readonly range: { readonly from: string; readonly to: string };
+  readonly account: string | null;
+  readonly files: readonly WrittenFile[];
+  readonly figures: Record<string, unknown>;
+  readonly lines: readonly string[];
+}
+
+function printSummary(summary: ReportSummary, json: boolean): void {
+  if (json) {
+    const { lines: _lines, ...rest } = summary;
+    process.stdout.write(`${JSON.stringify(rest)}\n`);
+    return;
+  }
+  const scope = `${summary.range.from} to ${summary.range.to}${summary.account === null ? '' : `, account ${summary.account}`}`;
+  process.stdout.write(`${summary.report} report, ${scope}\n`);
+  for (const line of summary.lines) process.stdout.write(`  ${line}\n`);
+  for (const file of summary.files) process.stdout.write(`  ${file.path}: ${file.rows} rows\n`);
+}
+
+async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
+  return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
+}
+
+/**
+ * Opens the warehouse read-only, settles the range (defaults: the earliest day of `earliestOf`, and
+ * today), runs `work` and writes its tables; a query the warehouse cannot run is one line, exit 1.
+ */
+async function runReport(
+  report: string,
+  flags: CommonFlags,
+  earliestOf: { readonly table: string; readonly time: string },
+  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
+): Promise<void> {
+  const now = runClock(process.env)();
+  if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
+  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
+  // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
+  const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
+  try {
+    await warehouse.run(`SET temp_directory = ${sqlText(spillDir)}`);
+    const to = flags.to ?? carrierDayOf(now);
+    let from = flags.from;
+    if (from === undefined) {
+      const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
+      from = typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to;
+    }
+    const scope: ReportScope = { fromDay: flags.from, toDay: flags.to, account: flags.account };
+    await mkdir(flags.out, { recursive: true });
+    let summary: ReportSummary;
+    try {
+      const { prepare, tables, summarize } = await work(warehouse, scope, now);
+      for (const statement of prepare) await warehouse.run(statement);
+      const files = await writeReportTables(warehouse.connection, tables, { outDir: flags.out, format: flags.format as ReportFormat, range: { from, to } });
+      summary = { report, range: { from, to }, account: flags.account ?? null, files, ...(await summarize()) };
+    } catch (error) {
+      if (error instanceof UserError) throw error;
+      if (error instanceof PartnerRecordsError) throw new UserError(error.message);
+      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, EXIT.FAILURE);
+    }
+    printSummary(summary, flags.json);
+  } finally {
+    await warehouse.close();
+    await rm(spillDir, { recursive: true, force: true });
+  }
+}
+
+/** The partner records named by --partner, or --from-duckdb / --from-postgres with --query. */
+function partnerSource(flags: { partner?: string; fromDuckdb?: string; fromPostgres?: string | true; query?: string }): PartnerRecordsSource | undefined {
+  const given = [flags.partner, flags.fromDuckdb, flags.fromPostgres].filter((f) => f !== undefined).length;
+  if (given > 1) throw new UserError('--partner, --from-duckdb and --from-postgres: give one of them');
+  if (flags.partner !== undefined) return { kind: 'csv', file: flags.partner };
+  if (flags.fromDuckdb !== undefined) {
+    if (flags.query === undefined) throw new UserError('--from-duckdb needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount');
+    return { kind: 'duckdb', file: flags.fromDuckdb, query: flags.query };
+  }
+  if (flags.fromPostgres !== undefined) {
+    if (flags.query === undefined) throw new UserError('--from-postgres needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount');
+    return { kind: 'postgres', url: postgresUrl(flags.fromPostgres, process.env), query: flags.query };
+  }
+  return undefined;
+}
+
+function money(value: unknown): string {
+  return Number(value ?? 0).toLocaleString('en-US');
+}
+
+function chargesCommand(): Command {
+  return withCommonOptions(new Command('charges').description('Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.'))
+    .option('--volumetric-divisor <n>', 'cal_weight = length x width x height / this', '6000')
+    .option('--fuel-share <share>', 'fuel fee as a share of price', '0.2')
+    .option('--vat-share <share>', 'VAT as a share of price + price_fr + far-region fee + fuel', '0.1')
+    .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
+    .option('--weight-tolerance <kg>', 'weight differences up to this pass', '0.01')
+    .option('--quote-tolerance <dong>', 'how far the total may be from the price quote', '1')
+    .option('--invoices <file>', "the partner's records (CSV with order_code, invoiced_amount) to compare the totals with")
+    .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
+    .action(async (raw: Record<string, unknown>) => {
+      const flags = checked(CommonFlagsSchema, raw);
+      const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
+      await runReport('charges', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
+        let invoices: string | undefined;
+        if (typeof raw.invoices === 'string') {
+          await loadPartnerRecords(warehouse.connection, { kind: 'csv', file: raw.invoices });
+          invoices = partnerInvoicesQuery();
+        }
+        const report = chargesTables(rules, scope, { invoices, flaggedOnly: raw.flaggedOnly === true });
+        return {
+          ...report,
+          summarize: async () => {
+            const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
+            const any = summary.find((r) => r.check_name === 'any');
+            const checks = summary.filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0).sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
+            const lines = [
+              `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${money(any?.amount_at_stake)} VND at stake`,
+              ...checks.slice(0, 5).map((r) => `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`),
+            ];
+            return { figures: { checks: summary }, lines };
+          },
+        };
+      });
+    });
+}
+
+function failuresCommand(): Command {
+  return withCommonOptions(new Command('failures').description('Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.')).action(
+    async (raw: Record<string, unknown>) => {
+      const flags = checked(CommonFlagsSchema, raw);
+      await runReport('failures', flags, { table: 'delivery_failures', time: 'attempted_at' }, async (warehouse, scope, now) => {
+        const report = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
+        const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
+        return {
+          ...report,
+          summarize: async () => {
+            const reasons = await rows(warehouse, query('failures-by-reason'));
+            const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
+            const [awaiting] = await rows(warehouse, `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`);
+            const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
+            const lines = [
+              `${failures} failed attempts`,
+              ...reasons.slice(0, 3).map((r) => `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`),
+              `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
+              `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
+            ];
+            return { figures: { failures, byReason: reasons, repeatedOrders: Number(repeated?.orders ?? 0), awaitingOrders: Number(awaiting?.orders ?? 0) }, lines };
+          },
+        };
+      });
+    },
+  );
+}
+
+function reconcileCommand(): Command {
+  return withCommonOptions(new Command('reconcile').description("Compare the partner's own records (order_code and any of expected_status, invoiced_amount, cod_amount) with the warehouse."))
+    .option('--partner <file>', "the partner's records as CSV")
+    .option('--from-duckdb <file>', 'read them from a DuckDB file with --query')
+    .option('--from-postgres [url]', 'read them from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)')
+    .option('--query <sql>', 'the query giving the records')
+    .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
+    .action(async (raw: Record<string, unknown>) => {
+      const flags = checked(CommonFlagsSchema, raw);
+      const rules = checked(ReconcileRulesSchema, raw);
+      const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
+      if (source === undefined) throw new UserError('no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
+      await runReport('reconcile', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
+        const lines = await loadPartnerRecords(warehouse.connection, source);
+        const report = reconcileTables(rules, scope);
+        return {
+          ...report,
+          summarize: async () => {
+            const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`);
+            const byKind = Object.fromEntries(FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]));
+            const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(({ kind }) => `${kind}: ${byKind[kind]}`);
+            return { figures: { partnerLines: lines, findings: byKind }, lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)] };
+          },
+        };
+      });
+    });
+}
+
+/** `report charges|failures|reconcile`: the finance, operations and reconciliation reports. */
+export function reportCommand(): Command {
+  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary.');
+  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand()]) command.addCommand(sub.exitOverride());
+  return command;
+}

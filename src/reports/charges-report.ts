@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
+import { moneyText, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+
+const share = z.string().regex(/^(0|1)(\.\d{1,6})?$/, 'a share between 0 and 1, such as 0.2').refine((s) => Number(s) <= 1, 'a share between 0 and 1, such as 0.2');
+const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
+
+/**
+ * What the charge checks compare against: the published relations (design.md) by default. Shares and
+ * tolerances are decimal texts, put into SQL as exact DECIMAL literals.
+ */
+export const ChargeRulesSchema = z.object({
+  volumetricDivisor: z.number().int().positive().default(PUBLISHED_PRICING.volumetricDivisor),
+  fuelShare: share.default(PUBLISHED_PRICING.fuelShare),
+  vatShare: share.default(PUBLISHED_PRICING.vatShare),
+  /** Money differences up to this many dong pass (the carrier rounds shares to whole dong). */
+  moneyTolerance: amount.default('1'),
+  /** Weight differences up to this many kilograms pass (the carrier rounds weights to 0.01 kg). */
+  weightTolerance: amount.default('0.01'),
+  /** How far the billed total may be from the order's price quote, in dong. */
+  quoteTolerance: amount.default('1'),
+});
+
+export type ChargeRules = z.output<typeof ChargeRulesSchema>;
+
+export const DEFAULT_CHARGE_RULES: ChargeRules = ChargeRulesSchema.parse({});
+
+/** The checks, in column order: each has `<name>_flag`, `<name>_expected` and `<name>_difference` columns. */
+export const CHARGE_CHECKS = [
+  { name: 'lines_sum', money: true, what: 'the priceInfo lines do not sum to total_service_cost' },
+  { name: 'components_sum', money: true, what: 'price + price_fr + far_region_fee_amount + fuel_fee_amount + vat_amount differs from total_service_cost' },
+  { name: 'cal_weight', money: false, what: 'cal_weight differs from length x width x height / divisor' },
+  { name: 'chargeable_weight', money: false, what: 'weight differs from the larger of real_weight and cal_weight' },
+  { name: 'fuel', money: true, what: 'fuel_fee_amount is not the fuel share of price' },
+  { name: 'vat', money: true, what: 'vat_amount is not the VAT share of price + price_fr + far_region_fee_amount + fuel_fee_amount' },
+  { name: 'far_region_line', money: true, what: 'far_region_fee_amount differs from the VSVX priceInfo line (a fee without the line, or the reverse)' },
+  { name: 'quote', money: true, what: "the total differs from the order's latest price quote (plus any return charge and its VAT)" },
+  { name: 'return_not_returned', money: true, what: 'a return charge (price_fr) on an order that was never returning or returned (status 27/28)' },
+  { name: 'cancelled_charged', money: true, what: 'a charge on a cancelled order (status 18)' },
+  { name: 'changed_after_delivery', money: true, what: 'total_service_cost changed after the order was delivered (order_changes)' },
+  { name: 'invoice', money: true, what: "the partner's invoiced amount differs from total_service_cost (with --invoices)" },
+] as const;
+
+export type ChargeCheckName = (typeof CHARGE_CHECKS)[number]['name'];
+
+const MONEY = 'DECIMAL(20,4)';
+
+/** `abs(difference) > tolerance` when the expected value is known. */
+function beyond(difference: string, tolerance: string): string {
+  return `coalesce(abs(${difference}) > ${tolerance}, false)`;
+}
+
+/**
+ * One row per order with its billed components, weights, and for every check its flag, the expected
+ * value and the difference (billed minus expected); then flags_failed and amount_at_stake (the largest
+ * money difference among its failed checks). `invoices`, when given, is a relation of
+ * (order_code, invoiced_amount) with one row per order.
+ */
+export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoices?: string): string {
+  const money = rules.moneyTolerance;
+  const weight = rules.weightTolerance;
+  const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
+    lines_sum: { expected: 'lines_total', difference: '', flag: '' },
+    components_sum: {
+      expected: `CAST(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0) + coalesce(vat_amount, 0) AS ${MONEY})`,
+      difference: '',
+      flag: '',
+    },
+    cal_weight: {
+      expected: `CASE WHEN length IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL THEN round(length * width * height / ${rules.volumetricDivisor}, 4) END`,
+      difference: '',
+      flag: '',
+    },
+    chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
+    fuel: { expected: `CAST(price * ${rules.fuelShare} AS ${MONEY})`, difference: '', flag: '' },
+    vat: {
+      expected: `CAST((coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0)) * ${rules.vatShare} AS ${MONEY})`,
+      difference: '',
+      flag: '',
+    },
+    far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
+    quote: {
+      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + coalesce(price_fr, 0) * (1 + ${rules.vatShare}) AS ${MONEY}) END`,
+      difference: '',
+      flag: '',
+    },
+    return_not_returned: { expected: `CASE WHEN NOT returned THEN CAST(0 AS ${MONEY}) END`, difference: '', flag: '' },
+    cancelled_charged: { expected: `CASE WHEN cancelled THEN CAST(0 AS ${MONEY}) END`, difference: '', flag: '' },
+    changed_after_delivery: { expected: 'total_at_delivery', difference: '', flag: '' },
+    invoice: { expected: 'invoiced_amount', difference: '', flag: '' },
+  };
+  const billed: Record<ChargeCheckName, string> = {
+    lines_sum: 'total_service_cost',
+    components_sum: 'total_service_cost',
+    cal_weight: 'cal_weight',
+    chargeable_weight: 'weight',
+    fuel: 'fuel_fee_amount',
+    vat: 'vat_amount',
+    far_region_line: 'coalesce(far_region_fee_amount, 0)',
+    quote: 'total_service_cost',
+    return_not_returned: 'coalesce(price_fr, 0)',
+    cancelled_charged: 'coalesce(total_service_cost, 0)',
+    changed_after_delivery: 'total_service_cost',
+    invoice: 'total_service_cost',
+  };
+  for (const { name, money: isMoney } of CHARGE_CHECKS) {
+    const check = checks[name];
+    check.difference ||= isMoney ? `CAST(${billed[name]} - ${name}_expected AS ${MONEY})` : `round(${billed[name]} - ${name}_expected, 4)`;
+    const tolerance = name === 'quote' ? rules.quoteTolerance : isMoney ? money : weight;
+    // A change after delivery is the finding itself, even when the total later went back.
+    check.flag = name === 'changed_after_delivery' ? 'total_at_delivery IS NOT NULL' : beyond(`${name}_difference`, tolerance);
+  }
+  const expectedColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].expected} AS ${name}_expected`).join(',\n           ');
+  const differenceColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].difference} AS ${name}_difference`).join(',\n           ');
+  const flagColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].flag} AS ${name}_flag`).join(',\n           ');
+  const checkColumns = CHARGE_CHECKS.map(({ name }) => `${name}_flag, ${name}_expected, ${name}_difference`).join(',\n         ');
+  const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`);
+  return `
+    WITH lines AS (
+      SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
+             CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
+             -- An unordered list sorted per order: an ordered string_agg sorts far slower.
+             array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
+      FROM order_charges GROUP BY order_code
+    ),
+    history AS (
+      SELECT order_code,
+             bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
+             bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
+             max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
+      FROM order_statuses GROUP BY order_code
+    ),
+    quotes AS (
+      SELECT order_code, total_service_cost AS quote_total, quote_id, quoted_at
+      FROM price_quotes WHERE ok AND order_code IS NOT NULL
+      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
+    ),
+    rebills AS (
+      SELECT c.order_code, arg_min(TRY_CAST(c.old_value AS ${MONEY}), c.seen_at) AS total_at_delivery,
+             min(c.seen_at) AS changed_at
+      FROM order_changes AS c JOIN history AS h ON h.order_code = c.order_code
+      WHERE c.field = 'total_service_cost' AND c.seen_at > h.delivered_at
+      GROUP BY c.order_code
+    ),
+    base AS (
+      SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
+             o.price, o.price_fr, o.far_region_fee_amount, o.fuel_fee_amount, o.vat_amount, o.cod_amount, o.total_service_cost,
+             l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
+             CAST(coalesce(l.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
+             o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight,
+             coalesce(h.returned, false) OR o.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
+             coalesce(h.cancelled, false) OR o.status = '${STATUS.CANCELLED}' AS cancelled,
+             h.delivered_at, q.quote_id, q.quote_total, r.total_at_delivery, r.changed_at AS total_changed_at,
+             ${invoices === undefined ? `CAST(NULL AS ${MONEY})` : 'i.invoiced_amount'} AS invoiced_amount
+      FROM ${orders} AS o
+      LEFT JOIN lines AS l ON l.order_code = o.order_code
+      LEFT JOIN history AS h ON h.order_code = o.order_code
+      LEFT JOIN quotes AS q ON q.order_code = o.order_code
+      LEFT JOIN rebills AS r ON r.order_code = o.order_code
+      ${invoices === undefined ? '' : `LEFT JOIN ${invoices} AS i ON i.order_code = o.order_code`}
+    ),
+    expected AS (
+      SELECT *, ${expectedColumns}
+      FROM base
+    ),
+    differences AS (
+      SELECT *, ${differenceColumns}
+      FROM expected
+    ),
+    flagged AS (
+      SELECT *, ${flagColumns}
+      FROM differences
+    )
+    SELECT order_code, account_alias, accept_date, status, status_name, service_type_id,
+           price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, cod_amount, total_service_cost, price_info,
+           length, width, height, real_weight, cal_weight, weight,
+           returned, cancelled, delivered_at, quote_id, quote_total, total_changed_at, invoiced_amount,
+           ${checkColumns},
+           ${CHARGE_CHECKS.map(({ name }) => `CAST(${name}_flag AS INTEGER)`).join(' + ')} AS flags_failed,
+           CAST(greatest(${moneyChecks.join(', ')}) AS ${MONEY}) AS amount_at_stake
+    FROM flagged`;
+}
+
+/**
+ * Per check and per account (and over all accounts, account_alias '*'): the orders it flags and the
+ * money at stake (the sum of the absolute differences; none for the weight checks). The check `any`
+ * counts orders with at least one flag, at stake their amount_at_stake.
+ */
+export function chargesSummaryQuery(charges: string): string {
+  // One pass over the orders: each row unnested into one row per check.
+  const perCheck = CHARGE_CHECKS.map(
+    ({ name, money }, index) =>
+      `{check_no: ${index + 1}, check_name: '${name}', flagged: ${name}_flag, at_stake: ${money ? `CAST(abs(${name}_difference) AS ${MONEY})` : `CAST(NULL AS ${MONEY})`}}`,
+  );
+  perCheck.unshift(`{check_no: 0, check_name: 'any', flagged: flags_failed > 0, at_stake: amount_at_stake}`);
+  return `
+    WITH per_check AS (
+      SELECT account_alias, unnest(checks, recursive := true)
+      FROM (SELECT account_alias, [${perCheck.join(',\n        ')}] AS checks FROM ${charges})
+    )
+    SELECT check_name, coalesce(account_alias, '*') AS account_alias,
+           count(*) FILTER (WHERE flagged) AS orders_flagged,
+           count(*) AS orders_checked,
+           CAST(coalesce(sum(at_stake) FILTER (WHERE flagged), 0) AS ${MONEY}) AS amount_at_stake
+    FROM per_check
+    GROUP BY GROUPING SETS ((check_no, check_name), (check_no, check_name, account_alias))
+    ORDER BY check_no, account_alias NULLS FIRST`;
+}
+
+/** The temporary tables a charges run computes its rows and summary into, once, then writes and prints. */
+const RUN_CHARGES = 'report_run_charges';
+const RUN_SUMMARY = 'report_run_charges_summary';
+
+/**
+ * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
+ * summary per check and account over every order.
+ */
+export function chargesTables(rules: ChargeRules, scope: ReportScope, options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {}): ReportTables {
+  const invoices = options.invoices;
+  return {
+    prepare: [temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)), temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES))],
+    tables: [
+      { name: 'charges', query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}` },
+      { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },
+    ],
+  };
+}

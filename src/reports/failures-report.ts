@@ -1,0 +1,114 @@
+import { STATUS } from '../carrier/contract.js';
+import { carrierDate, carrierIsoWeek, scoped, sqlText, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+
+/** Meaning shown for an attempt whose reason no snapshot or callback brought. */
+export const UNKNOWN_REASON = 'reason not observed';
+
+/**
+ * One row per failed delivery attempt (`delivery_failures`, from tracking snapshots and callbacks),
+ * with its order's account and status now, the reason's meaning, its carrier-local day and ISO week,
+ * and its number among the order's attempts.
+ */
+export function failuresQuery(): string {
+  return `
+    SELECT f.order_code, o.account_alias, f.attempted_at, ${carrierDate('f.attempted_at')} AS attempted_day,
+           ${carrierIsoWeek('f.attempted_at')} AS iso_week,
+           row_number() OVER (PARTITION BY f.order_code ORDER BY f.attempted_at) AS attempt_no,
+           f.delay_code, coalesce(d.meaning, CASE WHEN f.delay_code IS NULL THEN '${UNKNOWN_REASON}' END) AS delay_meaning,
+           f.delay_note, f.province_name, f.post_office_name, f.source, f.observed_at, o.status AS status_now
+    FROM delivery_failures AS f
+    LEFT JOIN orders AS o ON o.order_code = f.order_code
+    LEFT JOIN delay_reasons AS d ON d.code = f.delay_code`;
+}
+
+/** The attempts of a scope: days of the attempt, the order's account. */
+export function scopedFailures(failures: string, scope: ReportScope): string {
+  return scoped(failures, scope, { time: 'attempted_at', account: 'account_alias' });
+}
+
+/** Counts and shares of the failures of a relation of failuresQuery rows, grouped by `keys`. */
+function breakdown(failures: string, keys: readonly string[], order: string): string {
+  const group = keys.join(', ');
+  return `
+    SELECT ${group}, count(*) AS failures, count(DISTINCT order_code) AS orders,
+           round(count(*) / sum(count(*)) OVER (), 4) AS share
+    FROM ${failures}
+    GROUP BY ${group}
+    ORDER BY ${order}`;
+}
+
+export function failuresByReasonQuery(failures: string): string {
+  return breakdown(failures, ['delay_code', 'delay_meaning'], 'failures DESC, delay_code NULLS LAST');
+}
+
+export function failuresByProvinceQuery(failures: string): string {
+  return breakdown(failures, ['province_name'], 'failures DESC, province_name');
+}
+
+export function failuresByPostOfficeQuery(failures: string): string {
+  return breakdown(failures, ['province_name', 'post_office_name'], 'failures DESC, province_name, post_office_name');
+}
+
+export function failuresByWeekQuery(failures: string): string {
+  return breakdown(failures, ['iso_week'], 'iso_week');
+}
+
+/** Orders with two or more failed attempts among the rows, their reasons in order. */
+export function repeatedFailuresQuery(failures: string): string {
+  return `
+    SELECT order_code, any_value(account_alias) AS account_alias, count(*) AS attempts,
+           min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
+           string_agg(coalesce(delay_code, '?'), ', ' ORDER BY attempted_at) AS delay_codes,
+           any_value(status_now) AS status_now
+    FROM ${failures}
+    GROUP BY order_code
+    HAVING count(*) >= 2
+    ORDER BY attempts DESC, order_code`;
+}
+
+/**
+ * Orders whose status now is 16 (awaiting handling after a failed attempt), with their last reason,
+ * when that status came and how long they have waited until `now` (a TIMESTAMPTZ expression).
+ */
+export function awaitingHandlingQuery(now: string, account?: string): string {
+  return `
+    WITH since AS (
+      SELECT order_code, "time" AS awaiting_since, province_name, post_office_name
+      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}'
+      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY "time" DESC, seq DESC) = 1
+    ),
+    last_failure AS (
+      SELECT order_code, delay_code, delay_note FROM delivery_failures
+      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY attempted_at DESC) = 1
+    )
+    SELECT o.order_code, o.account_alias, s.awaiting_since,
+           coalesce(o.delay_code, f.delay_code) AS delay_code, d.meaning AS delay_meaning,
+           coalesce(o.delay_note, f.delay_note) AS delay_note,
+           round((epoch_us(${now}) - epoch_us(s.awaiting_since)) / 3600e6, 1) AS waited_hours,
+           s.province_name, s.post_office_name
+    FROM orders AS o
+    LEFT JOIN since AS s ON s.order_code = o.order_code
+    LEFT JOIN last_failure AS f ON f.order_code = o.order_code
+    LEFT JOIN delay_reasons AS d ON d.code = coalesce(o.delay_code, f.delay_code)
+    WHERE o.status = '${STATUS.AWAITING_HANDLING}'${account === undefined ? '' : ` AND o.account_alias = ${sqlText(account)}`}
+    ORDER BY waited_hours DESC NULLS LAST, o.order_code`;
+}
+
+/** The temporary table a failures run keeps the attempts of its scope in. */
+const RUN_FAILURES = 'report_run_failures';
+
+/** The files of a failures report: the attempts, the breakdowns, repeated failures and orders awaiting handling. */
+export function failuresTables(scope: ReportScope, now: string): ReportTables {
+  return {
+    prepare: [temporaryTable(RUN_FAILURES, `SELECT * FROM ${scopedFailures(`(${failuresQuery()})`, scope)}`)],
+    tables: [
+      { name: 'failures', query: `SELECT * FROM ${RUN_FAILURES} ORDER BY attempted_at, order_code` },
+      { name: 'failures-by-reason', query: failuresByReasonQuery(RUN_FAILURES) },
+      { name: 'failures-by-province', query: failuresByProvinceQuery(RUN_FAILURES) },
+      { name: 'failures-by-post-office', query: failuresByPostOfficeQuery(RUN_FAILURES) },
+      { name: 'failures-by-week', query: failuresByWeekQuery(RUN_FAILURES) },
+      { name: 'failures-repeated', query: repeatedFailuresQuery(RUN_FAILURES) },
+      { name: 'failures-awaiting', query: awaitingHandlingQuery(now, scope.account) },
+    ],
+  };
+}

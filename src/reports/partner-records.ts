@@ -1,0 +1,177 @@
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { parse } from 'csv-parse';
+import pg from 'pg';
+import { firstLineOf } from '../warehouse/warehouse-errors.js';
+
+/** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
+export type PartnerRecordsSource =
+  | { readonly kind: 'csv'; readonly file: string }
+  | { readonly kind: 'duckdb'; readonly file: string; readonly query: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly query: string };
+
+/** A problem with the partner's records as a whole (file missing, no order_code column, query failed). */
+export class PartnerRecordsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PartnerRecordsError';
+  }
+}
+
+/** The temporary table the partner's records are loaded into, one row per line, every value as text. */
+export const PARTNER_RECORDS = 'partner_records';
+
+/** The columns read from the partner's records; order_code is required, the others optional. */
+const FIELDS = ['order_code', 'expected_status', 'invoiced_amount', 'cod_amount'] as const;
+type Field = (typeof FIELDS)[number];
+const ALIASES: Record<string, Field> = { ordercode: 'order_code' };
+
+interface PartnerLine {
+  readonly origin: string;
+  readonly values: Readonly<Partial<Record<Field, string>>>;
+}
+
+/** Which of the record columns a header has, by position. */
+function fieldPositions(names: readonly string[], sourceName: string): Map<Field, number> {
+  const positions = new Map<Field, number>();
+  names.forEach((raw, index) => {
+    const name = raw.trim().toLowerCase();
+    const field = (FIELDS as readonly string[]).includes(name) ? (name as Field) : ALIASES[name];
+    if (field !== undefined && !positions.has(field)) positions.set(field, index);
+  });
+  if (!positions.has('order_code')) {
+    throw new PartnerRecordsError(`${sourceName} has no order_code column; its columns are ${names.map((n) => n.trim()).join(', ') || '(none)'}`);
+  }
+  return positions;
+}
+
+function lineOf(origin: string, positions: Map<Field, number>, values: readonly unknown[]): PartnerLine {
+  const picked: Partial<Record<Field, string>> = {};
+  for (const [field, index] of positions) {
+    const value = values[index];
+    if (value === null || value === undefined) continue;
+    const text = String(value).trim();
+    if (text !== '') picked[field] = text;
+  }
+  return { origin, values: picked };
+}
+
+async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
+  try {
+    await access(file);
+  } catch {
+    throw new PartnerRecordsError(`partner records ${file}: no such file`);
+  }
+  const parser = createReadStream(file).pipe(
+    parse({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true, info: true }),
+  );
+  let positions: Map<Field, number> | undefined;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (positions === undefined) {
+        positions = fieldPositions(record, `partner records ${file}`);
+        continue;
+      }
+      yield lineOf(`${file}:${info.lines}`, positions, record);
+    }
+  } catch (error) {
+    if (error instanceof PartnerRecordsError) throw error;
+    throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
+  }
+}
+
+async function* duckdbLines(file: string, query: string): AsyncGenerator<PartnerLine> {
+  let instance: DuckDBInstance;
+  try {
+    await access(file);
+    instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+  } catch (error) {
+    throw new PartnerRecordsError(`cannot open DuckDB file ${file}: ${firstLineOf(error)}`);
+  }
+  const connection = await instance.connect();
+  try {
+    let reader;
+    try {
+      reader = await connection.runAndReadAll(query);
+    } catch (error) {
+      throw new PartnerRecordsError(`DuckDB query failed: ${firstLineOf(error)}`);
+    }
+    const positions = fieldPositions(reader.columnNames(), 'the DuckDB query');
+    let row = 0;
+    for (const values of reader.getRows()) yield lineOf(`duckdb row ${++row}`, positions, values.map((v) => (v === null ? null : String(v))));
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+async function* postgresLines(url: string, query: string): AsyncGenerator<PartnerLine> {
+  const password = (() => {
+    try {
+      return decodeURIComponent(new URL(url).password);
+    } catch {
+      throw new PartnerRecordsError('not a PostgreSQL URL: expected postgres://user@host:port/database');
+    }
+  })();
+  const masked = (error: unknown) => (password === '' ? firstLineOf(error) : firstLineOf(error).split(password).join('***'));
+  // Every value as PostgreSQL spells it: a numeric keeps its exact digits.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000, types: { getTypeParser: () => (text: string) => text } });
+  client.on('error', () => {});
+  try {
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new PartnerRecordsError(`cannot connect to PostgreSQL: ${masked(error)}`);
+    }
+    let result;
+    try {
+      result = await client.query({ text: query, rowMode: 'array' });
+    } catch (error) {
+      throw new PartnerRecordsError(`PostgreSQL query failed: ${masked(error)}`);
+    }
+    const positions = fieldPositions(result.fields.map((f) => f.name), 'the PostgreSQL query');
+    let row = 0;
+    for (const values of result.rows as unknown[][]) yield lineOf(`postgres row ${++row}`, positions, values);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
+  switch (source.kind) {
+    case 'csv':
+      return csvLines(source.file);
+    case 'duckdb':
+      return duckdbLines(source.file, source.query);
+    case 'postgres':
+      return postgresLines(source.url, source.query);
+  }
+}
+
+/**
+ * Loads the partner's records into the temporary table `partner_records` (line_no, origin and the
+ * four fields as text, null when absent) through DuckDB's appender, replacing any earlier load; works
+ * on a read-only warehouse. Returns the number of lines read.
+ */
+export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`);
+  const appender = await connection.createAppender(PARTNER_RECORDS, 'main', 'temp');
+  let count = 0;
+  try {
+    for await (const line of linesOf(source)) {
+      appender.appendBigInt(BigInt(++count));
+      appender.appendVarchar(line.origin);
+      for (const field of FIELDS) {
+        const value = line.values[field];
+        if (value === undefined) appender.appendNull();
+        else appender.appendVarchar(value);
+      }
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+  return count;
+}

@@ -1,0 +1,63 @@
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carrier/contract.js';
+
+/** A text as a SQL string literal. */
+export function sqlText(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** The carrier-local wall time of a TIMESTAMPTZ column, whatever the session's time zone. */
+export function carrierLocalTime(column: string): string {
+  return `make_timestamp(epoch_us(${column}) + ${CARRIER_UTC_OFFSET_MINUTES * 60_000_000})`;
+}
+
+/** The carrier-local date (UTC+07:00) of a TIMESTAMPTZ column. */
+export function carrierDate(column: string): string {
+  return `CAST(${carrierLocalTime(column)} AS DATE)`;
+}
+
+/** The ISO week (`2026-W47`) of a TIMESTAMPTZ column, in carrier-local time. */
+export function carrierIsoWeek(column: string): string {
+  return `printf('%d-W%02d', isoyear(${carrierLocalTime(column)}), week(${carrierLocalTime(column)}))`;
+}
+
+/** What a report covers: carrier-local days (inclusive) and one account; absent means no limit. */
+export interface ReportScope {
+  readonly fromDay?: string | undefined;
+  readonly toDay?: string | undefined;
+  readonly account?: string | undefined;
+}
+
+/** SQL conditions (joined with AND, `true` when none) keeping the rows of a scope. */
+export function scopeCondition(scope: ReportScope, columns: { readonly time: string; readonly account: string }): string {
+  const conditions: string[] = [];
+  if (scope.fromDay !== undefined) conditions.push(`${carrierDate(columns.time)} >= DATE ${sqlText(scope.fromDay)}`);
+  if (scope.toDay !== undefined) conditions.push(`${carrierDate(columns.time)} <= DATE ${sqlText(scope.toDay)}`);
+  if (scope.account !== undefined) conditions.push(`${columns.account} = ${sqlText(scope.account)}`);
+  return conditions.length === 0 ? 'true' : conditions.join(' AND ');
+}
+
+/** A relation that is a scope's rows of another: `(SELECT * FROM relation WHERE ...)`. */
+export function scoped(relation: string, scope: ReportScope, columns: { readonly time: string; readonly account: string }): string {
+  const condition = scopeCondition(scope, columns);
+  return condition === 'true' ? relation : `(SELECT * FROM ${relation} WHERE ${condition})`;
+}
+
+/**
+ * Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. Works
+ * in DECIMAL(18,4), held in 64 bits, which DuckDB converts twice as fast as the 128-bit DECIMAL(20,4).
+ */
+export function moneyText(column: string): string {
+  const small = `CAST(${column} AS DECIMAL(18,4))`;
+  return `CASE WHEN ${small} = trunc(${small}) THEN CAST(CAST(${small} AS BIGINT) AS VARCHAR) ELSE CAST(${small} AS VARCHAR) END`;
+}
+
+/** A temporary table a report run fills once and then reads several times. */
+export function temporaryTable(name: string, query: string): string {
+  return `CREATE OR REPLACE TEMP TABLE ${name} AS ${query}`;
+}
+
+/** What a report run writes: statements to run first (temporary tables), then one file per table. */
+export interface ReportTables {
+  readonly prepare: readonly string[];
+  readonly tables: readonly { readonly name: string; readonly query: string }[];
+}

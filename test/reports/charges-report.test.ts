@@ -1,0 +1,127 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chargesQuery, CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
+import type { AnomalyKind } from '../../src/sandbox/world/order-plan.js';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { postControl, startTestSandbox, truthAnomalies } from '../sandbox/sandbox-http.js';
+import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { cli } from '../support/cli-process.js';
+import { allOrdersCsv, quoteTrackedOrders, readJsonRows, sandboxNow } from './report-fixtures.js';
+
+/** The check that must flag each kind of injected anomaly (others may flag it too). */
+const CHECK_OF_KIND: Record<AnomalyKind, string> = {
+  total_mismatch: 'lines_sum',
+  wrong_cal_weight: 'cal_weight',
+  wrong_chargeable_weight: 'chargeable_weight',
+  wrong_fuel: 'fuel',
+  wrong_vat: 'vat',
+  far_region_fee_without_line: 'far_region_line',
+  return_charge_not_returned: 'return_not_returned',
+  charge_on_cancelled: 'cancelled_charged',
+  overbilled_vs_quote: 'quote',
+  total_changed_after_delivery: 'quote',
+};
+
+type ChargeRow = Record<string, unknown> & { order_code: string; flags_failed: number };
+
+describe('report charges', () => {
+  let sandbox: RunningSandbox;
+  let workspace: TrackingWorkspace;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ ordersPerAccount: 120, lifecycle: { anomalyRate: 0.3 } });
+    workspace = await trackingWorkspace();
+    const csv = await allOrdersCsv(sandbox, workspace);
+    // Every 6 hours for two days: a re-bill 6 hours after a delivery falls between two snapshots, so the change log sees it.
+    for (let run = 0; run < 9; run++) {
+      if (run > 0) await postControl(sandbox, '/_sandbox/clock', { advanceHours: 6 });
+      await workspace.track(sandbox, [csv]);
+    }
+    await quoteTrackedOrders(sandbox, workspace.dbPath);
+  });
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    await workspace?.dispose();
+  });
+
+  it('flags exactly the injected anomalies that show, each by its own check', async () => {
+    const out = join(workspace.dir, 'reports');
+    const result = await cli(['report', 'charges', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json'], sandboxNow(sandbox));
+    expect(result.code, result.stderr).toBe(0);
+    const summary = JSON.parse(result.stdout) as { files: { table: string; path: string; rows: number }[] };
+    const rows = await readJsonRows<ChargeRow>(summary.files.find((f) => f.table === 'charges')!.path);
+    expect(rows).toHaveLength(360);
+
+    const anomalies = (await truthAnomalies(sandbox)).filter((a) => a.observableNow);
+    const kinds = new Set(anomalies.map((a) => a.kind));
+    expect([...kinds].sort()).toEqual(Object.keys(CHECK_OF_KIND).sort());
+
+    const flagged = rows.filter((r) => r.flags_failed > 0).map((r) => r.order_code).sort();
+    expect(flagged).toEqual(anomalies.map((a) => a.orderCode).sort());
+    const byCode = new Map(rows.map((r) => [r.order_code, r]));
+    for (const anomaly of anomalies) {
+      expect(byCode.get(anomaly.orderCode)?.[`${CHECK_OF_KIND[anomaly.kind]}_flag`], `${anomaly.orderCode} ${anomaly.kind}`).toBe(true);
+    }
+    // The change log caught re-bills after delivery, and nothing else.
+    const changed = rows.filter((r) => r.changed_after_delivery_flag === true).map((r) => r.order_code);
+    expect(changed.length).toBeGreaterThan(0);
+    const rebilled = new Set(anomalies.filter((a) => a.kind === 'total_changed_after_delivery').map((a) => a.orderCode));
+    for (const code of changed) expect(rebilled.has(code), code).toBe(true);
+
+    const summaryRows = await readJsonRows<{ check_name: string; account_alias: string; orders_flagged: number }>(summary.files.find((f) => f.table === 'charges-summary')!.path);
+    expect(summaryRows.find((r) => r.check_name === 'any' && r.account_alias === '*')?.orders_flagged).toBe(anomalies.length);
+  });
+
+  it('the view report_charges gives the same flags as the command', async () => {
+    const warehouse = await Warehouse.open(workspace.dbPath);
+    try {
+      const { installReportViews } = await import('../../src/reports/report-views.js');
+      await installReportViews(warehouse);
+      const viewFlagged = (await warehouse.readAll('SELECT order_code FROM report_charges WHERE flags_failed > 0 ORDER BY order_code')).getRowObjectsJson().map((r) => r.order_code);
+      const anomalies = (await truthAnomalies(sandbox)).filter((a) => a.observableNow).map((a) => a.orderCode).sort();
+      expect(viewFlagged).toEqual(anomalies);
+    } finally {
+      await warehouse.close();
+    }
+  });
+});
+
+describe('the published price example', () => {
+  it('passes every check: DE 1,184,800; Fuel 236,960; VAT 142,176; total 1,563,936; CalWeight 36 from 60x60x60; Weight 60', async () => {
+    const workspace = await trackingWorkspace();
+    const warehouse = await Warehouse.open(workspace.dbPath);
+    try {
+      await warehouse.run(
+        `INSERT INTO orders (order_code, account_alias, accept_date, status, length, width, height, real_weight, cal_weight, weight,
+           price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, total_service_cost, cod_amount, is_terminal, first_seen_at, last_seen_at, last_run_id)
+         VALUES ('EXPUBLISHED1', 'default', TIMESTAMPTZ '2026-11-20 10:00:00+07', '30', 60, 60, 60, 60, 36, 60,
+           1184800, 0, 0, 236960, 142176, 1563936, 0, true, now(), now(), 'example')`,
+      );
+      await warehouse.run(
+        `INSERT INTO order_charges VALUES ('EXPUBLISHED1', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EXPUBLISHED1', 2, 'Fuel', 'Phụ phí xăng dầu', 236960),
+           ('EXPUBLISHED1', 3, 'VAT', 'Thuế VAT', 142176)`,
+      );
+      const [row] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<string, unknown>[];
+      for (const { name } of CHARGE_CHECKS) expect(row?.[`${name}_flag`], name).toBe(false);
+      expect(row).toMatchObject({
+        flags_failed: 0,
+        fuel_expected: '236960.0000',
+        vat_expected: '142176.0000',
+        lines_sum_expected: '1563936.0000',
+        components_sum_expected: '1563936.0000',
+        cal_weight_expected: 36,
+        chargeable_weight_expected: 60,
+        price_info: 'DE=1184800; Fuel=236960; VAT=142176',
+      });
+      // One dong off the fuel is within the default tolerance; two are not.
+      await warehouse.run("UPDATE orders SET fuel_fee_amount = fuel_fee_amount + 2 WHERE order_code = 'EXPUBLISHED1'");
+      const [changed] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<string, unknown>[];
+      expect(changed).toMatchObject({ fuel_flag: true, fuel_difference: '2.0000', components_sum_flag: true });
+    } finally {
+      await warehouse.close();
+      await workspace.dispose();
+    }
+  });
+});
