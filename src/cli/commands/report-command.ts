@@ -1,15 +1,15 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { carrierDayOf, describeIssues } from '../../carrier/contract.js';
-import { CHARGE_CHECKS, ChargeRulesSchema, chargesTables } from '../../reports/charges-report.js';
-import { failuresTables } from '../../reports/failures-report.js';
-import { loadPartnerRecords, PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
-import { carrierDate, sqlText, type ReportScope, type ReportTables } from '../../reports/report-sql.js';
-import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTables, RUN_FINDINGS } from '../../reports/reconcile-report.js';
-import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
+import { describeIssues } from '../../carrier/contract.js';
+import { ChargeRulesSchema } from '../../reports/charges-report.js';
+import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
+import { sqlText } from '../../reports/report-sql.js';
+import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
+import { exportChargesReport, exportFailuresReport, exportReconcileReport, type ReportRequest, type ReportSummary } from '../../reports/report-export.js';
+import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -61,16 +61,6 @@ function withCommonOptions(command: Command): Command {
     .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
 }
 
-/** What a report run prints: its files and a few figures. */
-interface ReportSummary {
-  readonly report: string;
-  readonly range: { readonly from: string; readonly to: string };
-  readonly account: string | null;
-  readonly files: readonly WrittenFile[];
-  readonly figures: Record<string, unknown>;
-  readonly lines: readonly string[];
-}
-
 function printSummary(summary: ReportSummary, json: boolean): void {
   if (json) {
     const { lines: _lines, ...rest } = summary;
@@ -83,20 +73,11 @@ function printSummary(summary: ReportSummary, json: boolean): void {
   for (const file of summary.files) process.stdout.write(`  ${file.path}: ${file.rows} rows\n`);
 }
 
-async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
-  return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
-}
-
 /**
- * Opens the warehouse read-only, settles the range (defaults: the earliest day of `earliestOf`, and
- * today), runs `work` and writes its tables; a query the warehouse cannot run is one line, exit 1.
+ * Opens the warehouse read-only, runs the report into its files and prints its summary; a query the
+ * warehouse cannot run is one line, exit 1.
  */
-async function runReport(
-  report: string,
-  flags: CommonFlags,
-  earliestOf: { readonly table: string; readonly time: string },
-  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
-): Promise<void> {
+async function runReport(report: string, flags: CommonFlags, work: (warehouse: Warehouse, request: ReportRequest) => Promise<ReportSummary>): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
   const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
@@ -104,20 +85,10 @@ async function runReport(
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
     await warehouse.run(`SET temp_directory = ${sqlText(spillDir)}`);
-    const to = flags.to ?? carrierDayOf(now);
-    let from = flags.from;
-    if (from === undefined) {
-      const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
-      from = typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to;
-    }
-    const scope: ReportScope = { fromDay: flags.from, toDay: flags.to, account: flags.account };
-    await mkdir(flags.out, { recursive: true });
+    const request: ReportRequest = { scope: { fromDay: flags.from, toDay: flags.to, account: flags.account }, now, format: flags.format as ReportFormat, outDir: flags.out };
     let summary: ReportSummary;
     try {
-      const { prepare, tables, summarize } = await work(warehouse, scope, now);
-      for (const statement of prepare) await warehouse.run(statement);
-      const files = await writeReportTables(warehouse.connection, tables, { outDir: flags.out, format: flags.format as ReportFormat, range: { from, to } });
-      summary = { report, range: { from, to }, account: flags.account ?? null, files, ...(await summarize()) };
+      summary = await work(warehouse, request);
     } catch (error) {
       if (error instanceof UserError) throw error;
       if (error instanceof PartnerRecordsError) throw new UserError(error.message);
@@ -146,10 +117,6 @@ function partnerSource(flags: { partner?: string; fromDuckdb?: string; fromPostg
   return undefined;
 }
 
-function money(value: unknown): string {
-  return Number(value ?? 0).toLocaleString('en-US');
-}
-
 function chargesCommand(): Command {
   return withCommonOptions(new Command('charges').description('Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.'))
     .option('--volumetric-divisor <n>', 'cal_weight = length x width x height / this', '6000')
@@ -163,27 +130,8 @@ function chargesCommand(): Command {
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
-      await runReport('charges', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
-        let invoices: string | undefined;
-        if (typeof raw.invoices === 'string') {
-          await loadPartnerRecords(warehouse.connection, { kind: 'csv', file: raw.invoices });
-          invoices = partnerInvoicesQuery();
-        }
-        const report = chargesTables(rules, scope, { invoices, flaggedOnly: raw.flaggedOnly === true });
-        return {
-          ...report,
-          summarize: async () => {
-            const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
-            const any = summary.find((r) => r.check_name === 'any');
-            const checks = summary.filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0).sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
-            const lines = [
-              `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${money(any?.amount_at_stake)} VND at stake`,
-              ...checks.slice(0, 5).map((r) => `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`),
-            ];
-            return { figures: { checks: summary }, lines };
-          },
-        };
-      });
+      const invoices = typeof raw.invoices === 'string' ? ({ kind: 'csv', file: raw.invoices } as const) : undefined;
+      await runReport('charges', flags, (warehouse, request) => exportChargesReport(warehouse, rules, request, { invoices, flaggedOnly: raw.flaggedOnly === true }));
     });
 }
 
@@ -191,26 +139,7 @@ function failuresCommand(): Command {
   return withCommonOptions(new Command('failures').description('Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.')).action(
     async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
-      await runReport('failures', flags, { table: 'delivery_failures', time: 'attempted_at' }, async (warehouse, scope, now) => {
-        const report = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
-        const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
-        return {
-          ...report,
-          summarize: async () => {
-            const reasons = await rows(warehouse, query('failures-by-reason'));
-            const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
-            const [awaiting] = await rows(warehouse, `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`);
-            const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
-            const lines = [
-              `${failures} failed attempts`,
-              ...reasons.slice(0, 3).map((r) => `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`),
-              `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
-              `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
-            ];
-            return { figures: { failures, byReason: reasons, repeatedOrders: Number(repeated?.orders ?? 0), awaitingOrders: Number(awaiting?.orders ?? 0) }, lines };
-          },
-        };
-      });
+      await runReport('failures', flags, (warehouse, request) => exportFailuresReport(warehouse, request));
     },
   );
 }
@@ -227,19 +156,7 @@ function reconcileCommand(): Command {
       const rules = checked(ReconcileRulesSchema, raw);
       const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
       if (source === undefined) throw new UserError('no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
-      await runReport('reconcile', flags, { table: 'orders', time: 'accept_date' }, async (warehouse, scope) => {
-        const lines = await loadPartnerRecords(warehouse.connection, source);
-        const report = reconcileTables(rules, scope);
-        return {
-          ...report,
-          summarize: async () => {
-            const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`);
-            const byKind = Object.fromEntries(FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]));
-            const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(({ kind }) => `${kind}: ${byKind[kind]}`);
-            return { figures: { partnerLines: lines, findings: byKind }, lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)] };
-          },
-        };
-      });
+      await runReport('reconcile', flags, (warehouse, request) => exportReconcileReport(warehouse, rules, source, request));
     });
 }
 

@@ -1,0 +1,133 @@
+import { mkdir } from 'node:fs/promises';
+import { carrierDayOf } from '../carrier/contract.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+import { CHARGE_CHECKS, chargesTables, type ChargeRules } from './charges-report.js';
+import { failuresTables } from './failures-report.js';
+import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
+import { FINDING_KINDS, partnerInvoicesQuery, reconcileTables, RUN_FINDINGS, type ReconcileRules } from './reconcile-report.js';
+import { carrierDate, sqlText, type ReportScope, type ReportTables } from './report-sql.js';
+import { writeReportTables, type ReportFormat, type WrittenFile } from './writers/report-writer.js';
+
+/** What to export: the range and account, the files' format and folder, and the report's "now". */
+export interface ReportRequest {
+  readonly scope: ReportScope;
+  readonly now: number;
+  readonly format: ReportFormat;
+  readonly outDir: string;
+}
+
+/** What a report run leaves: its files, figures for a machine and lines for a person. */
+export interface ReportSummary {
+  readonly report: string;
+  readonly range: { readonly from: string; readonly to: string };
+  readonly account: string | null;
+  readonly files: readonly WrittenFile[];
+  readonly figures: Record<string, unknown>;
+  readonly lines: readonly string[];
+}
+
+type ReportWork = ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> };
+
+async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
+  return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
+}
+
+function money(value: unknown): string {
+  return Number(value ?? 0).toLocaleString('en-US');
+}
+
+/**
+ * Settles the range (defaults: the earliest day of `earliestOf`, and the carrier day of `now`), runs
+ * the report's statements and writes its tables under `outDir`.
+ */
+async function exportReport(
+  warehouse: Warehouse,
+  report: string,
+  request: ReportRequest,
+  earliestOf: { readonly table: string; readonly time: string },
+  work: () => Promise<ReportWork>,
+): Promise<ReportSummary> {
+  const { scope } = request;
+  const to = scope.toDay ?? carrierDayOf(request.now);
+  let from = scope.fromDay;
+  if (from === undefined) {
+    const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
+    from = typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to;
+  }
+  await mkdir(request.outDir, { recursive: true });
+  const { prepare, tables, summarize } = await work();
+  for (const statement of prepare) await warehouse.run(statement);
+  const files = await writeReportTables(warehouse.connection, tables, { outDir: request.outDir, format: request.format, range: { from, to } });
+  return { report, range: { from, to }, account: scope.account ?? null, files, ...(await summarize()) };
+}
+
+/** The charges audit; `invoices` adds the partner's invoiced amounts to compare the totals with. */
+export function exportChargesReport(
+  warehouse: Warehouse,
+  rules: ChargeRules,
+  request: ReportRequest,
+  options: { readonly invoices?: PartnerRecordsSource | undefined; readonly flaggedOnly?: boolean } = {},
+): Promise<ReportSummary> {
+  return exportReport(warehouse, 'charges', request, { table: 'orders', time: 'accept_date' }, async () => {
+    let invoices: string | undefined;
+    if (options.invoices !== undefined) {
+      await loadPartnerRecords(warehouse.connection, options.invoices);
+      invoices = partnerInvoicesQuery();
+    }
+    const report = chargesTables(rules, request.scope, { invoices, flaggedOnly: options.flaggedOnly === true });
+    return {
+      ...report,
+      summarize: async () => {
+        const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
+        const any = summary.find((r) => r.check_name === 'any');
+        const checks = summary.filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0).sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
+        const lines = [
+          `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${money(any?.amount_at_stake)} VND at stake`,
+          ...checks.slice(0, 5).map((r) => `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`),
+        ];
+        return { figures: { checks: summary }, lines };
+      },
+    };
+  });
+}
+
+/** Failed delivery attempts per reason, province, post office and week; repeated failures; orders awaiting handling. */
+export function exportFailuresReport(warehouse: Warehouse, request: ReportRequest): Promise<ReportSummary> {
+  return exportReport(warehouse, 'failures', request, { table: 'delivery_failures', time: 'attempted_at' }, async () => {
+    const report = failuresTables(request.scope, `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`);
+    const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
+    return {
+      ...report,
+      summarize: async () => {
+        const reasons = await rows(warehouse, query('failures-by-reason'));
+        const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
+        const [awaiting] = await rows(warehouse, `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`);
+        const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
+        const lines = [
+          `${failures} failed attempts`,
+          ...reasons.slice(0, 3).map((r) => `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`),
+          `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
+          `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
+        ];
+        return { figures: { failures, byReason: reasons, repeatedOrders: Number(repeated?.orders ?? 0), awaitingOrders: Number(awaiting?.orders ?? 0) }, lines };
+      },
+    };
+  });
+}
+
+/** Where the partner's own records and the carrier disagree, one row per finding. */
+export function exportReconcileReport(warehouse: Warehouse, rules: ReconcileRules, source: PartnerRecordsSource, request: ReportRequest): Promise<ReportSummary> {
+  return exportReport(warehouse, 'reconcile', request, { table: 'orders', time: 'accept_date' }, async () => {
+    const lines = await loadPartnerRecords(warehouse.connection, source);
+    const report = reconcileTables(rules, request.scope);
+    return {
+      ...report,
+      summarize: async () => {
+        const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`);
+        const byKind = Object.fromEntries(FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]));
+        const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(({ kind }) => `${kind}: ${byKind[kind]}`);
+        return { figures: { partnerLines: lines, findings: byKind }, lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)] };
+      },
+    };
+  });
+}
