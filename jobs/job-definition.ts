@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
 import type { TrackRunOptions } from '../src/pipeline/track-run.js';
 import type { RunExitCode } from '../src/pipeline/exit-codes.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
@@ -6,6 +7,9 @@ import type { Warehouse } from '../src/warehouse/warehouse.js';
 
 /** The tracking step's options as the configuration gives them; the job adds its name, warehouse and stop signal. */
 export type TrackingSettings = Omit<TrackRunOptions, 'job' | 'warehouse' | 'progress' | 'stop'>;
+
+/** The price run's options as the configuration gives them. */
+export type PricingSettings = Omit<CustomerRunOptions, 'job' | 'progress' | 'stop'>;
 
 /** Everything a job needs from the configuration, checked at the edge (the command line) and passed down. */
 export interface JobSettings {
@@ -17,7 +21,16 @@ export interface JobSettings {
   readonly tracking: () => Promise<TrackingSettings>;
   /** The callback receiver's journal, ingested first when it exists. */
   readonly callbacksJournalDir: string;
-  readonly reports: { readonly outDir: string; readonly format: 'csv' | 'parquet' | 'json' };
+  /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */
+  readonly reports: { readonly outDir: string; readonly format: 'csv' | 'parquet' | 'json'; readonly periodDays: number };
+  /** The price run's options; throws the user's error when the configuration lacks a base URL or keys. */
+  readonly pricing: () => Promise<PricingSettings>;
+  readonly financeAudit: {
+    /** The partner's invoice CSV (order_code, invoiced_amount, ...). */
+    readonly invoices: string | undefined;
+    /** Destinations of the orders to quote (order_code, ToProvinceName, ToDistrictName, ToWardName). */
+    readonly destinations: string | undefined;
+  };
 }
 
 export interface JobContext {

@@ -1,17 +1,24 @@
 import { callbacksStep } from './callbacks-step.js';
 import type { JobDefinition, JobStepResult } from './job-definition.js';
+import { chargesStep, failuresStep, jobReportRequest } from './reports-step.js';
 import { trackingStep } from './tracking-step.js';
 
-/** The nightly reconciliation: load the journaled callbacks, then track the configured source within the quotas. */
+/**
+ * The nightly reconciliation: load the journaled callbacks, track the configured source within the
+ * quotas, then export the charges and failures reports for the period ending with the carrier day.
+ */
 export const nightly: JobDefinition = {
   name: 'nightly',
-  description: 'load journaled callbacks, track the configured source within the quotas',
+  description: 'load journaled callbacks, track the configured source within the quotas, export the charges and failures reports',
   defaultSchedule: '0 2 * * *',
   async run(context) {
     const steps: JobStepResult[] = [];
     const callbacks = await callbacksStep(context);
     if (callbacks !== undefined) steps.push(callbacks);
     steps.push(await trackingStep(context, 'nightly'));
+    const request = jobReportRequest(context, 'nightly');
+    steps.push(await chargesStep(context, request));
+    steps.push(await failuresStep(context, request));
     return steps;
   },
 };

@@ -91,9 +91,22 @@ export const ConfigFileSchema = z
       .object({
         outDir: z.string().min(1).optional(),
         format: z.enum(['csv', 'parquet', 'json']).default('csv'),
+        /** Carrier days the jobs' reports cover, ending with the day of the run. */
+        periodDays: positiveInt.max(366).default(30),
       })
       .strict()
-      .default({ format: 'csv' }),
+      .default({ format: 'csv', periodDays: 30 }),
+    /** The price operation's settings (the finance audit's quotes): `price`'s flags of the same names. */
+    price: z
+      .object({
+        authHeader: z.string().min(1).optional(),
+        rate: z.number().positive().optional(),
+        concurrency: positiveInt.max(256).optional(),
+        timeoutMs: positiveInt.optional(),
+        attempts: positiveInt.max(20).optional(),
+      })
+      .strict()
+      .default({}),
     callbacks: z
       .object({
         /** The receiver's journal; the nightly job ingests it when it exists. */
@@ -107,11 +120,9 @@ export const ConfigFileSchema = z
         invoices: z.string().min(1).optional(),
         /** Destinations for the quotes of delivered orders (order_code, ToProvinceName, ...). */
         destinations: z.string().min(1).optional(),
-        /** Days back from the carrier day whose delivered orders are audited. */
-        periodDays: positiveInt.max(366).default(30),
       })
       .strict()
-      .default({ periodDays: 30 }),
+      .default({}),
     /** Each job run's summary is POSTed here as JSON when set. */
     notifyUrl: httpUrl.optional(),
     jobs: z.record(z.string(), JobScheduleSchema).default({}),

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { KeyRing } from '../carrier/client/key-ring.js';
 import { DEFAULT_OPERATION_PACE, type CustomerRunOptions, type OperationProgressListener } from '../pipeline/customer-operation-run.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
@@ -70,11 +71,13 @@ export async function customerRunOptions(
   env: NodeJS.ProcessEnv,
   logger: Logger,
   job: string,
+  /** Keys already loaded (from a configuration file); else --keys-file or the environment. */
+  preloadedKeys?: KeyRing,
 ): Promise<{ options: Omit<CustomerRunOptions, 'progress' | 'stop'>; dbPath: string }> {
   const baseUrl = flags.baseUrl ?? env[BASE_URL_ENV];
   if (baseUrl === undefined || baseUrl === '') throw new UserError(`no carrier address: give --base-url URL or set ${BASE_URL_ENV}`);
   if (!z.url({ protocol: /^https?$/ }).safeParse(baseUrl).success) throw new UserError(`${BASE_URL_ENV}: not an http(s) URL`);
-  const keys = await loadApiKeys(flags.keysFile, env);
+  const keys = preloadedKeys ?? (await loadApiKeys(flags.keysFile, env));
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
   return {
     dbPath,

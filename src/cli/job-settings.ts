@@ -6,6 +6,7 @@ import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
 import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
+import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
@@ -34,7 +35,13 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     dataDir,
     dayUtcOffsetMinutes: config.dayUtcOffset,
     callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
-    reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format },
+    reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format, periodDays: config.reports.periodDays },
+    financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
+    pricing: async () => {
+      const flags = CustomerOperationFlagsSchema.parse({ baseUrl: env[BASE_URL_ENV] ?? config.baseUrl, db: dbPath, dataDir, ...config.price });
+      const { options } = await customerRunOptions(flags, env, logger, 'finance-audit-price', await jobKeys(config, env));
+      return options;
+    },
     tracking: async () => {
       const source = config.source;
       if (source === undefined) throw new UserError('the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query');

@@ -73,12 +73,30 @@ describe('jobs run nightly', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const summaries: JobSummary[] = [];
-    for (let night = 0; night < 2; night++) {
-      if (night > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
+    for (let nightIndex = 0; nightIndex < 2; nightIndex++) {
+      if (nightIndex > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
       const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], { ...nowEnv(), PARCEL_RECON_NOTIFY_URL: notifyUrl });
       expect(result.stderr).not.toMatch(/unexpected failure/);
       expect(result.code).toBe(0);
-      summaries.push(JSON.parse(result.stdout) as JobSummary);
+      // Both reports, right after the night's run, for the period of 30 carrier days ending with its day.
+      const night = JSON.parse(result.stdout) as JobSummary;
+      const from = new Date(Date.parse(`${night.carrierDay}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+      const charges = night.steps.find((s) => s.step === 'charges report')!.summary as { files: { table: string; path: string; rows: number }[] };
+      const failures = night.steps.find((s) => s.step === 'failures report')!.summary as { files: { table: string; path: string; rows: number }[] };
+      const chargesFile = charges.files.find((f) => f.table === 'charges')!;
+      expect(chargesFile.path).toBe(join(workspace.dir, 'reports', 'nightly', `charges_${from}_${night.carrierDay}.csv`));
+      const [inRange] = await workspace.query<{ n: string }>(
+        `SELECT count(*) AS n FROM orders WHERE CAST(accept_date + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
+      );
+      expect(chargesFile.rows).toBe(Number(inRange!.n));
+      expect((await readFile(chargesFile.path, 'utf8')).trim().split('\n')).toHaveLength(chargesFile.rows + 1);
+      const byReason = failures.files.find((f) => f.table === 'failures-by-reason')!;
+      expect(byReason.path).toBe(join(workspace.dir, 'reports', 'nightly', `failures-by-reason_${from}_${night.carrierDay}.csv`));
+      const [reasons] = await workspace.query<{ n: string }>(
+        `SELECT count(DISTINCT coalesce(delay_code, '?')) AS n FROM delivery_failures WHERE CAST(attempted_at + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
+      );
+      expect(byReason.rows).toBe(Number(reasons!.n));
+      summaries.push(night);
     }
     await new Promise((resolve) => receiver.close(resolve));
     expect(notified).toEqual(summaries);

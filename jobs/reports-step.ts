@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { carrierDayOf } from '../src/carrier/contract.js';
+import { EXIT_CODE } from '../src/pipeline/exit-codes.js';
+import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
+import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
+import { ReconcileRulesSchema } from '../src/reports/reconcile-report.js';
+import { exportChargesReport, exportFailuresReport, exportReconcileReport, type ReportRequest, type ReportSummary } from '../src/reports/report-export.js';
+import type { JobContext, JobStepResult } from './job-definition.js';
+
+const DAY_MS = 86_400_000;
+
+/** The reports' request for a job run: the configured number of carrier days ending with the run's, in the job's own folder. */
+export function jobReportRequest(context: JobContext, job: string): ReportRequest {
+  const now = context.now();
+  const offset = context.settings.dayUtcOffsetMinutes;
+  const { reports } = context.settings;
+  return {
+    scope: { fromDay: carrierDayOf(now - (reports.periodDays - 1) * DAY_MS, offset), toDay: carrierDayOf(now, offset) },
+    now,
+    format: reports.format,
+    outDir: join(reports.outDir, job),
+  };
+}
+
+function reportStep(step: string, summary: ReportSummary): JobStepResult {
+  return {
+    step,
+    exitCode: EXIT_CODE.OK,
+    summary: { range: summary.range, files: summary.files, findings: summary.lines, figures: summary.figures },
+  };
+}
+
+export async function chargesStep(context: JobContext, request: ReportRequest, invoices?: PartnerRecordsSource): Promise<JobStepResult> {
+  return reportStep('charges report', await exportChargesReport(context.warehouse, DEFAULT_CHARGE_RULES, request, { invoices }));
+}
+
+export async function failuresStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
+  return reportStep('failures report', await exportFailuresReport(context.warehouse, request));
+}
+
+export async function reconcileStep(context: JobContext, request: ReportRequest, partner: PartnerRecordsSource): Promise<JobStepResult> {
+  return reportStep('reconcile report', await exportReconcileReport(context.warehouse, ReconcileRulesSchema.parse({}), partner, request));
+}
