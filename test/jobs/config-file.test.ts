@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/config-file.js';
-import { runCli } from '../support/run-cli.js';
+import { cli as runCli } from '../support/cli-process.js';
 
 describe('the configuration file', () => {
   let dir: string;

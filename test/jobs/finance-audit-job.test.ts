@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
-import { runCli } from '../support/run-cli.js';
+import { cli as runCli } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 
 interface JobSummary {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nextFireTime, runSchedule, type SchedulerClock } from '../../jobs/job-scheduler.js';
-import { spawnCli } from '../support/run-cli.js';
+import { startCli } from '../support/cli-process.js';
 
 /** A clock whose sleeps move its time at once, recording each wait. */
 function steppedClock(startIso: string): SchedulerClock & { waits: number[] } {
@@ -81,10 +81,10 @@ describe('the job scheduler', () => {
       // No source configured: the job runs, fails in its tracking step with one clear line, and writes its summary.
       await writeFile(config, JSON.stringify({ warehouse: join(dir, 'recon.duckdb'), jobs: { nightly: { schedule: '0 2 * * *' } } }));
       const started = Date.now();
-      const scheduler = spawnCli(['schedule', '--config', config, '--max-runs', '1'], { PARCEL_RECON_NOW: '2026-11-23T01:59:58+07:00' });
-      expect(await scheduler.exited).toBe(0);
+      const scheduler = await startCli(['schedule', '--config', config, '--max-runs', '1'], { PARCEL_RECON_NOW: '2026-11-23T01:59:58+07:00' }).ended;
+      expect(scheduler.code).toBe(0);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
-      const lines = scheduler.output.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = scheduler.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines.find((l) => l.msg === 'job planned')).toMatchObject({ job: 'nightly', at: '2026-11-23T02:00:00+07:00' });
       expect(lines.find((l) => l.msg === 'job firing')).toMatchObject({ job: 'nightly', scheduledAt: '2026-11-23T02:00:00+07:00' });
       const files = await readdir(join(dir, 'jobs', 'nightly'));

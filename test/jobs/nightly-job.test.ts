@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
-import { runCli, spawnCli } from '../support/run-cli.js';
+import { cli as runCli, startCli } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 
 interface JobSummary {
@@ -14,7 +14,7 @@ interface JobSummary {
   carrierDay: string;
   exitCode: number;
   exitState: string;
-  counts: Record<string, number>;
+  counts: { codesRead: number; lookedUpOk: number; carrierErrors: number; lookupsSpent: number };
   steps: { step: string; exitCode: number; summary: Record<string, unknown> }[];
   summaryFile: string;
 }
@@ -128,19 +128,20 @@ describe('jobs run nightly', () => {
     await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 1_000, latencyMaxMs: 1_200 });
     try {
       const lockFile = join(workspace.dir, 'locks', 'nightly.lock');
-      const first = spawnCli(['jobs', 'run', 'nightly', '--config', config], { ...nowEnv() });
+      const first = startCli(['jobs', 'run', 'nightly', '--config', config], { ...nowEnv() });
       await waitFor(() => existsSync(lockFile), 20_000);
       const holder = JSON.parse(await readFile(lockFile, 'utf8')) as { pid: number };
-      expect(holder.pid).toBe(first.child.pid);
+      expect(holder.pid).toBe(first.pid);
 
       const started = Date.now();
       const second = await runCli(['jobs', 'run', 'nightly', '--config', config], nowEnv());
       expect(second.code).toBe(5);
-      expect(second.stderr).toMatch(new RegExp(`^parcel-recon: job nightly is already running \\(PID ${first.child.pid} on .+, since .+\\)\\n$`));
+      expect(second.stderr).toMatch(new RegExp(`^parcel-recon: job nightly is already running \\(PID ${first.pid} on .+, since .+\\)\\n$`));
       expect(Date.now() - started).toBeLessThan(10_000);
 
-      first.child.kill('SIGKILL');
-      expect(await first.exited).toBe(null);
+      first.kill('SIGKILL');
+      await first.ended;
+      expect(first.signalCode).toBe('SIGKILL');
       expect(existsSync(lockFile)).toBe(true);
 
       await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 0, latencyMaxMs: 0 });
