@@ -8,6 +8,7 @@ import { CHARGE_CHECKS, ChargeRulesSchema, chargesTables } from '../../reports/c
 import { failuresTables } from '../../reports/failures-report.js';
 import { loadPartnerRecords, PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
 import { carrierDate, sqlText, type ReportScope, type ReportTables } from '../../reports/report-sql.js';
+import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { FINDING_KINDS, partnerInvoicesQuery, ReconcileRulesSchema, reconcileTables, RUN_FINDINGS } from '../../reports/reconcile-report.js';
 import { REPORT_FORMATS, writeReportTables, type ReportFormat, type WrittenFile } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
@@ -88,15 +89,14 @@ async function rows(warehouse: Warehouse, query: string): Promise<Record<string,
 }
 
 /**
- * Opens the warehouse read-only, settles the range (defaults: the earliest day of `earliestOf`, and
- * today), runs `work` and writes its tables; a query the warehouse cannot run is one line, exit 1.
+ * Opens the warehouse read-only with a spill directory, settles the range (defaults: the earliest day
+ * of `earliestOf`, and today) and runs `work` on it.
  */
-async function runReport(
-  report: string,
-  flags: CommonFlags,
+async function withReportWarehouse<T>(
+  flags: Pick<CommonFlags, 'db' | 'from' | 'to' | 'memoryLimit'>,
   earliestOf: { readonly table: string; readonly time: string },
-  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
-): Promise<void> {
+  work: (warehouse: Warehouse, range: { from: string; to: string }, now: number) => Promise<T>,
+): Promise<T> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
   const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
@@ -110,24 +110,40 @@ async function runReport(
       const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
       from = typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to;
     }
-    const scope: ReportScope = { fromDay: flags.from, toDay: flags.to, account: flags.account };
-    await mkdir(flags.out, { recursive: true });
-    let summary: ReportSummary;
-    try {
-      const { prepare, tables, summarize } = await work(warehouse, scope, now);
-      for (const statement of prepare) await warehouse.run(statement);
-      const files = await writeReportTables(warehouse.connection, tables, { outDir: flags.out, format: flags.format as ReportFormat, range: { from, to } });
-      summary = { report, range: { from, to }, account: flags.account ?? null, files, ...(await summarize()) };
-    } catch (error) {
-      if (error instanceof UserError) throw error;
-      if (error instanceof PartnerRecordsError) throw new UserError(error.message);
-      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, EXIT.FAILURE);
-    }
-    printSummary(summary, flags.json);
+    return await work(warehouse, { from, to }, now);
   } finally {
     await warehouse.close();
     await rm(spillDir, { recursive: true, force: true });
   }
+}
+
+/** A report's failure other than the user's mistake: one line, exit 1. */
+function reportFailure(report: string, error: unknown): UserError {
+  if (error instanceof UserError) return error;
+  if (error instanceof PartnerRecordsError) return new UserError(error.message);
+  return new UserError(`${report} report failed: ${firstLineOf(error)}`, EXIT.FAILURE);
+}
+
+/** Runs `work` on the report's warehouse and writes its tables; a query the warehouse cannot run is one line, exit 1. */
+async function runReport(
+  report: string,
+  flags: CommonFlags,
+  earliestOf: { readonly table: string; readonly time: string },
+  work: (warehouse: Warehouse, scope: ReportScope, now: number) => Promise<ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> }>,
+): Promise<void> {
+  const summary = await withReportWarehouse(flags, earliestOf, async (warehouse, range, now) => {
+    const scope: ReportScope = { fromDay: flags.from, toDay: flags.to, account: flags.account };
+    await mkdir(flags.out, { recursive: true });
+    try {
+      const { prepare, tables, summarize } = await work(warehouse, scope, now);
+      for (const statement of prepare) await warehouse.run(statement);
+      const files = await writeReportTables(warehouse.connection, tables, { outDir: flags.out, format: flags.format as ReportFormat, range });
+      return { report, range, account: flags.account ?? null, files, ...(await summarize()) };
+    } catch (error) {
+      throw reportFailure(report, error);
+    }
+  });
+  printSummary(summary, flags.json);
 }
 
 /** The partner records named by --partner, or --from-duckdb / --from-postgres with --query. */
@@ -243,9 +259,36 @@ function reconcileCommand(): Command {
     });
 }
 
-/** `report charges|failures|reconcile`: the finance, operations and reconciliation reports. */
+const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).extend({ out: z.string().min(1).optional() });
+
+function htmlCommand(): Command {
+  return new Command('html')
+    .description('Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.')
+    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+    .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
+    .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
+    .option('--account <alias>', 'one account only')
+    .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
+    .option('--json', 'print the summary as JSON')
+    .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT)
+    .action(async (raw: Record<string, unknown>) => {
+      const flags = checked(HtmlFlagsSchema, raw);
+      const summary = await withReportWarehouse(flags, { table: 'orders', time: 'accept_date' }, async (warehouse, range, now) => {
+        const out = flags.out ?? join('data/reports', `report_${range.from}_${range.to}.html`);
+        try {
+          const page = await writeHtmlReport(warehouse, { from: flags.from, to: flags.to, account: flags.account, now, out });
+          return { report: 'html', range, account: flags.account ?? null, files: [], figures: page, lines: [`${page.path}: ${page.bytes} bytes`] };
+        } catch (error) {
+          throw reportFailure('html', error);
+        }
+      });
+      printSummary(summary, flags.json);
+    });
+}
+
+/** `report charges|failures|reconcile|html`: the finance, operations and reconciliation reports. */
 export function reportCommand(): Command {
-  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary.');
-  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand()]) command.addCommand(sub.exitOverride());
+  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary, or the HTML page of them (html).');
+  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()]) command.addCommand(sub.exitOverride());
   return command;
 }
