@@ -1,7 +1,7 @@
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 /**
- * The synthetic warehouse, all in SQL: order i's charges follow the published relations unless
+ * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01: order i's charges follow the published relations unless
  * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
  * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
  */
@@ -11,7 +11,7 @@ export async function buildSyntheticWarehouse(path: string, orders: number, part
     const statements = [
       `CREATE TEMP TABLE synthetic AS
        SELECT i, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
-              TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds(i % (60 * 86400)) AS accept_date,
+              TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds((i * 86413) % (60 * 86400)) AS accept_date,
               CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN i % 10 = 3 THEN '16' WHEN i % 10 = 4 THEN '25' ELSE '30' END AS status,
               10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
               CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned

@@ -37,7 +37,7 @@ export function formatValue(value: string | null, kind: ColumnKind = 'text'): st
 export function htmlTable(options: { readonly name: string; readonly columns: readonly Column[]; readonly rows: readonly TextRow[]; readonly total?: number }): string {
   const { name, columns, rows } = options;
   if (rows.length === 0) return `<p class="empty" data-table="${escapeHtml(name)}">No rows.</p>`;
-  const head = columns.map((c) => `<th scope="col"${c.kind !== undefined && c.kind !== 'text' ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`).join('');
+  const head = columns.map((c) => `<th scope="col" data-key="${escapeHtml(c.key)}"${c.kind !== undefined && c.kind !== 'text' ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`).join('');
   const body = rows
     .map((row) => `<tr>${columns.map((c) => {
       const value = row[c.key] ?? null;

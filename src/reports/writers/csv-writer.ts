@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 /** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
 export async function asTextQuery(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
   const columns = (await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`)).columnNames();
-  const asText = columns.map((c) => `CAST("${c.replaceAll('"', '""')}" AS VARCHAR)`).join(', ');
+  const asText = columns.map((c) => `CAST("${c.replaceAll('"', '""')}" AS VARCHAR) AS "${c.replaceAll('"', '""')}"`).join(', ');
   return { columns, query: `SELECT ${asText} FROM (${query})` };
 }
 
