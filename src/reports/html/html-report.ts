@@ -24,6 +24,9 @@ export interface HtmlReportOptions {
 export const HTML_ROW_LIMIT = 200;
 /** Bars a province or post office chart draws. */
 const CHART_TOP = 25;
+/** Reasons the weekly chart tells apart; the rest are one colour. */
+const CHART_REASONS = 10;
+const OTHER_REASONS = 'other reasons';
 /** Runs the run summary lists. */
 const RUNS_SHOWN = 30;
 
@@ -169,6 +172,7 @@ async function failuresSections(warehouse: Warehouse, scope: ReportScope, now: n
   const byPostOffice = await topRows(warehouse, query('failures-by-post-office'), limit);
   const awaiting = await topRows(warehouse, query('failures-awaiting'), limit);
   const awaitingByReason = await allRows(warehouse, `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`);
+  const topReasons = new Set(byReason.slice(0, CHART_REASONS).map(reasonLabel));
   const total = byReason.reduce((sum, r) => sum + Number(r.failures), 0);
   const place = (r: TextRow) => r.province_name ?? '(unknown)';
   const failures = [
@@ -179,7 +183,7 @@ async function failuresSections(warehouse: Warehouse, scope: ReportScope, now: n
     ]),
     await chartOrNothing('failures-by-week', 'Failed attempts per ISO week and reason', byWeekAndReason, stackedColumns({
       description: 'Failed attempts per ISO week and reason',
-      rows: chartRows(byWeekAndReason, { week: (r) => r.iso_week, reason: reasonLabel, failures: (r) => Number(r.failures) }),
+      rows: chartRows(byWeekAndReason, { week: (r) => r.iso_week, reason: (r) => (topReasons.has(reasonLabel(r)) ? reasonLabel(r) : OTHER_REASONS), failures: (r) => Number(r.failures) }),
       x: 'week', xTitle: 'ISO week', stack: 'reason', stackTitle: 'reason', value: 'failures', valueTitle: 'failed attempts',
     })),
     '<h3>Per reason</h3>',

@@ -56,7 +56,7 @@ export function horizontalBars(options: { description: string; rows: readonly Ch
 export function stackedColumns(options: { description: string; rows: readonly ChartRow[]; x: string; xTitle: string; stack: string; stackTitle: string; value: string; valueTitle: string }): ChartSpec {
   return {
     description: options.description,
-    width: { step: 28 },
+    width: { step: 18 },
     height: 240,
     data: { values: [...options.rows] },
     mark: 'bar',
