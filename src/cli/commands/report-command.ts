@@ -50,16 +50,21 @@ function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   throw new UserError(key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`);
 }
 
-function withCommonOptions(command: Command): Command {
+/** The flags of every report, the page included: the warehouse, the range, the account, the summary. */
+function withScopeOptions(command: Command): Command {
   return command
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
     .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
     .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
     .option('--account <alias>', 'one account only')
-    .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
-    .option('--out <dir>', 'directory the files go to', 'data/reports')
     .option('--json', 'print the summary as JSON')
     .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
+}
+
+function withCommonOptions(command: Command): Command {
+  return withScopeOptions(command)
+    .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
+    .option('--out <dir>', 'directory the files go to', 'data/reports');
 }
 
 /** What a report run prints: its files and a few figures. */
@@ -262,15 +267,10 @@ function reconcileCommand(): Command {
 const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).extend({ out: z.string().min(1).optional() });
 
 function htmlCommand(): Command {
-  return new Command('html')
-    .description('Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.')
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
-    .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
-    .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
-    .option('--account <alias>', 'one account only')
+  return withScopeOptions(
+    new Command('html').description('Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.'),
+  )
     .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
-    .option('--json', 'print the summary as JSON')
-    .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT)
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(HtmlFlagsSchema, raw);
       const summary = await withReportWarehouse(flags, { table: 'orders', time: 'accept_date' }, async (warehouse, range, now) => {

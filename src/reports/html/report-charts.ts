@@ -1,5 +1,6 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
+import { escapeHtml } from './html-page.js';
 
 /** A Vega-Lite spec without its data: the chart builders below fill in `data.values`. */
 type ChartSpec = vl.TopLevelSpec;
@@ -27,14 +28,10 @@ export async function chartSvg(spec: ChartSpec): Promise<string> {
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
     const svg = await view.toSVG();
-    return svg.replace(/\s+xmlns(:xlink)?="[^"]*"/g, '').replace('<svg ', `<svg role="img" aria-label="${escapeAttribute(spec.description ?? '')}" `);
+    return svg.replace(/\s+xmlns(:xlink)?="[^"]*"/g, '').replace('<svg ', `<svg role="img" aria-label="${escapeHtml(spec.description ?? '')}" `);
   } finally {
     view.finalize();
   }
-}
-
-function escapeAttribute(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
 }
 
 /** Horizontal bars, one per category, longest first. */
