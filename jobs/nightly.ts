@@ -1,15 +1,16 @@
 import { callbacksStep } from './callbacks-step.js';
 import type { JobDefinition, JobStepResult } from './job-definition.js';
-import { chargesStep, failuresStep, jobReportRequest } from './reports-step.js';
+import { chargesStep, failuresStep, htmlPageStep, jobReportRequest } from './reports-step.js';
 import { trackingStep } from './tracking-step.js';
 
 /**
  * The nightly reconciliation: load the journaled callbacks, track the configured source within the
- * quotas, then export the charges and failures reports for the period ending with the carrier day.
+ * quotas, then export the charges and failures reports for the period ending with the carrier day,
+ * and the HTML page of them beside their files.
  */
 export const nightly: JobDefinition = {
   name: 'nightly',
-  description: 'load journaled callbacks, track the configured source within the quotas, export the charges and failures reports',
+  description: 'load journaled callbacks, track the configured source within the quotas, export the charges and failures reports and their HTML page',
   defaultSchedule: '0 2 * * *',
   async run(context) {
     const steps: JobStepResult[] = [];
@@ -19,6 +20,7 @@ export const nightly: JobDefinition = {
     const request = jobReportRequest(context, 'nightly');
     steps.push(await chargesStep(context, request));
     steps.push(await failuresStep(context, request));
+    steps.push(await htmlPageStep(context, request));
     return steps;
   },
 };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { carrierDayOf } from '../src/carrier/contract.js';
 import { EXIT_CODE } from '../src/pipeline/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
+import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
 import { ReconcileRulesSchema } from '../src/reports/reconcile-report.js';
 import { exportChargesReport, exportFailuresReport, exportReconcileReport, type ReportRequest, type ReportSummary } from '../src/reports/report-export.js';
@@ -40,4 +41,11 @@ export async function failuresStep(context: JobContext, request: ReportRequest):
 
 export async function reconcileStep(context: JobContext, request: ReportRequest, partner: PartnerRecordsSource): Promise<JobStepResult> {
   return reportStep('reconcile report', await exportReconcileReport(context.warehouse, ReconcileRulesSchema.parse({}), partner, request));
+}
+
+/** The page of the same period (charts, sortable tables), beside the report files. */
+export async function htmlPageStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
+  const { fromDay, toDay } = request.scope;
+  const page = await writeHtmlReport(context.warehouse, { from: fromDay, to: toDay, now: request.now, out: join(request.outDir, `report_${fromDay}_${toDay}.html`) });
+  return { step: 'html report', exitCode: EXIT_CODE.OK, summary: { range: { from: fromDay, to: toDay }, files: [{ table: 'report', path: page.path, bytes: page.bytes }] } };
 }

@@ -53,6 +53,11 @@ export function failuresByWeekQuery(failures: string): string {
   return breakdown(failures, ['iso_week'], 'iso_week');
 }
 
+/** Per ISO week and reason: how the reasons move over time (its week totals are failuresByWeekQuery's). */
+export function failuresByWeekAndReasonQuery(failures: string): string {
+  return breakdown(failures, ['iso_week', 'delay_code', 'delay_meaning'], 'iso_week, failures DESC, delay_code NULLS LAST');
+}
+
 /** Orders with two or more failed attempts among the rows, their reasons in order. */
 export function repeatedFailuresQuery(failures: string): string {
   return `

@@ -36,29 +36,31 @@ function money(value: unknown): string {
   return Number(value ?? 0).toLocaleString('en-US');
 }
 
-/**
- * Settles the range (defaults: the earliest day of `earliestOf`, and the carrier day of `now`), runs
- * the report's statements and writes its tables under `outDir`.
- */
-async function exportReport(
-  warehouse: Warehouse,
-  report: string,
-  request: ReportRequest,
-  earliestOf: { readonly table: string; readonly time: string },
-  work: () => Promise<ReportWork>,
-): Promise<ReportSummary> {
-  const { scope } = request;
-  const to = scope.toDay ?? carrierDayOf(request.now);
-  let from = scope.fromDay;
-  if (from === undefined) {
-    const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
-    from = typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to;
-  }
+/** The column whose earliest carrier day starts a report's range when --from is not given. */
+export interface RangeStart {
+  readonly table: string;
+  readonly time: string;
+}
+
+export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
+const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
+
+/** A report's days: the scope's, else from the earliest day of `earliestOf` to the carrier day of `now`. */
+export async function settleReportRange(warehouse: Warehouse, scope: ReportScope, now: number, earliestOf: RangeStart): Promise<{ from: string; to: string }> {
+  const to = scope.toDay ?? carrierDayOf(now);
+  if (scope.fromDay !== undefined) return { from: scope.fromDay, to };
+  const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
+  return { from: typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to, to };
+}
+
+/** Runs the report's statements and writes its tables under `outDir`, named with its range. */
+async function exportReport(warehouse: Warehouse, report: string, request: ReportRequest, earliestOf: RangeStart, work: () => Promise<ReportWork>): Promise<ReportSummary> {
+  const range = await settleReportRange(warehouse, request.scope, request.now, earliestOf);
   await mkdir(request.outDir, { recursive: true });
   const { prepare, tables, summarize } = await work();
   for (const statement of prepare) await warehouse.run(statement);
-  const files = await writeReportTables(warehouse.connection, tables, { outDir: request.outDir, format: request.format, range: { from, to } });
-  return { report, range: { from, to }, account: scope.account ?? null, files, ...(await summarize()) };
+  const files = await writeReportTables(warehouse.connection, tables, { outDir: request.outDir, format: request.format, range });
+  return { report, range, account: request.scope.account ?? null, files, ...(await summarize()) };
 }
 
 /** The charges audit; `invoices` adds the partner's invoiced amounts to compare the totals with. */
@@ -68,7 +70,7 @@ export function exportChargesReport(
   request: ReportRequest,
   options: { readonly invoices?: PartnerRecordsSource | undefined; readonly flaggedOnly?: boolean } = {},
 ): Promise<ReportSummary> {
-  return exportReport(warehouse, 'charges', request, { table: 'orders', time: 'accept_date' }, async () => {
+  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async () => {
     let invoices: string | undefined;
     if (options.invoices !== undefined) {
       await loadPartnerRecords(warehouse.connection, options.invoices);
@@ -93,7 +95,7 @@ export function exportChargesReport(
 
 /** Failed delivery attempts per reason, province, post office and week; repeated failures; orders awaiting handling. */
 export function exportFailuresReport(warehouse: Warehouse, request: ReportRequest): Promise<ReportSummary> {
-  return exportReport(warehouse, 'failures', request, { table: 'delivery_failures', time: 'attempted_at' }, async () => {
+  return exportReport(warehouse, 'failures', request, FAILURES_BY_ATTEMPT, async () => {
     const report = failuresTables(request.scope, `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`);
     const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
     return {
@@ -117,7 +119,7 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
 
 /** Where the partner's own records and the carrier disagree, one row per finding. */
 export function exportReconcileReport(warehouse: Warehouse, rules: ReconcileRules, source: PartnerRecordsSource, request: ReportRequest): Promise<ReportSummary> {
-  return exportReport(warehouse, 'reconcile', request, { table: 'orders', time: 'accept_date' }, async () => {
+  return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
     const report = reconcileTables(rules, request.scope);
     return {

@@ -96,6 +96,9 @@ describe('jobs run nightly', () => {
         `SELECT count(DISTINCT coalesce(delay_code, '?')) AS n FROM delivery_failures WHERE CAST(attempted_at + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
       );
       expect(byReason.rows).toBe(Number(reasons!.n));
+      const page = (night.steps.find((s) => s.step === 'html report')!.summary as { files: { path: string }[] }).files[0]!.path;
+      expect(page).toBe(join(workspace.dir, 'reports', 'nightly', `report_${from}_${night.carrierDay}.html`));
+      expect(await readFile(page, 'utf8')).toMatch(/^<!DOCTYPE html>/i);
       summaries.push(night);
     }
     await new Promise((resolve) => receiver.close(resolve));

@@ -8,7 +8,16 @@ import { ChargeRulesSchema } from '../../reports/charges-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
 import { sqlText } from '../../reports/report-sql.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
-import { exportChargesReport, exportFailuresReport, exportReconcileReport, type ReportRequest, type ReportSummary } from '../../reports/report-export.js';
+import { writeHtmlReport } from '../../reports/html/html-report.js';
+import {
+  exportChargesReport,
+  exportFailuresReport,
+  exportReconcileReport,
+  ORDERS_BY_ACCEPT_DATE,
+  settleReportRange,
+  type ReportRequest,
+  type ReportSummary,
+} from '../../reports/report-export.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-writer.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
@@ -49,16 +58,21 @@ function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   throw new UserError(key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`);
 }
 
-function withCommonOptions(command: Command): Command {
+/** The flags of every report, the page included: the warehouse, the range, the account, the summary. */
+function withScopeOptions(command: Command): Command {
   return command
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
     .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
     .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
     .option('--account <alias>', 'one account only')
-    .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
-    .option('--out <dir>', 'directory the files go to', 'data/reports')
     .option('--json', 'print the summary as JSON')
     .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
+}
+
+function withCommonOptions(command: Command): Command {
+  return withScopeOptions(command)
+    .addOption(new Option('--format <format>', 'output format').choices([...REPORT_FORMATS]).default('csv'))
+    .option('--out <dir>', 'directory the files go to', 'data/reports');
 }
 
 function printSummary(summary: ReportSummary, json: boolean): void {
@@ -74,10 +88,14 @@ function printSummary(summary: ReportSummary, json: boolean): void {
 }
 
 /**
- * Opens the warehouse read-only, runs the report into its files and prints its summary; a query the
- * warehouse cannot run is one line, exit 1.
+ * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
+ * query the warehouse cannot run is one line, exit 1.
  */
-async function runReport(report: string, flags: CommonFlags, work: (warehouse: Warehouse, request: ReportRequest) => Promise<ReportSummary>): Promise<void> {
+async function runReport(
+  report: string,
+  flags: Pick<CommonFlags, 'db' | 'from' | 'to' | 'memoryLimit' | 'json'>,
+  work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
+): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
   const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
@@ -85,10 +103,9 @@ async function runReport(report: string, flags: CommonFlags, work: (warehouse: W
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
     await warehouse.run(`SET temp_directory = ${sqlText(spillDir)}`);
-    const request: ReportRequest = { scope: { fromDay: flags.from, toDay: flags.to, account: flags.account }, now, format: flags.format as ReportFormat, outDir: flags.out };
     let summary: ReportSummary;
     try {
-      summary = await work(warehouse, request);
+      summary = await work(warehouse, now);
     } catch (error) {
       if (error instanceof UserError) throw error;
       if (error instanceof PartnerRecordsError) throw new UserError(error.message);
@@ -99,6 +116,11 @@ async function runReport(report: string, flags: CommonFlags, work: (warehouse: W
     await warehouse.close();
     await rm(spillDir, { recursive: true, force: true });
   }
+}
+
+/** The export request the flags of a file report name. */
+function requestOf(flags: CommonFlags, now: number): ReportRequest {
+  return { scope: { fromDay: flags.from, toDay: flags.to, account: flags.account }, now, format: flags.format as ReportFormat, outDir: flags.out };
 }
 
 /** The partner records named by --partner, or --from-duckdb / --from-postgres with --query. */
@@ -131,7 +153,7 @@ function chargesCommand(): Command {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
       const invoices = typeof raw.invoices === 'string' ? ({ kind: 'csv', file: raw.invoices } as const) : undefined;
-      await runReport('charges', flags, (warehouse, request) => exportChargesReport(warehouse, rules, request, { invoices, flaggedOnly: raw.flaggedOnly === true }));
+      await runReport('charges', flags, (warehouse, now) => exportChargesReport(warehouse, rules, requestOf(flags, now), { invoices, flaggedOnly: raw.flaggedOnly === true }));
     });
 }
 
@@ -139,7 +161,7 @@ function failuresCommand(): Command {
   return withCommonOptions(new Command('failures').description('Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.')).action(
     async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
-      await runReport('failures', flags, (warehouse, request) => exportFailuresReport(warehouse, request));
+      await runReport('failures', flags, (warehouse, now) => exportFailuresReport(warehouse, requestOf(flags, now)));
     },
   );
 }
@@ -156,13 +178,31 @@ function reconcileCommand(): Command {
       const rules = checked(ReconcileRulesSchema, raw);
       const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
       if (source === undefined) throw new UserError('no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
-      await runReport('reconcile', flags, (warehouse, request) => exportReconcileReport(warehouse, rules, source, request));
+      await runReport('reconcile', flags, (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, now)));
     });
 }
 
-/** `report charges|failures|reconcile`: the finance, operations and reconciliation reports. */
+const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).extend({ out: z.string().min(1).optional() });
+
+function htmlCommand(): Command {
+  return withScopeOptions(
+    new Command('html').description('Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.'),
+  )
+    .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
+    .action(async (raw: Record<string, unknown>) => {
+      const flags = checked(HtmlFlagsSchema, raw);
+      await runReport('html', flags, async (warehouse, now) => {
+        const range = await settleReportRange(warehouse, { fromDay: flags.from, toDay: flags.to }, now, ORDERS_BY_ACCEPT_DATE);
+        const out = flags.out ?? join('data/reports', `report_${range.from}_${range.to}.html`);
+        const page = await writeHtmlReport(warehouse, { from: flags.from, to: flags.to, account: flags.account, now, out });
+        return { report: 'html', range, account: flags.account ?? null, files: [], figures: page, lines: [`${page.path}: ${page.bytes} bytes`] };
+      });
+    });
+}
+
+/** `report charges|failures|reconcile|html`: the finance, operations and reconciliation reports. */
 export function reportCommand(): Command {
-  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary.');
-  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand()]) command.addCommand(sub.exitOverride());
+  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary, or the HTML page of them (html).');
+  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()]) command.addCommand(sub.exitOverride());
   return command;
 }

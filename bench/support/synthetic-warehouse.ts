@@ -1,0 +1,72 @@
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/**
+ * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01: order i's charges follow the published relations unless
+ * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
+ * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
+ */
+export async function buildSyntheticWarehouse(path: string, orders: number, partnerCsv?: string): Promise<void> {
+  const warehouse = await Warehouse.open(path, { memoryLimit: '4GB' });
+  try {
+    const statements = [
+      `CREATE TEMP TABLE synthetic AS
+       SELECT i, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
+              TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds((i * 86413) % (60 * 86400)) AS accept_date,
+              CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN i % 10 = 3 THEN '16' WHEN i % 10 = 4 THEN '25' ELSE '30' END AS status,
+              10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
+              CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned
+       FROM generate_series(1, ${orders}) AS t(i)`,
+      `INSERT INTO orders (order_code, account_alias, accept_date, status, status_name, delay_code, delay_note, length, width, height, real_weight, cal_weight, weight,
+         price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, total_service_cost, cod_amount, is_terminal, first_seen_at, last_seen_at, last_run_id)
+       SELECT order_code, account_alias, accept_date, status, 'STATUS' || status,
+              CASE WHEN status = '16' THEN lpad(CAST(1 + i % 40 AS VARCHAR), 2, '0') END, CASE WHEN status = '16' THEN 'Người nhận hẹn lại' END,
+              length, width, height, real_weight, round(length * width * height / 6000, 2), greatest(real_weight, round(length * width * height / 6000, 2)),
+              main, fr, far_fee, fuel, vat, main + fr + far_fee + fuel + vat + CASE WHEN i % 100 = 0 THEN 1000 ELSE 0 END, (i % 4) * 50000,
+              status IN ('18', '28', '30'), accept_date, accept_date + INTERVAL 3 DAY, 'bench'
+       FROM (SELECT *, CASE WHEN far THEN main * 0.2 ELSE 0 END AS far_fee, CASE WHEN returned THEN main * 0.5 ELSE 0 END AS fr, main * 0.2 AS fuel,
+                    (main + CASE WHEN far THEN main * 0.2 ELSE 0 END + CASE WHEN returned THEN main * 0.5 ELSE 0 END + main * 0.2) * 0.1 AS vat
+             FROM synthetic)`,
+      `INSERT INTO order_charges
+       SELECT order_code, row_number() OVER (PARTITION BY order_code ORDER BY k), service_id, service_name, cost FROM (
+         SELECT order_code, 1 AS k, 'DE' AS service_id, 'Chuyển phát nhanh' AS service_name, price AS cost FROM orders
+         UNION ALL SELECT order_code, 2, 'VSVX', 'Phụ phí vùng sâu vùng xa', far_region_fee_amount FROM orders WHERE far_region_fee_amount > 0
+         UNION ALL SELECT order_code, 3, 'CH', 'Cước chuyển hoàn', price_fr FROM orders WHERE price_fr > 0
+         UNION ALL SELECT order_code, 4, 'Fuel', 'Phụ phí xăng dầu', fuel_fee_amount FROM orders
+         UNION ALL SELECT order_code, 5, 'VAT', 'Thuế VAT', vat_amount FROM orders)`,
+      `INSERT INTO order_statuses
+       SELECT order_code, k, accept_date + to_hours(k * 6), CASE k WHEN 1 THEN '21' WHEN 2 THEN '23' WHEN 3 THEN '24' WHEN 4 THEN '25'
+              ELSE CASE WHEN status = '28' THEN '27' ELSE status END END, NULL, NULL, 'Hà Nội', 'Bưu cục ' || (i % 300)
+       FROM synthetic, range(1, 6) AS r(k)`,
+      `INSERT INTO delivery_failures
+       SELECT order_code, accept_date + to_hours(20 + a * 24), lpad(CAST(1 + (i + a) % 40 AS VARCHAR), 2, '0'), 'Người nhận hẹn lại',
+              'Tỉnh ' || (i % 63), 'Bưu cục ' || (i % 300), accept_date + to_hours(21 + a * 24), 'tracking', 'bench', NULL
+       FROM synthetic, range(0, 2) AS r(a)
+       WHERE i % 3 = 0 AND (a = 0 OR i % 9 = 0)`,
+      `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
+         real_weight, client_hub_id, service_type_id, ok, total_service_cost, quoted_at)
+       SELECT 'Q' || order_code, 'bench', order_code, account_alias, 'Hà Nội', 'Ba Đình', 'Phúc Xá', length, width, height, real_weight, 'HUB', 'DE', true,
+              total_service_cost - price_fr * 1.1, accept_date
+       FROM orders WHERE right(order_code, 1) IN ('0', '2', '4', '6', '8')`,
+      `INSERT INTO order_changes
+       SELECT order_code, 'total_service_cost', CAST(total_service_cost - 5000 AS VARCHAR), CAST(total_service_cost AS VARCHAR), accept_date + INTERVAL 4 DAY, 'bench'
+       FROM orders WHERE status = '30' AND right(order_code, 3) = '777'`,
+      // Nightly runs and their quota ledger: one run a day, each key's lookups that day.
+      `INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, codes_read, codes_rejected, codes_duplicate, codes_to_look_up,
+         looked_up_ok, carrier_errors, transport_errors, deferred, lookups_spent, exit_code, exit_state)
+       SELECT 'bench-' || strftime(day, '%Y%m%d'), 'track', 'csv', day + INTERVAL 2 HOUR - INTERVAL 7 HOUR, day + INTERVAL 2 HOUR - INTERVAL 7 HOUR + to_seconds(60 + n % 600),
+              CAST(day AS DATE), n, 0, 0, n, n - n / 1000, n / 1000, 0, 0, n, 0, 'ok'
+       FROM (SELECT CAST(accept_date AS DATE) AS day, count(*) AS n FROM synthetic GROUP BY ALL)`,
+      `INSERT INTO quota_usage
+       SELECT CAST(accept_date AS DATE), account_alias, count(*), max(accept_date) FROM synthetic GROUP BY ALL
+       UNION ALL SELECT CAST(accept_date AS DATE), '*', count(*), max(accept_date) FROM synthetic GROUP BY ALL`,
+      ...(partnerCsv === undefined ? [] : [`COPY (SELECT order_code, status AS expected_status,
+                    CASE WHEN right(order_code, 2) = '13' THEN total_service_cost + 5000 ELSE total_service_cost END AS invoiced_amount, cod_amount
+             FROM orders WHERE right(order_code, 2) <> '99') TO '${partnerCsv.replaceAll("'", "''")}' (FORMAT csv, HEADER)`]),
+      'DROP TABLE synthetic',
+      'CHECKPOINT',
+    ];
+    for (const statement of statements) await warehouse.run(statement);
+  } finally {
+    await warehouse.close();
+  }
+}
