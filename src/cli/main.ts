@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { imagesCommand } from './commands/images-command.js';
+import { mergeCommand } from './commands/merge-command.js';
 import { priceCommand } from './commands/price-command.js';
 import { quotaCommand } from './commands/quota-command.js';
 import { replayCommand } from './commands/replay-command.js';
@@ -18,7 +19,7 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-for (const command of [demoCommand(), trackCommand(), priceCommand(), imagesCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), replayCommand(), callbacksCommand()]) program.addCommand(command.exitOverride());
+for (const command of [demoCommand(), trackCommand(), priceCommand(), imagesCommand(), quotaCommand(), sqlCommand(), sandboxCommand(), replayCommand(), callbacksCommand(), mergeCommand()]) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
 async function main(argv: string[]): Promise<number> {
