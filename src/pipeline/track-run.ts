@@ -172,7 +172,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   let cluster: LimiterCluster | undefined;
   if (shared) {
     cluster = {
-      connection: new Bottleneck.IORedisConnection({ client: shared.redis.client }),
+      // Its own connection (Bottleneck adds a subscriber duplicated from it), connecting at once and never reconnecting either.
+      connection: new Bottleneck.IORedisConnection({ client: shared.redis.client.duplicate({ lazyConnect: false }) }),
       idPrefix: `${shared.prefix}:limits:${ledger.carrierDay}`,
       expirationMs: options.client.timeoutMs + SHARED_JOB_MARGIN_MS,
     };
@@ -225,7 +226,11 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const ticker = setInterval(() => options.progress?.update(progress()), PROGRESS_INTERVAL_MS);
   const stopListener = () => {
     log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight');
-    setTimeout(() => abandon.abort(), options.graceMs).unref();
+    setTimeout(() => {
+      abandon.abort();
+      // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
+      void limiter.stop();
+    }, options.graceMs).unref();
   };
   stopping.addEventListener('abort', stopListener, { once: true });
 

@@ -59,6 +59,7 @@ export class LookupLimiter {
   private readonly groupsInFlight = new Map<string, number>();
   private readonly groupSize: number;
   private dayTimer: NodeJS.Timeout | undefined;
+  private stopped: Promise<void> | undefined;
 
   constructor(
     private readonly ledger: QuotaLedger,
@@ -206,8 +207,13 @@ export class LookupLimiter {
     this.dayTimer.unref();
   }
 
-  /** Stops the limiters; lookups still waiting are dropped (they reject). */
-  async stop(): Promise<void> {
+  /** Stops the limiters; lookups still waiting are dropped (they reject). Stopping again waits for the first stop. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopLimiters();
+    return this.stopped;
+  }
+
+  private async stopLimiters(): Promise<void> {
     if (this.dayTimer) clearTimeout(this.dayTimer);
     for (const alias of [...this.forming.keys()]) this.submit(alias);
     for (const limiter of [...this.perKey.values(), this.global, ...(this.rate ? [this.rate] : [])]) {

@@ -45,11 +45,13 @@ export async function connectRedis(url: string): Promise<SharedRedis> {
     client.disconnect();
     throw new RedisUnavailableError(`cannot reach Redis at ${redactedRedisUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  client.once('close', () => lost.abort(new RedisUnavailableError(`lost the connection to Redis at ${redactedRedisUrl(url)}`)));
+  let closing = false;
+  client.once('close', () => closing || lost.abort(new RedisUnavailableError(`lost the connection to Redis at ${redactedRedisUrl(url)}`)));
   return {
     client,
     lost: lost.signal,
     close: async () => {
+      closing = true;
       if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
       else client.disconnect();
     },
