@@ -154,6 +154,21 @@ describe('four workers, one Redis, one merge', () => {
     for (const alias of aliases) expect(ledger[alias]).toBe(PER_KEY);
   });
 
+  it("Redis's script cache flushed mid-run (as a restart empties it): workers go on and finish", { timeout: 60_000 }, async () => {
+    const dir = join(workspace.dir, 'noscript');
+    await mkdir(dir);
+    const before = await sandboxPerKey();
+    const children = Array.from({ length: WORKERS }, (_, i) => startCli(workerArgs(exactCsv, dir, i, ['--concurrency', '2']), env));
+    const deadline = performance.now() + 30_000;
+    while (sum(since(await sandboxPerKey(), before)) < 60 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(children.every((c) => c.exitCode === null)).toBe(true);
+    // The ledger's and Bottleneck's scripts are gone: their next EVALSHA gets NOSCRIPT.
+    await redis.client.script('FLUSH');
+    const ended = await Promise.all(children.map((c) => c.ended));
+    for (const result of ended) expect(result.code, result.stderr).toBe(0);
+    expect(since(await sandboxPerKey(), before)).toEqual(Object.fromEntries(aliases.map((a) => [a, PER_KEY])));
+  });
+
   it('Redis down at the start: one line, exit 1, nothing spent', async () => {
     const before = await sandboxPerKey();
     const result = await cli(['track', '--input', exactCsv, '--db', join(workspace.dir, 'down.duckdb'), '--redis', 'redis://user:secret@127.0.0.1:1', '--no-progress'], env);
