@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
 
 /** A throwaway redis-server on a loopback port, its data (an append-only file) in a temporary directory. */
 export interface RedisServer {
@@ -70,16 +70,4 @@ async function launch(args: string[], port: number): Promise<ChildProcess> {
     if (performance.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port for redis-server');
-  return address.port;
 }
