@@ -180,6 +180,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     shared.redis.lost.addEventListener('abort', () => log.error('lost the connection to Redis: no more lookups; what is done is committed'), { once: true });
   }
   const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups, cluster);
+  // The counts this worker last saw in Redis, into its own warehouse at each batch and at the end: the merge takes the largest.
+  const recordSharedCounts = () => (shared ? raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve());
   const abandon = new AbortController();
   // Every request in flight listens to it.
   setMaxListeners(0, abandon.signal);
@@ -256,7 +258,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
             .then((outcome) => record(item.orderCode, alias, item.origin, outcome))
             .finally(() => window.leave());
         }
-        if (batcher.shouldFlush(options.batchSize)) await batcher.flush();
+        if (batcher.shouldFlush(options.batchSize)) {
+          await batcher.flush();
+          await recordSharedCounts();
+        }
       }
     }
     await window.drained();
@@ -271,8 +276,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     if (shared) {
       // Redis may be gone: what stays reserved there only overcounts, which is safe.
       await ledger.settle().catch((error: unknown) => log.warn({ error: error instanceof Error ? error.message : String(error) }, 'reservations not given back to Redis'));
-      // The counts this worker last saw in Redis, into its own warehouse: the merge takes the largest.
-      await raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts());
+      await recordSharedCounts();
       await cluster?.connection.disconnect(false);
     } else {
       await ledger.settle();
