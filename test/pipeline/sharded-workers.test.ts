@@ -35,7 +35,7 @@ describe('four workers, one Redis, one merge', () => {
   const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
   const workerArgs = (csv: string, dir: string, shard: number, extra: string[] = []) => [
     'track', '--input', csv, '--db', join(dir, `shard-${shard}.duckdb`), '--shard', `${shard}/${WORKERS}`, '--redis', redis.url,
-    '--per-key-limit', String(PER_KEY), '--concurrency', '8', '--timeout-ms', '2000', '--json', '--no-progress', '--grace-ms', '1000', ...extra,
+    '--per-key-limit', String(PER_KEY), '--concurrency', '8', '--timeout-ms', '5000', '--json', '--no-progress', '--grace-ms', '1000', ...extra,
   ];
   const shardFiles = (dir: string) => Array.from({ length: WORKERS }, (_, i) => join(dir, `shard-${i}.duckdb`));
   const redisLedger = async () => Object.fromEntries(Object.entries(await redis.client.hgetall(`parcel-recon:quota:${day}`)).map(([k, v]) => [k, Number(v)]));
@@ -96,11 +96,15 @@ describe('four workers, one Redis, one merge', () => {
     const global = PER_KEY * aliases.length - 70;
     const before = await sandboxPerKey();
     const results = await Promise.all(Array.from({ length: WORKERS }, (_, i) => cli(workerArgs(overCsv, dir, i, ['--global-limit', String(global)]), env)));
-    for (const result of results) expect(result.code, result.stderr).toBe(3);
+    // A worker whose shard fits in what the others left finishes (0); the others defer the rest (3).
+    for (const result of results) expect([0, 3], result.stderr).toContain(result.code);
+    expect(results.some((r) => r.code === 3)).toBe(true);
     const seen = since(await sandboxPerKey(), before);
     for (const alias of aliases) expect(seen[alias]).toBeLessThanOrEqual(PER_KEY);
+    // The ledger reaches the global limit and stops there; the sandbox saw every lookup counted (none failed here).
+    const ledger = await redisLedger();
+    expect(ledger['*']).toBe(global);
     expect(sum(seen)).toBe(global);
-    expect((await redisLedger())['*']).toBe(global);
   });
 
   it('a worker killed with SIGKILL: the others finish, its shard rerun completes within the limits', { timeout: 90_000 }, async () => {
@@ -148,10 +152,13 @@ describe('four workers, one Redis, one merge', () => {
     // Reruns against the restarted Redis finish the work up to the limits.
     const reruns = await Promise.all(Array.from({ length: WORKERS }, (_, i) => cli(workerArgs(overCsv, dir, i), env)));
     for (const result of reruns) expect([0, 3], result.stderr).toContain(result.code);
+    // Lookups abandoned when Redis went away were counted and perhaps never sent: the sandbox saw at most the limit.
     const seen = since(await sandboxPerKey(), before);
-    for (const alias of aliases) expect(seen[alias]).toBe(PER_KEY);
     const ledger = await redisLedger();
-    for (const alias of aliases) expect(ledger[alias]).toBe(PER_KEY);
+    for (const alias of aliases) {
+      expect(seen[alias]).toBeLessThanOrEqual(PER_KEY);
+      expect(ledger[alias]).toBe(PER_KEY);
+    }
   });
 
   it("Redis's script cache flushed mid-run (as a restart empties it): workers go on and finish", { timeout: 60_000 }, async () => {
