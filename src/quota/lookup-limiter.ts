@@ -93,7 +93,14 @@ export class LookupLimiter {
       this.groupSize = Math.min(this.groupSize, perRefill);
     }
     for (const alias of ledger.aliases) {
-      const limiter = this.limiter(`key:${alias}`, { reservoir: cluster ? null : ledger.remaining(alias) });
+      // Clustered, a key's lookups go straight to the global limiter: the shared ledger holds the key's
+      // quota, and a chained job's expiration would count its wait for a global slot (a dead worker's
+      // slots would then expire the live workers' jobs too).
+      if (cluster) {
+        this.perKey.set(alias, this.global);
+        continue;
+      }
+      const limiter = this.limiter(`key:${alias}`, { reservoir: ledger.remaining(alias) });
       limiter.chain(this.global);
       this.perKey.set(alias, limiter);
     }
@@ -216,7 +223,7 @@ export class LookupLimiter {
   private async stopLimiters(): Promise<void> {
     if (this.dayTimer) clearTimeout(this.dayTimer);
     for (const alias of [...this.forming.keys()]) this.submit(alias);
-    for (const limiter of [...this.perKey.values(), this.global, ...(this.rate ? [this.rate] : [])]) {
+    for (const limiter of new Set([...this.perKey.values(), this.global, ...(this.rate ? [this.rate] : [])])) {
       const stopped = limiter.stop({ dropWaitingJobs: true });
       if (!this.cluster) await stopped;
       else await boundedWait(stopped, CLUSTER_STOP_MS);
