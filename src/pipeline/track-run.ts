@@ -187,6 +187,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   setMaxListeners(0, abandon.signal);
   const stopSignals = [options.stop, shared?.redis.lost].filter((signal): signal is AbortSignal => signal !== undefined);
   const stopping = AbortSignal.any(stopSignals);
+  // Every lookup waiting to retry listens to it.
+  setMaxListeners(0, stopping);
   const batcher = new ResultBatcher(warehouse, runId, spoolDir, options.dataDir, now);
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
   let done = 0;
