@@ -4,6 +4,7 @@ import { callbacksCommand } from './commands/callbacks-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { imagesCommand } from './commands/images-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { mergeCommand } from './commands/merge-command.js';
 import { priceCommand } from './commands/price-command.js';
 import { quotaCommand } from './commands/quota-command.js';
 import { reportCommand } from './commands/report-command.js';
@@ -34,6 +35,7 @@ const COMMANDS = [
   reportCommand(),
   jobsCommand(),
   scheduleCommand(),
+  mergeCommand(),
 ];
 for (const command of COMMANDS) program.addCommand(command.exitOverride());
 

@@ -4,6 +4,7 @@ import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { appendRunInputs } from '../warehouse/run-input-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import type { RejectsFile } from './rejects-file.js';
+import { inShard, type Shard } from './shard.js';
 
 /** Reject codes of rows that never reach the carrier, beside the carrier's own rule codes. */
 export const INPUT_REJECT = {
@@ -27,6 +28,9 @@ interface StagedRow {
  * Reads every source into the run's `run_inputs` rows, checking each code against the carrier's rules
  * and each account against the configured keys before any quota is spent. Rejected rows also go to
  * the rejects file with their source line. De-duplication happens in SQL, over the staged rows.
+ *
+ * With a shard, rows of other shards are skipped (not this worker's work, not rejects); they still
+ * take their sequence number, so every staged row is numbered as in a run over all the codes.
  */
 export async function stageInputs(
   warehouse: Warehouse,
@@ -36,6 +40,7 @@ export async function stageInputs(
   rejects: RejectsFile,
   spoolDir: string,
   startSeq = 0,
+  shard?: Shard,
 ): Promise<number> {
   let seq = startSeq;
   let batch: StagedRow[] = [];
@@ -51,6 +56,10 @@ export async function stageInputs(
 
   for (const source of sources) {
     for await (const item of source.items()) {
+      if (!inShard(item.kind === 'rejected' ? item.rejection.origin : item.code.orderCode, shard)) {
+        seq++;
+        continue;
+      }
       if (item.kind === 'rejected') {
         await reject(item.rejection.origin, null, INPUT_REJECT.UNREADABLE_ROW, item.rejection.reason);
       } else {

@@ -6,6 +6,7 @@ import { CarrierExceptionFailure, LookupFailure } from '../carrier/client/lookup
 import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
 import { QUOTA_REFUSED, type LookupLimiter } from '../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../quota/quota-ledger.js';
+import { RedisUnavailableError } from '../quota/redis-connection.js';
 import { transientRetryOptions, type RetryPolicy } from './transient-retry.js';
 
 export type { RetryPolicy };
@@ -84,7 +85,8 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
   } catch (error) {
     if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };
     // Stopped while waiting for the limiter (whose jobs then reject), or abandoned in flight: looked up again by the next run.
-    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure)) || error instanceof Bottleneck.BottleneckError) {
+    // Redis gone: the shared quota is in doubt, so the order waits for the next run.
+    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure)) || error instanceof Bottleneck.BottleneckError || error instanceof RedisUnavailableError) {
       return { kind: 'deferred', reason: 'stopping', attempts };
     }
     if (error instanceof CarrierExceptionFailure) {

@@ -33,14 +33,14 @@ export interface TrackPlan {
  * left out unless refreshTerminal), then the staged rows are deleted again. Keys take their share in
  * alias order when the global allowance or --max-lookups cannot cover every key.
  */
-export async function planTracking(options: Pick<TrackRunOptions, 'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now'>): Promise<TrackPlan> {
+export async function planTracking(options: Pick<TrackRunOptions, 'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now' | 'shard'>): Promise<TrackPlan> {
   const { warehouse, keys } = options;
   const ledger = new QuotaLedger(warehouseQuotaStore(warehouse), options.quota, keys.aliases, options.now, 1);
   await ledger.open();
   const planId = `plan-${newRunId(options.job, options.now())}`;
   const scratch = await mkdtemp(join(tmpdir(), 'parcel-recon-plan-'));
   try {
-    await stageInputs(warehouse, planId, options.sources, keys, new RejectsFile(join(scratch, 'rejects.csv')), scratch);
+    await stageInputs(warehouse, planId, options.sources, keys, new RejectsFile(join(scratch, 'rejects.csv')), scratch, 0, options.shard);
     const inputs = await runInputCounts(warehouse, planId);
     const work = await countRunWorkByAccount(warehouse, planId, { refreshTerminal: options.refreshTerminal });
     const toLookUp = new Map<string, number>();

@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
+import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { TrackingClient, type TrackingClientOptions } from '../carrier/client/tracking-client.js';
-import { LookupLimiter } from '../quota/lookup-limiter.js';
+import Bottleneck from 'bottleneck';
+import { LookupLimiter, type LimiterCluster } from '../quota/lookup-limiter.js';
+import type { SharedRedis } from '../quota/redis-connection.js';
+import { redisQuotaStore } from '../quota/redis-quota-store.js';
+import { readQuotaUsage, raiseQuotaUsageRows } from '../warehouse/quota-usage-store.js';
 import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
 import type { QuotaPolicy } from '../quota/quota-policy.js';
 import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
@@ -13,6 +17,7 @@ import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork } fro
 import { failedLookups, findUnfinishedRun, finishRun, lookupOutcomeCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { stageInputs } from './input-staging.js';
+import { describeShard, type Shard } from './shard.js';
 import { lookUpOrder, type OrderLookupContext, type OrderOutcome, type RetryPolicy } from './order-lookup.js';
 import { RejectsFile } from './rejects-file.js';
 import { DispatchWindow } from './dispatch-window.js';
@@ -55,7 +60,20 @@ export interface TrackRunOptions {
   /** Aborted to stop the run: no new lookups, in-flight ones get `graceMs` to finish. */
   readonly stop?: AbortSignal | undefined;
   readonly graceMs: number;
+  /** This worker's part of the codes (`--shard I/N`); all of them when unset. */
+  readonly shard?: Shard | undefined;
+  /** Several workers share the quota through this Redis (`--redis`). */
+  readonly sharedQuota?: SharedQuota | undefined;
 }
+
+export interface SharedQuota {
+  readonly redis: SharedRedis;
+  /** Prefix of every key this product writes in Redis. */
+  readonly prefix: string;
+}
+
+/** A shared lookup that has not finished in this long belongs to a dead worker: its capacity comes back. */
+const SHARED_JOB_MARGIN_MS = 5_000;
 
 const PROGRESS_INTERVAL_MS = 500;
 
@@ -102,9 +120,20 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const { warehouse, keys, logger, now } = options;
   const startedAt = now();
   const startedClock = performance.now();
-  const source = options.sources.map((s) => s.description).join(' + ');
+  const source = options.sources.map((s) => s.description).join(' + ') + (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
 
-  const ledger = new QuotaLedger(warehouseQuotaStore(await warehouse.openSession()), options.quota, keys.aliases, now, reservationChunk(options.quota, keys));
+  const quotaSession = await warehouse.openSession();
+  const shared = options.sharedQuota;
+  let store = warehouseQuotaStore(quotaSession);
+  if (shared) {
+    const redisStore = redisQuotaStore(shared.redis.client, shared.prefix);
+    // What this warehouse already counted today is a floor for the shared ledger (a Redis that lost its data, a run before --redis).
+    const today = carrierDayOf(now(), options.quota.dayUtcOffsetMinutes);
+    await redisStore.floor(today, await readQuotaUsage(quotaSession, today));
+    store = redisStore;
+  }
+  // Shared, the ledger reserves exactly what a group of lookups is about to spend: nothing sits reserved in one worker while another is refused.
+  const ledger = new QuotaLedger(store, options.quota, keys.aliases, now, shared ? 0 : reservationChunk(options.quota, keys));
   await ledger.open();
   const resumedRunId = await findUnfinishedRun(warehouse, { job: options.job, carrierDay: ledger.carrierDay, source });
   const runId = resumedRunId ?? newRunId(options.job, startedAt);
@@ -118,7 +147,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   );
 
   try {
-    await stageInputs(warehouse, runId, options.sources, keys, rejects, spoolDir);
+    await stageInputs(warehouse, runId, options.sources, keys, rejects, spoolDir, 0, options.shard);
   } catch (error) {
     // A source that cannot be read ends the run before any lookup; the run row says so.
     const badInput = error instanceof SourceError;
@@ -140,11 +169,26 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
 
   const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
   const client = new TrackingClient(options.client);
-  const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups);
+  let cluster: LimiterCluster | undefined;
+  if (shared) {
+    cluster = {
+      // Its own connection (Bottleneck adds a subscriber duplicated from it), connecting at once and never reconnecting either.
+      connection: new Bottleneck.IORedisConnection({ client: shared.redis.client.duplicate({ lazyConnect: false }) }),
+      idPrefix: `${shared.prefix}:limits:${ledger.carrierDay}`,
+      expirationMs: options.client.timeoutMs + SHARED_JOB_MARGIN_MS,
+    };
+    shared.redis.lost.addEventListener('abort', () => log.error('lost the connection to Redis: no more lookups; what is done is committed'), { once: true });
+  }
+  const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups, cluster);
+  // The counts this worker last saw in Redis, into its own warehouse at each batch and at the end: the merge takes the largest.
+  const recordSharedCounts = () => (shared ? raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve());
   const abandon = new AbortController();
   // Every request in flight listens to it.
   setMaxListeners(0, abandon.signal);
-  const stopping = options.stop ?? new AbortController().signal;
+  const stopSignals = [options.stop, shared?.redis.lost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const stopping = AbortSignal.any(stopSignals);
+  // Every lookup waiting to retry listens to it.
+  setMaxListeners(0, stopping);
   const batcher = new ResultBatcher(warehouse, runId, spoolDir, options.dataDir, now);
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
   let done = 0;
@@ -186,7 +230,11 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const ticker = setInterval(() => options.progress?.update(progress()), PROGRESS_INTERVAL_MS);
   const stopListener = () => {
     log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight');
-    setTimeout(() => abandon.abort(), options.graceMs).unref();
+    setTimeout(() => {
+      abandon.abort();
+      // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
+      void limiter.stop();
+    }, options.graceMs).unref();
   };
   stopping.addEventListener('abort', stopListener, { once: true });
 
@@ -212,7 +260,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
             .then((outcome) => record(item.orderCode, alias, item.origin, outcome))
             .finally(() => window.leave());
         }
-        if (batcher.shouldFlush(options.batchSize)) await batcher.flush();
+        if (batcher.shouldFlush(options.batchSize)) {
+          await batcher.flush();
+          await recordSharedCounts();
+        }
       }
     }
     await window.drained();
@@ -224,7 +275,14 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     options.progress?.stop();
     await limiter.stop();
     await client.close();
-    await ledger.settle();
+    if (shared) {
+      // Redis may be gone: what stays reserved there only overcounts, which is safe.
+      await ledger.settle().catch((error: unknown) => log.warn({ error: error instanceof Error ? error.message : String(error) }, 'reservations not given back to Redis'));
+      await recordSharedCounts();
+      await cluster?.connection.disconnect(false);
+    } else {
+      await ledger.settle();
+    }
   }
 
   const finishedAt = now();

@@ -9,14 +9,16 @@ import type { WarehouseSession } from '../warehouse/warehouse.js';
 export function warehouseQuotaStore(warehouse: WarehouseSession): QuotaUsageStore {
   return {
     read: (day) => readQuotaUsage(warehouse, day),
-    add: async (day, alias, lookups) => {
+    // This process is the warehouse's only writer: the limits were checked against what it read.
+    reserve: async (day, alias, lookups) => {
       await addQuotaUsage(warehouse, day, alias, lookups);
+      return { granted: lookups };
     },
     raise: async (day, alias, atLeast) => {
       await raiseQuotaUsage(warehouse, day, alias, atLeast);
     },
-    set: async (day, alias, lookups) => {
-      await setQuotaUsage(warehouse, day, alias, lookups);
+    release: async (day, alias, _lookups, countAfter) => {
+      await setQuotaUsage(warehouse, day, alias, countAfter);
     },
   };
 }

@@ -2,6 +2,7 @@ import Bottleneck from 'bottleneck';
 import { nextCarrierDayStart } from '../carrier/contract.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import type { QuotaPolicy } from './quota-policy.js';
+import { RedisUnavailableError } from './redis-connection.js';
 
 /** What `schedule` returns instead of running the task when today's quota cannot cover it. */
 export const QUOTA_REFUSED = Symbol('quota refused');
@@ -10,6 +11,22 @@ export const QUOTA_REFUSED = Symbol('quota refused');
 const RATE_REFILL_MS = 100;
 /** How often Bottleneck checks whether a refill is due; each refill comes at most this late. */
 const RATE_HEARTBEAT_MS = 2;
+
+/** Bottleneck's clustered mode: limiters of the same id share their counts through Redis, across processes. */
+export interface LimiterCluster {
+  readonly connection: Bottleneck.IORedisConnection;
+  /** Names the shared limiters; the same for every worker of one carrier day, so a new day starts fresh. */
+  readonly idPrefix: string;
+  /** A job holding capacity longer than this is dropped from the shared count (a crashed worker's jobs). */
+  readonly expirationMs: number;
+}
+
+/** How long Bottleneck keeps a clustered limiter's state in Redis after its last use. */
+const CLUSTER_STATE_TTL_MS = 15 * 60_000;
+/** A clustered rate limiter refills on its heartbeat, which is a Redis script: not every 2 ms. */
+const CLUSTER_HEARTBEAT_MS = 50;
+/** Time a clustered limiter gets to stop when Redis is gone. */
+const CLUSTER_STOP_MS = 2_000;
 
 interface PendingLookup {
   readonly task: () => Promise<unknown>;
@@ -42,6 +59,7 @@ export class LookupLimiter {
   private readonly groupsInFlight = new Map<string, number>();
   private readonly groupSize: number;
   private dayTimer: NodeJS.Timeout | undefined;
+  private stopped: Promise<void> | undefined;
 
   constructor(
     private readonly ledger: QuotaLedger,
@@ -49,31 +67,59 @@ export class LookupLimiter {
     private readonly now: () => number,
     /** Lookups this run may spend at most, whatever the quota leaves (`--max-lookups`). */
     private readonly runBudget = Number.POSITIVE_INFINITY,
+    /**
+     * Shares the limits with other workers. The daily quota is then held by the ledger's store, which
+     * checks and reserves atomically; the limiters share concurrency and rate and hold no reservoir
+     * (one worker's view of what is left would overwrite another's).
+     */
+    private readonly cluster?: LimiterCluster,
   ) {
     this.groupSize = Math.max(1, Math.min(32, Math.floor(policy.maxConcurrent / 4)));
-    this.global = new Bottleneck({ maxConcurrent: policy.maxConcurrent, reservoir: ledger.remainingTotal() });
+    this.global = this.limiter('global', { maxConcurrent: policy.maxConcurrent, reservoir: cluster ? null : ledger.remainingTotal() });
     if (policy.requestsPerSecond !== undefined) {
       const perRefill = Math.max(1, Math.round((policy.requestsPerSecond * RATE_REFILL_MS) / 1000));
       const refillMs = Math.round((perRefill * 1000) / policy.requestsPerSecond);
-      this.rate = new Bottleneck({
+      this.rate = this.limiter('rate', {
         reservoir: perRefill,
         reservoirIncreaseInterval: refillMs,
         reservoirIncreaseAmount: perRefill,
         reservoirIncreaseMaximum: perRefill,
         // Bottleneck refills on its heartbeat (every 250 ms by default), whatever the interval says, and
         // counts the next interval from then: a late beat loses rate for good.
-        heartbeatInterval: RATE_HEARTBEAT_MS,
+        heartbeatInterval: cluster ? CLUSTER_HEARTBEAT_MS : RATE_HEARTBEAT_MS,
       });
       this.global.chain(this.rate);
       // A group never weighs more than one refill, or it could never start.
       this.groupSize = Math.min(this.groupSize, perRefill);
     }
     for (const alias of ledger.aliases) {
-      const limiter = new Bottleneck({ reservoir: ledger.remaining(alias) });
+      // Clustered, a key's lookups go straight to the global limiter: the shared ledger holds the key's
+      // quota, and a chained job's expiration would count its wait for a global slot (a dead worker's
+      // slots would then expire the live workers' jobs too).
+      if (cluster) {
+        this.perKey.set(alias, this.global);
+        continue;
+      }
+      const limiter = this.limiter(`key:${alias}`, { reservoir: ledger.remaining(alias) });
       limiter.chain(this.global);
       this.perKey.set(alias, limiter);
     }
     this.armDayTimer();
+  }
+
+  /** A local limiter, or with a cluster the shared one of that name. */
+  private limiter(name: string, settings: Bottleneck.ConstructorOptions): Bottleneck {
+    if (!this.cluster) return new Bottleneck(settings);
+    const limiter = new Bottleneck({
+      ...settings,
+      datastore: 'ioredis',
+      connection: this.cluster.connection,
+      id: `${this.cluster.idPrefix}:${name}`,
+      timeout: CLUSTER_STATE_TTL_MS,
+    });
+    // Redis failures reach the jobs that hit them; the run stops on a lost connection by itself.
+    limiter.on('error', () => undefined);
+    return limiter;
   }
 
   private totalWaiting(): number {
@@ -120,7 +166,7 @@ export class LookupLimiter {
     const release = () => this.waiting.set(alias, (this.waiting.get(alias) ?? 0) - lookups.length);
     this.perKey
       .get(alias)!
-      .schedule({ weight: lookups.length }, async () => {
+      .schedule({ weight: lookups.length, ...(this.cluster ? { expiration: this.cluster.expirationMs } : {}) }, async () => {
         started = true;
         release();
         const spendable = await this.ledger.spendMany(alias, lookups.length);
@@ -137,7 +183,9 @@ export class LookupLimiter {
       })
       .catch((error: unknown) => {
         if (!started) release();
-        for (const lookup of lookups) lookup.reject(error);
+        // A clustered limiter fails when Redis does: the lookups wait for the next run.
+        const cause = this.cluster && !started && !(error instanceof Bottleneck.BottleneckError) ? new RedisUnavailableError(`shared limiter: ${error instanceof Error ? error.message : String(error)}`) : error;
+        for (const lookup of lookups) lookup.reject(cause);
       })
       .finally(() => {
         this.groupsInFlight.set(alias, (this.groupsInFlight.get(alias) ?? 0) - 1);
@@ -148,6 +196,7 @@ export class LookupLimiter {
   /** Resets every reservoir from the ledger (after a day change or an APIKEY_LIMIT answer). */
   async refreshReservoirs(): Promise<void> {
     await this.ledger.open();
+    if (this.cluster) return;
     // Lookups already waiting must still get to start (the ledger then refuses them); a reservoir
     // below their number would leave them waiting forever.
     await this.global.updateSettings({ reservoir: this.ledger.remainingTotal() + this.totalWaiting() });
@@ -165,12 +214,26 @@ export class LookupLimiter {
     this.dayTimer.unref();
   }
 
-  /** Stops the limiters; lookups still waiting are dropped (they reject). */
-  async stop(): Promise<void> {
+  /** Stops the limiters; lookups still waiting are dropped (they reject). Stopping again waits for the first stop. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopLimiters();
+    return this.stopped;
+  }
+
+  private async stopLimiters(): Promise<void> {
     if (this.dayTimer) clearTimeout(this.dayTimer);
     for (const alias of [...this.forming.keys()]) this.submit(alias);
-    for (const limiter of this.perKey.values()) await limiter.stop({ dropWaitingJobs: true });
-    await this.global.stop({ dropWaitingJobs: true });
-    await this.rate?.stop({ dropWaitingJobs: true });
+    for (const limiter of new Set([...this.perKey.values(), this.global, ...(this.rate ? [this.rate] : [])])) {
+      const stopped = limiter.stop({ dropWaitingJobs: true });
+      if (!this.cluster) await stopped;
+      else await boundedWait(stopped, CLUSTER_STOP_MS);
+    }
   }
+}
+
+/** Waits for `work` at most `ms`; a clustered limiter's stop never finishes when Redis is gone. */
+async function boundedWait(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -4,12 +4,27 @@ import { TOTAL_ALIAS, type QuotaPolicy } from './quota-policy.js';
 /** Where the ledger persists: lookups per carrier day per key alias, '*' for the total. */
 export interface QuotaUsageStore {
   read(day: string): Promise<Map<string, number>>;
-  /** Adds to the key's count and to the total. */
-  add(day: string, alias: string, lookups: number): Promise<void>;
+  /**
+   * Adds up to `lookups` to the key's count and to the total, never past `limits`; resolves with how
+   * many were added and, from a store other processes also write, the counts after the change.
+   */
+  reserve(day: string, alias: string, lookups: number, limits: QuotaLimits): Promise<Reservation>;
   /** Raises the key's count to at least `atLeast`, the total by the same difference. */
   raise(day: string, alias: string, atLeast: number): Promise<void>;
-  /** Sets the key's count, the total by the difference. */
-  set(day: string, alias: string, lookups: number): Promise<void>;
+  /** Gives back `lookups` reserved and not spent; `countAfter` is the key's count after, as this process sees it. */
+  release(day: string, alias: string, lookups: number, countAfter: number): Promise<void>;
+}
+
+/** Counts the ledger may reach: per key and over all keys (the reserves already taken off). */
+export interface QuotaLimits {
+  readonly perKey: number;
+  readonly total: number;
+}
+
+export interface Reservation {
+  readonly granted: number;
+  /** The key's count and the total after the reservation, when other processes share the store. */
+  readonly counts?: { readonly key: number; readonly total: number };
 }
 
 export interface KeyQuotaState {
@@ -86,10 +101,11 @@ export class QuotaLedger {
         : this.serialized(async () => {
             await this.switchDayIfNeeded();
             if (this.exhausted.has(alias)) return 0;
-            const grant = Math.min(count, this.remaining(alias));
+            const wanted = Math.min(count, this.remaining(alias));
             const left = this.reserved.get(alias) ?? 0;
-            if (grant > left) await this.reserve(alias, grant - left);
-            return this.take(alias, grant);
+            if (wanted > left) await this.reserve(alias, wanted - left);
+            // A shared store may grant less than this process expected: others spent meanwhile.
+            return this.take(alias, Math.max(0, Math.min(wanted, this.reserved.get(alias) ?? 0)));
           });
     void granted.then(() => this.topUp(alias)).catch(() => undefined);
     return granted;
@@ -116,10 +132,23 @@ export class QuotaLedger {
     const reservedLeft = this.reserved.get(alias) ?? 0;
     const chunk = Math.min(atLeast, this.remaining(alias) - reservedLeft);
     if (chunk <= 0) return;
-    await this.store.add(this.day, alias, chunk);
-    this.bump(alias, chunk);
+    const { granted, counts } = await this.store.reserve(this.day, alias, chunk, {
+      perKey: this.policy.perKeyDaily - this.policy.reservePerKey,
+      total: this.policy.globalDaily - this.policy.reserveGlobal,
+    });
+    if (counts) {
+      this.stored.set(alias, counts.key);
+      this.stored.set(TOTAL_ALIAS, counts.total);
+    } else {
+      this.bump(alias, granted);
+    }
     // Read again: lookups may have taken from the reservation while the write was on its way.
-    this.reserved.set(alias, (this.reserved.get(alias) ?? 0) + chunk);
+    this.reserved.set(alias, (this.reserved.get(alias) ?? 0) + granted);
+  }
+
+  /** The key counts and the total as this process last saw them in the store (for reconciling a shared store). */
+  storedCounts(): Map<string, number> {
+    return new Map(this.stored);
   }
 
   /** The carrier answered APIKEY_LIMIT: the key is spent until the next carrier day. */
@@ -171,7 +200,7 @@ export class QuotaLedger {
     // Taken off before the write, so no lookup can spend what is being given back.
     this.reserved.set(alias, 0);
     this.bump(alias, -reservedLeft);
-    await this.store.set(this.day, alias, this.stored.get(alias) ?? 0);
+    await this.store.release(this.day, alias, reservedLeft, this.stored.get(alias) ?? 0);
   }
 
   private bump(alias: string, delta: number): void {

@@ -55,6 +55,21 @@ async function changeKeyUsage(warehouse: WarehouseSession, day: string, alias: s
   });
 }
 
+/**
+ * Raises each row of the day (a key alias, or ALL_KEYS_ALIAS) to at least the given count, each on its
+ * own: counts seen in a ledger other processes share, where the total is more than this warehouse's keys.
+ */
+export async function raiseQuotaUsageRows(warehouse: WarehouseSession, day: string, counts: ReadonlyMap<string, number>): Promise<void> {
+  for (const [alias, lookups] of counts) {
+    checkLookups('lookups', lookups);
+    await warehouse.run(
+      `INSERT INTO quota_usage VALUES ($day::DATE, $alias, $lookups, current_timestamp)
+       ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = greatest(quota_usage.lookups, excluded.lookups), updated_at = excluded.updated_at`,
+      { day, alias, lookups: BigInt(lookups) },
+    );
+  }
+}
+
 function checkLookups(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`quota usage: ${name} must be a whole number of lookups >= 0, got ${value}`);
 }

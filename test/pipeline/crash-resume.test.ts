@@ -10,43 +10,12 @@ import pino from 'pino';
 import { getJson, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv, startCli, type CliResult } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { COMPARED_TABLES, NORMALIZED_TABLES, tableChecksums } from '../support/warehouse-checksums.js';
 
 /** Lookups in flight at once (--concurrency): what the ledger may count ahead of the carrier per interruption. */
 const IN_FLIGHT = 4;
 const BATCH = 10;
 const KILL_SEED = Number(process.env.PARCEL_RECON_KILL_SEED ?? 20261123);
-
-/** The warehouse tables a run fills, without the columns that name the run or when it ran. */
-const COMPARED_TABLES: Record<string, string[]> = {
-  orders: ['first_seen_at', 'last_seen_at', 'last_run_id'],
-  order_charges: [],
-  order_statuses: [],
-  order_trackings: [],
-  order_changes: ['seen_at', 'run_id'],
-  delivery_failures: ['observed_at', 'run_id'],
-  lookup_results: ['run_id', 'finished_at'],
-  run_inputs: ['run_id'],
-};
-const NORMALIZED_TABLES = ['orders', 'order_charges', 'order_statuses', 'order_trackings', 'order_changes', 'delivery_failures'];
-
-/** Row count and an md5 over the sorted rows of each table, `excluded` columns left out. */
-async function tableChecksums(dbPath: string, tables: Record<string, string[]>): Promise<Record<string, { rows: number; md5: string }>> {
-  const warehouse = await Warehouse.open(dbPath, { readOnly: true });
-  try {
-    const sums: Record<string, { rows: number; md5: string }> = {};
-    for (const [table, excluded] of Object.entries(tables)) {
-      const columns = excluded.length === 0 ? '*' : `* EXCLUDE (${excluded.join(', ')})`;
-      const reader = await warehouse.connection.runAndReadAll(
-        `SELECT count(*) AS n, md5(coalesce(string_agg(CAST(t AS VARCHAR), chr(10) ORDER BY CAST(t AS VARCHAR)), '')) AS sum FROM (SELECT ${columns} FROM ${table}) AS t`,
-      );
-      const row = reader.getRowObjectsJS()[0]!;
-      sums[table] = { rows: Number(row.n), md5: row.sum as string };
-    }
-    return sums;
-  } finally {
-    await warehouse.close();
-  }
-}
 
 async function ledgerTotal(dbPath: string, day: string): Promise<number> {
   const warehouse = await Warehouse.open(dbPath, { readOnly: true });

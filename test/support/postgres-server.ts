@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port.js';
 
 /** A throwaway PostgreSQL server on a loopback port, its data in a temporary directory. */
 export interface PostgresServer {
@@ -77,17 +77,4 @@ async function postgresBinaries(): Promise<string> {
     if (found.every(Boolean)) return dir;
   }
   throw new Error('PostgreSQL is not installed: no initdb and pg_ctl in pg_config --bindir, the PATH or /usr/lib/postgresql/*/bin');
-}
-
-/** A port of 127.0.0.1 nobody listens on, found by letting the system pick one. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port for PostgreSQL');
-  return address.port;
 }

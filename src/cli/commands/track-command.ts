@@ -14,7 +14,8 @@ import { postgresSource } from '../../sources/postgres-source.js';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
+import { EXIT, UserError } from '../exit-codes.js';
+import { connectRedis, RedisUnavailableError, type SharedRedis } from '../../quota/redis-connection.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
@@ -25,6 +26,9 @@ export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
 export const DB_ENV = 'PARCEL_RECON_DB';
 export const POSTGRES_URL_ENV = 'PARCEL_RECON_POSTGRES_URL';
 export const DEFAULT_DB = 'data/recon.duckdb';
+export const REDIS_URL_ENV = 'PARCEL_RECON_REDIS_URL';
+/** Prefix of every key parcel-recon writes in Redis. */
+const REDIS_PREFIX = 'parcel-recon';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -61,6 +65,16 @@ const TrackFlagsSchema = z.object({
   plan: z.boolean().default(false),
   progress: z.boolean().default(true),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  redis: z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' }).optional(),
+  shard: z
+    .string()
+    .regex(/^\d+\/\d+$/, 'I/N, e.g. 0/4')
+    .transform((text) => {
+      const [index, count] = text.split('/').map(Number) as [number, number];
+      return { index, count };
+    })
+    .refine((shard) => shard.count >= 1 && shard.count <= 1024 && shard.index < shard.count, 'I/N with 0 <= I < N <= 1024')
+    .optional(),
 });
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
@@ -105,7 +119,7 @@ export async function trackRunOptionsFromFlags(
   logger: Logger,
   /** Keys already loaded (from a configuration file); else --keys-file or the environment. */
   preloadedKeys?: KeyRing,
-): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop'>; dbPath: string; flags: TrackFlags }> {
+): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop' | 'sharedQuota'>; dbPath: string; flags: TrackFlags; redisUrl: string | undefined }> {
   const flags = checkFlags(TrackFlagsSchema, raw);
   // A plan asks the carrier nothing: it needs no tracking URL.
   const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
@@ -123,10 +137,14 @@ export async function trackRunOptionsFromFlags(
     requestsPerSecond: flags.rate,
   });
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
+  const redisUrl = flags.redis ?? env[REDIS_URL_ENV];
+  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UserError(`${REDIS_URL_ENV}: not a redis:// or rediss:// URL`);
   return {
     dbPath,
     flags,
+    redisUrl,
     options: {
+      shard: flags.shard,
       job: flags.job,
       sources: buildSources(flags, env),
       keys,
@@ -219,6 +237,8 @@ export function trackCommand(): Command {
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
     .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
+    .option('--redis <url>', `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`)
+    .option('--shard <i/n>', 'look up only the codes whose hash modulo N is I (0-based); each worker writes its own warehouse, then `merge`')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
     .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
     .option('--plan', 'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)')
@@ -230,13 +250,14 @@ export function trackCommand(): Command {
       `
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
-4 the warehouse is in use by another process.
+4 the warehouse is in use by another process. With --redis: Redis down at the start is exit 1 (nothing spent);
+Redis lost during the run stops the lookups, commits what is done and exits 3.
 Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
 PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
-      const { options, dbPath, flags } = await trackRunOptionsFromFlags(raw, process.env, logger);
+      const { options, dbPath, flags, redisUrl } = await trackRunOptionsFromFlags(raw, process.env, logger);
       const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
       if (flags.plan) {
         try {
@@ -247,6 +268,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
         }
         return;
       }
+      const redis = redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
       const signals = stopOnSignals();
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
@@ -259,14 +281,27 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
           ...options,
           warehouse,
           stop: signals.signal,
+          sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
           progress: flags.progress && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
         });
         process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describeSummary(summary, dbPath));
         process.exitCode = summary.exitCode;
       } finally {
         signals.dispose();
+        await redis?.close();
         await warehouse.close();
       }
     });
+}
+
+/** Redis down at the start: one line, exit 1, nothing spent. */
+async function connectRedisForCommand(url: string, warehouse: { close(): Promise<void> }): Promise<SharedRedis> {
+  try {
+    return await connectRedis(url);
+  } catch (error) {
+    await warehouse.close();
+    if (error instanceof RedisUnavailableError) throw new UserError(error.message, EXIT.FAILURE);
+    throw error;
+  }
 }
 

@@ -1,0 +1,97 @@
+import { resolve } from 'node:path';
+import { firstLineOf, WarehouseError } from './warehouse-errors.js';
+import type { SqlRunner, Warehouse } from './warehouse.js';
+
+/** The rows of one order's latest snapshot: replaced as a whole when a newer snapshot comes in. */
+const SNAPSHOT_TABLES = ['order_charges', 'order_statuses', 'order_trackings'];
+/** Tables a merge leaves alone: the schema's own bookkeeping. */
+const NOT_MERGED = new Set(['schema_migrations']);
+const SOURCE = 'merge_source';
+
+export interface MergedFile {
+  readonly path: string;
+  /** Rows each table gained or changed from this file. */
+  readonly rows: Record<string, number>;
+}
+
+function quotedPath(path: string): string {
+  return `'${path.replaceAll("'", "''")}'`;
+}
+
+async function baseTables(sql: SqlRunner, catalog: string): Promise<{ name: string; keyed: boolean }[]> {
+  const reader = await sql.readAll(
+    `SELECT t.table_name AS name, EXISTS (SELECT 1 FROM duckdb_constraints() c WHERE c.database_name = t.table_catalog AND c.table_name = t.table_name AND c.constraint_type = 'PRIMARY KEY') AS keyed
+     FROM information_schema.tables t WHERE t.table_catalog = $catalog AND t.table_schema = 'main' AND t.table_type = 'BASE TABLE' ORDER BY 1`,
+    { catalog },
+  );
+  return reader.getRowObjectsJS().map((row) => ({ name: row.name as string, keyed: row.keyed as boolean }));
+}
+
+async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
+  const reader = await sql.readAll(`SELECT coalesce(max(version), 0) AS v FROM "${catalog}".main.schema_migrations`);
+  return Number(reader.getRowObjectsJS()[0]?.v ?? 0);
+}
+
+/**
+ * Merges workers' warehouse files into `target` with DuckDB's ATTACH (each file read-only), one
+ * transaction per file, idempotently (merging a file again changes nothing):
+ * - orders: a file's row wins when its last_seen_at is later; that order's snapshot rows (charges,
+ *   statuses, trackings) are replaced by the file's with it;
+ * - quota_usage: the largest count per (carrier_day, key_alias): each worker wrote the shared counts it saw;
+ * - every other table is a union: rows whose key is already there are kept as they are, tables
+ *   without a key gain the rows they do not hold yet.
+ */
+export async function mergeWarehouses(target: Warehouse, files: readonly string[]): Promise<MergedFile[]> {
+  const merged: MergedFile[] = [];
+  const targetPath = resolve(target.path);
+  const catalog = (await target.readAll('SELECT current_database() AS db')).getRowObjectsJS()[0]!.db as string;
+  for (const file of files) {
+    if (resolve(file) === targetPath) throw new WarehouseError(`merge: ${file} is the target warehouse itself`);
+    try {
+      await target.run(`ATTACH ${quotedPath(file)} AS ${SOURCE} (READ_ONLY)`);
+    } catch (error) {
+      throw new WarehouseError(`merge: cannot open ${file} read-only: ${firstLineOf(error)}`);
+    }
+    try {
+      merged.push({ path: file, rows: await target.transaction((sql) => mergeOne(sql, catalog, file)) });
+    } finally {
+      await target.run(`DETACH ${SOURCE}`);
+    }
+  }
+  return merged;
+}
+
+async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<Record<string, number>> {
+  const ours = await schemaVersion(sql, catalog);
+  const theirs = await schemaVersion(sql, SOURCE);
+  if (ours !== theirs) throw new WarehouseError(`merge: ${file} is at schema version ${theirs}, the target at ${ours}: run a command on both with this version first`);
+  const rows: Record<string, number> = {};
+  const src = (table: string) => `${SOURCE}.main.${table}`;
+
+  // Orders whose snapshot in the file is newer than ours (or that we do not have).
+  await sql.run(
+    `CREATE OR REPLACE TEMP TABLE merge_newer AS
+     SELECT s.order_code FROM ${src('orders')} s LEFT JOIN orders o USING (order_code)
+     WHERE o.order_code IS NULL OR s.last_seen_at > o.last_seen_at`,
+  );
+  for (const table of SNAPSHOT_TABLES) {
+    await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+    rows[table] = await sql.run(`INSERT INTO ${table} SELECT * FROM ${src(table)} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+  }
+  rows.orders = await sql.run(`INSERT OR REPLACE INTO orders SELECT * FROM ${src('orders')} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+  rows.quota_usage = await sql.run(
+    `INSERT INTO quota_usage SELECT * FROM ${src('quota_usage')} s
+     WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)
+     ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = excluded.lookups, updated_at = excluded.updated_at`,
+  );
+  await sql.run('DROP TABLE merge_newer');
+
+  const theirTables = new Set((await baseTables(sql, SOURCE)).map((t) => t.name));
+  for (const { name, keyed } of await baseTables(sql, catalog)) {
+    if (NOT_MERGED.has(name) || name in rows || !theirTables.has(name)) continue;
+    rows[name] = keyed
+      ? await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} ON CONFLICT DO NOTHING`)
+      : await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} EXCEPT SELECT * FROM ${name}`);
+  }
+  return rows;
+}
