@@ -6,7 +6,7 @@
  *               the rate of requests sent, from the first send to the last
  *   memory      peak memory (max RSS) tracking 1,000,000 codes (target: under 300 MB)
  *
- *   node dist/bench/tracking-run.js --scenario throughput [--codes N] [--concurrency N] [--rate N] [--memory-limit 256MB]
+ *   node dist/bench/tracking-run.js --scenario throughput [--codes N] [--concurrency N] [--rate N] [--batch-size N] [--memory-limit 256MB]
  *
  * The pipeline runs in this process, as `parcel-recon track` runs it. Prints one JSON line on stdout
  * and a readable line on stderr; exits 1 when the target is missed, 2 on a bad flag.
@@ -37,7 +37,7 @@ const SCENARIOS: Record<Scenario, { codes: number; concurrency: number; rate?: n
 
 function settings() {
   const { values } = parseArgs({
-    options: { scenario: { type: 'string', default: 'throughput' }, codes: { type: 'string' }, concurrency: { type: 'string' }, rate: { type: 'string' }, 'memory-limit': { type: 'string' } },
+    options: { scenario: { type: 'string', default: 'throughput' }, codes: { type: 'string' }, concurrency: { type: 'string' }, rate: { type: 'string' }, 'memory-limit': { type: 'string' }, 'batch-size': { type: 'string' } },
   });
   const scenario = values.scenario as Scenario;
   const base = SCENARIOS[scenario];
@@ -59,6 +59,7 @@ function settings() {
     codes: number('codes', values.codes, base.codes)!,
     concurrency: number('concurrency', values.concurrency, base.concurrency)!,
     rate: number('rate', values.rate, base.rate),
+    batchSize: number('batch-size', values['batch-size'], 1_000)!,
     sandboxArgs: base.sandboxArgs,
     memoryLimit: values['memory-limit'],
   };
@@ -107,7 +108,7 @@ async function main(): Promise<number> {
       client: { trackingUrl: listening.url, timeoutMs: 10_000, connections: s.concurrency },
       quota: QuotaPolicySchema.parse({ maxConcurrent: s.concurrency, requestsPerSecond: s.rate }),
       retry: { attempts: 3, minDelayMs: 50, maxDelayMs: 1_000 },
-      batchSize: 1_000,
+      batchSize: s.batchSize,
       refreshTerminal: true,
       now: () => sandboxNow,
       logger: pino({ level: 'warn' }, pino.destination(2)),

@@ -1,10 +1,9 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { promisify } from 'node:util';
+import { createGunzip, gzip } from 'node:zlib';
 import type { CarrierInstant } from '../carrier/contract.js';
 
 /**
@@ -20,6 +19,10 @@ export interface RawResponse {
   /** The answer's JSON text exactly as the carrier sent it. */
   readonly body: string;
 }
+
+/** Fast compression: the spool is written on the lookups' path and read back only by replay. */
+const RAW_SPOOL_GZIP_LEVEL = 1;
+const gzipAsync = promisify(gzip);
 
 const SPOOL_FILE = /^(\d{13})-\d+-\d+\.ndjson\.gz$/;
 let filesWritten = 0;
@@ -40,11 +43,14 @@ export async function writeRawSpoolFile(dataDir: string, runId: string, response
   const name = `${String(Date.now()).padStart(13, '0')}-${process.pid}-${++filesWritten}.ndjson.gz`;
   const path = join(dir, name);
   const partial = `${path}.partial`;
-  const lines = responses.map((r) => `${JSON.stringify({ orderCode: r.orderCode, accountAlias: r.accountAlias, seenAt: r.seenAt, body: r.body })}\n`);
-  await pipeline(Readable.from(lines), createGzip(), createWriteStream(partial, { flags: 'wx' }));
-  // On disk before the batch's commit, so a committed batch never lacks its spool after a power cut.
-  const written = await open(partial, 'r');
+  let lines = '';
+  for (const r of responses) lines += `${JSON.stringify({ orderCode: r.orderCode, accountAlias: r.accountAlias, seenAt: r.seenAt, body: r.body })}\n`;
+  // One compression job for the whole batch: a stream would queue one thread-pool job per line behind the warehouse's queries.
+  const compressed = await gzipAsync(lines, { level: RAW_SPOOL_GZIP_LEVEL });
+  const written = await open(partial, 'wx');
   try {
+    await written.writeFile(compressed);
+    // On disk before the batch's commit, so a committed batch never lacks its spool after a power cut.
     await written.datasync();
   } finally {
     await written.close();

@@ -7,8 +7,9 @@ import { writeRawSpoolFile, type RawResponse } from './raw-spool.js';
 /**
  * Gathers lookup outcomes and commits them to the warehouse in batches: each order's snapshot and its
  * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. The
- * batch's raw answer bodies go to the run's raw spool file just before (a crash in between leaves
- * answers in the spool whose orders are looked up again: replay keeps the later).
+ * batch's raw answer bodies go to the run's raw spool file before (written while the batch before
+ * commits; a crash in between leaves answers in the spool whose orders are looked up again: replay
+ * keeps the later).
  */
 export class ResultBatcher {
   private snapshots: LoadedSnapshot[] = [];
@@ -62,6 +63,19 @@ export class ResultBatcher {
     return this.results.length >= batchSize;
   }
 
+  /**
+   * Starts committing what has gathered and resolves once the flush before it has committed, so the
+   * next batch gathers (and lookups go on) while this one commits: at most one commit waits behind
+   * another. A failed commit rejects the next call to `flush` or `commitGathering`.
+   */
+  async commitGathering(): Promise<void> {
+    const previous = this.flushing;
+    const current = this.flush();
+    // Awaited by the next call; until then its failure must not count as unhandled.
+    current.catch(() => undefined);
+    await previous;
+  }
+
   /** Commits what has gathered; flushes run one after another. */
   flush(): Promise<void> {
     const snapshots = this.snapshots;
@@ -70,8 +84,11 @@ export class ResultBatcher {
     this.snapshots = [];
     this.results = [];
     this.raw = [];
+    // The raw answers go to disk at once, while the batch before commits; this batch commits after both.
+    const spooled = writeRawSpoolFile(this.dataDir, this.runId, raw);
+    spooled.catch(() => undefined);
     this.flushing = this.flushing.then(async () => {
-      await writeRawSpoolFile(this.dataDir, this.runId, raw);
+      await spooled;
       if (results.length > 0) await loadLookupBatch(this.warehouse, { snapshots, results }, this.spoolDir);
     });
     return this.flushing;

@@ -83,8 +83,8 @@ export function newRunId(job: string, nowMs: number): string {
 }
 
 /**
- * Lookups the ledger reserves ahead per key: together no more than the lookups in flight at once, so
- * a process killed mid-run leaves the ledger over by at most about the in-flight limit.
+ * Lookups the ledger first reserves ahead per key: together no more than the lookups in flight at
+ * once. The ledger grows a key's chunk (see MAX_RESERVATION_GROWTH) only when its writes fall behind.
  */
 function reservationChunk(policy: QuotaPolicy, keys: KeyRing): number {
   return Math.max(1, Math.floor(policy.maxConcurrent / Math.max(1, keys.aliases.length)));
@@ -261,7 +261,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
             .finally(() => window.leave());
         }
         if (batcher.shouldFlush(options.batchSize)) {
-          await batcher.flush();
+          await batcher.commitGathering();
           await recordSharedCounts();
         }
       }

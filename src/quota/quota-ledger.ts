@@ -37,10 +37,21 @@ export interface KeyQuotaState {
 }
 
 /**
+ * How far a key's reservation chunk may grow past its first size: lookups that outrun the writes
+ * reserving for them double it, up to this many times the first.
+ */
+export const MAX_RESERVATION_GROWTH = 8;
+
+/**
  * The daily lookup ledger. It is written ahead of the requests it covers: before a lookup is sent,
  * the ledger already counts it, reserving a few at a time so that not every request is a write. A
  * crash can only leave a reservation unspent (overcount by at most one chunk), never an undercount;
  * `settle` gives back what a run reserved and did not spend.
+ *
+ * A key's chunk starts at `reservationChunk`. When its lookups use up a reservation while the next one
+ * is still being written (the store is slower than the lookups), the chunk doubles, up to
+ * MAX_RESERVATION_GROWTH times the first: lookups then rarely wait for a write, and a crash still
+ * overcounts by a bounded amount.
  */
 export class QuotaLedger {
   private day = '';
@@ -51,6 +62,8 @@ export class QuotaLedger {
   private readonly spent = new Map<string, number>();
   private readonly exhausted = new Set<string>();
   private readonly toppingUp = new Set<string>();
+  /** Each key's current reservation chunk. */
+  private readonly chunks = new Map<string, number>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -95,10 +108,12 @@ export class QuotaLedger {
     // Covered by what is already reserved today: no write, no waiting behind one.
     const reservedLeft = this.reserved.get(alias) ?? 0;
     const today = carrierDayOf(this.now(), this.policy.dayUtcOffsetMinutes) === this.day;
-    const granted =
-      today && !this.exhausted.has(alias) && reservedLeft >= count
-        ? Promise.resolve(this.take(alias, count))
-        : this.serialized(async () => {
+    const covered = today && !this.exhausted.has(alias) && reservedLeft >= count;
+    // The lookups caught up with a top-up still being written: reserve further ahead from now on.
+    if (!covered && this.toppingUp.has(alias)) this.chunks.set(alias, Math.min(this.chunkOf(alias) * 2, this.reservationChunk * MAX_RESERVATION_GROWTH));
+    const granted = covered
+      ? Promise.resolve(this.take(alias, count))
+      : this.serialized(async () => {
             await this.switchDayIfNeeded();
             if (this.exhausted.has(alias)) return 0;
             const wanted = Math.min(count, this.remaining(alias));
@@ -117,13 +132,18 @@ export class QuotaLedger {
     return count;
   }
 
+  private chunkOf(alias: string): number {
+    return this.chunks.get(alias) ?? this.reservationChunk;
+  }
+
   /** Once less than half a chunk is reserved, reserves up to a full chunk in the background. */
   private topUp(alias: string): Promise<void> {
-    if (this.toppingUp.has(alias) || (this.reserved.get(alias) ?? 0) >= this.reservationChunk / 2) return Promise.resolve();
+    if (this.toppingUp.has(alias) || (this.reserved.get(alias) ?? 0) >= this.chunkOf(alias) / 2) return Promise.resolve();
     this.toppingUp.add(alias);
     return this.serialized(async () => {
       const reservedLeft = this.reserved.get(alias) ?? 0;
-      if (!this.exhausted.has(alias) && reservedLeft < this.reservationChunk / 2) await this.reserve(alias, this.reservationChunk - reservedLeft);
+      const chunk = this.chunkOf(alias);
+      if (!this.exhausted.has(alias) && reservedLeft < chunk / 2) await this.reserve(alias, chunk - reservedLeft);
     }).finally(() => this.toppingUp.delete(alias));
   }
 
@@ -153,6 +173,8 @@ export class QuotaLedger {
 
   /** The carrier answered APIKEY_LIMIT: the key is spent until the next carrier day. */
   exhaust(alias: string): Promise<void> {
+    // At once, not after the writes queued before: no lookup may start from what is still reserved.
+    this.exhausted.add(alias);
     return this.serialized(async () => {
       await this.giveBack(alias);
       const atLeast = this.policy.perKeyDaily;
@@ -161,7 +183,6 @@ export class QuotaLedger {
         await this.store.raise(this.day, alias, atLeast);
         this.bump(alias, atLeast - current);
       }
-      this.exhausted.add(alias);
     });
   }
 

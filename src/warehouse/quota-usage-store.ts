@@ -16,11 +16,21 @@ export async function readQuotaUsage(warehouse: WarehouseSession, day: string): 
   return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
 }
 
-/** Adds `lookups` to the key's count and to the day's total, together. */
+/**
+ * Adds `lookups` to the key's count and to the day's total, together: one statement, so one commit
+ * (a reservation is on the path of every lookup it covers).
+ */
 export async function addQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, lookups: number): Promise<QuotaCounts> {
   checkLookups('lookups', lookups);
-  return changeKeyUsage(warehouse, day, alias, () => lookups);
+  checkKeyAlias(alias);
+  const after = await warehouse.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(lookups) });
+  return countsOf(after.getRowObjectsJS(), alias);
 }
+
+/** Adds $delta to the rows of $alias and of the total for $day, creating them. */
+const ADD_TO_KEY_AND_TOTAL = `INSERT INTO quota_usage
+  SELECT $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
+  ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
 
 /** Raises the key's count to at least `atLeast` (what the carrier says was spent), the total by as much. */
 export async function raiseQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, atLeast: number): Promise<QuotaCounts> {
@@ -36,23 +46,22 @@ export async function setQuotaUsage(warehouse: WarehouseSession, day: string, al
 
 /** In one transaction: reads the key's count, adds `deltaOf(count)` to the key row and the total row (creating them), reads both back. */
 async function changeKeyUsage(warehouse: WarehouseSession, day: string, alias: string, deltaOf: (current: number) => number): Promise<QuotaCounts> {
-  if (alias === ALL_KEYS_ALIAS) throw new RangeError(`quota usage: '${ALL_KEYS_ALIAS}' is the total of the keys, not a key alias`);
+  checkKeyAlias(alias);
   return warehouse.transaction(async (sql) => {
     const before = await sql.readAll('SELECT lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias = $alias', { day, alias });
     const delta = deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups));
-    await sql.run(
-      `INSERT INTO quota_usage
-       SELECT $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
-       ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`,
-      { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) },
-    );
-    const after = await sql.readAll(
-      'SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias IN ($alias, $total)',
-      { day, alias, total: ALL_KEYS_ALIAS },
-    );
-    const counts = new Map(after.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
-    return { key: counts.get(alias) ?? 0, total: counts.get(ALL_KEYS_ALIAS) ?? 0 };
+    const after = await sql.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) });
+    return countsOf(after.getRowObjectsJS(), alias);
   });
+}
+
+function countsOf(rows: Record<string, unknown>[], alias: string): QuotaCounts {
+  const counts = new Map(rows.map((row) => [row.key_alias as string, countOf(row.lookups)]));
+  return { key: counts.get(alias) ?? 0, total: counts.get(ALL_KEYS_ALIAS) ?? 0 };
+}
+
+function checkKeyAlias(alias: string): void {
+  if (alias === ALL_KEYS_ALIAS) throw new RangeError(`quota usage: '${ALL_KEYS_ALIAS}' is the total of the keys, not a key alias`);
 }
 
 /**
