@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const CLI_PATH = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 export const SANDBOX_START = '2026-11-20T22:00:00+07:00';
 const SANDBOX_READY_TIMEOUT_MS = 15_000;
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { checkTrackingResult } from '../carrier/contract.js';
-import { loadLookupBatch, type LoadedSnapshot } from '../warehouse/snapshot-loader.js';
+import { loadLookupBatch, spooledSnapshot, type SpooledSnapshot } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from './raw-spool.js';
 
@@ -56,7 +56,7 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
     let carrierErrors = 0;
     let unreadable = 0;
     for (const file of files) {
-      const loaded: LoadedSnapshot[] = [];
+      const loaded: SpooledSnapshot[] = [];
       for (const response of await readRawSpoolFile(file.path)) {
         let decoded: unknown;
         try {
@@ -67,7 +67,7 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
         }
         const checked = checkTrackingResult(decoded);
         if (!checked.ok) unreadable++;
-        else if (checked.value.kind === 'snapshot') loaded.push({ snapshot: checked.value.snapshot, accountAlias: response.accountAlias, seenAt: response.seenAt, runId });
+        else if (checked.value.kind === 'snapshot') loaded.push(spooledSnapshot({ snapshot: checked.value.snapshot, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
         else carrierErrors++;
       }
       await loadLookupBatch(warehouse, { snapshots: loaded, results: [] }, join(dataDir, 'spool', `replay-${runId}`));

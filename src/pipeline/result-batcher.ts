@@ -1,5 +1,5 @@
 import { epochMsToInstant } from '../carrier/contract.js';
-import { loadLookupBatch, type LoadedSnapshot, type LookupResultRow } from '../warehouse/snapshot-loader.js';
+import { loadLookupBatch, spooledSnapshot, type LookupResultRow, type SpooledSnapshot } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import type { OrderOutcome } from './order-lookup.js';
 import { writeRawSpoolFile, type RawResponse } from './raw-spool.js';
@@ -12,7 +12,8 @@ import { writeRawSpoolFile, type RawResponse } from './raw-spool.js';
  * keeps the later).
  */
 export class ResultBatcher {
-  private snapshots: LoadedSnapshot[] = [];
+  /** Written as spool lines on arrival: a batch gathering holds strings, not the snapshots' objects. */
+  private snapshots: SpooledSnapshot[] = [];
   private results: LookupResultRow[] = [];
   private raw: RawResponse[] = [];
   private flushing: Promise<void> = Promise.resolve();
@@ -44,7 +45,7 @@ export class ResultBatcher {
     }
     switch (outcome.kind) {
       case 'ok':
-        this.snapshots.push({ snapshot: outcome.snapshot, accountAlias: alias, seenAt: finishedAt, runId: this.runId });
+        this.snapshots.push(spooledSnapshot({ snapshot: outcome.snapshot, accountAlias: alias, seenAt: finishedAt, runId: this.runId }));
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':

@@ -3,7 +3,7 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Bytes gathered before a write: few system calls, bounded memory whatever the batch size. */
-const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
+const WRITE_BUFFER_BYTES = 1024 * 1024;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 

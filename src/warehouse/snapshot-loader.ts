@@ -6,13 +6,12 @@ import {
   STAGED_SNAPSHOT_COLUMNS,
   historyRowsSelect,
   readSnapshotSpool,
-  snapshotSpoolLine,
-  type LoadedSnapshot,
+  type SpooledSnapshot,
 } from './snapshot-spool-format.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 
-export type { LoadedSnapshot } from './snapshot-spool-format.js';
+export { spooledSnapshot, type LoadedSnapshot, type SpooledSnapshot } from './snapshot-spool-format.js';
 
 export const LOOKUP_OUTCOMES = ['ok', 'carrier_error', 'transport_error', 'rejected', 'deferred'] as const;
 export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
@@ -34,7 +33,7 @@ export interface LookupResultRow {
 
 /** What one checkpoint of a run commits: the snapshots fetched and every lookup's outcome. */
 export interface LookupBatch {
-  readonly snapshots: readonly LoadedSnapshot[];
+  readonly snapshots: readonly SpooledSnapshot[];
   readonly results: readonly LookupResultRow[];
 }
 
@@ -61,12 +60,12 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
   const snapshots = latestOfEachOrder(batch.snapshots);
   const results = latestOfEachRunAndOrder(batch.results);
   if (snapshots.length === 0 && results.length === 0) return;
-  const parts: LoadedSnapshot[][] = [];
+  const parts: SpooledSnapshot[][] = [];
   for (let start = 0; start < snapshots.length; start += SNAPSHOTS_PER_SPOOL_FILE) parts.push(snapshots.slice(start, start + SNAPSHOTS_PER_SPOOL_FILE));
 
   await withNdjsonSpool(spoolDir, 'lookup-batch', async (spool) => {
     const [firstPart, ...laterParts] = parts;
-    const firstFile = firstPart === undefined ? undefined : await spool.write(firstPart.map(snapshotSpoolLine));
+    const firstFile = firstPart === undefined ? undefined : await spool.write(firstPart.map(lineOf));
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
     await warehouse.transaction(async (sql) => {
       if (firstFile !== undefined) {
@@ -79,26 +78,28 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
 }
 
 /** Of several snapshots of an order, the one seen last; on a tie, the later in the batch. */
-function latestOfEachOrder(snapshots: readonly LoadedSnapshot[]): LoadedSnapshot[] {
-  const latest = new Map<string, LoadedSnapshot>();
-  for (const loaded of snapshots) {
-    const kept = latest.get(loaded.snapshot.orderCode);
+function latestOfEachOrder(snapshots: readonly SpooledSnapshot[]): SpooledSnapshot[] {
+  const latest = new Map<string, SpooledSnapshot>();
+  for (const spooled of snapshots) {
+    const kept = latest.get(spooled.orderCode);
     // Contract instants are fixed-width UTC text: they compare as text.
-    if (kept === undefined || loaded.seenAt >= kept.seenAt) latest.set(loaded.snapshot.orderCode, loaded);
+    if (kept === undefined || spooled.seenAt >= kept.seenAt) latest.set(spooled.orderCode, spooled);
   }
   return [...latest.values()];
 }
+
+const lineOf = (spooled: SpooledSnapshot) => spooled.line;
 
 function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupResultRow[] {
   return [...new Map(results.map((row) => [`${row.runId}\u0000${row.orderCode}`, row])).values()];
 }
 
 /** Fills the temporary staging table from the spool files, writing each next file while DuckDB reads the last. */
-async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: string, laterParts: readonly LoadedSnapshot[][]): Promise<void> {
+async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: string, laterParts: readonly SpooledSnapshot[][]): Promise<void> {
   let staging = sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${STAGED_SELECT}`, { file: firstFile });
   for (const part of laterParts) {
     // Both settle before going on: the transaction must not roll back under a running statement.
-    const [written, staged] = await Promise.allSettled([spool.write(part.map(snapshotSpoolLine)), staging]);
+    const [written, staged] = await Promise.allSettled([spool.write(part.map(lineOf)), staging]);
     if (staged.status === 'rejected') throw staged.reason;
     if (written.status === 'rejected') throw written.reason;
     staging = sql.run(`INSERT INTO ${STAGED} ${STAGED_SELECT}`, { file: written.value });

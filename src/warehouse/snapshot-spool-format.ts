@@ -9,6 +9,21 @@ export interface LoadedSnapshot {
 }
 
 /**
+ * A snapshot already written as its spool line, with what the loader needs to pick the latest of an
+ * order: what a batch holds while it gathers, a compact string instead of the snapshot's objects.
+ */
+export interface SpooledSnapshot {
+  readonly orderCode: string;
+  readonly seenAt: CarrierInstant;
+  /** The snapshotSpoolLine. */
+  readonly line: string;
+}
+
+export function spooledSnapshot(loaded: LoadedSnapshot): SpooledSnapshot {
+  return { orderCode: loaded.snapshot.orderCode, seenAt: loaded.seenAt, line: snapshotSpoolLine(loaded) };
+}
+
+/**
  * The spool line of one snapshot: the contract's fields under their carrier (camelCase) names, so the
  * line is the snapshot as validated. Only known fields are written: a loose payload's extra fields
  * stay out of the warehouse (and out of read_json, which reads unknown keys slowly).

@@ -42,8 +42,11 @@ describe('parcel-recon track', () => {
     });
 
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { counters: { ok: number; carrierErrors: number }; codes: { rejected: number }; rejectsFile: string };
+    const summary = JSON.parse(result.stdout) as { counters: { ok: number; carrierErrors: number }; codes: { rejected: number }; rejectsFile: string; peakMemoryMb: number };
     expect(summary.counters.ok).toBe(117);
+    // The process's own peak: more than Node itself needs, far less than the machine has.
+    expect(summary.peakMemoryMb).toBeGreaterThan(40);
+    expect(summary.peakMemoryMb).toBeLessThan(4096);
     expect(summary.counters.carrierErrors).toBe(2);
     expect(summary.codes.rejected).toBe(1);
     expect(result.stderr).toContain('"msg":"run finished"');

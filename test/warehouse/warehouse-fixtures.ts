@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { checkTrackingResult, type CarrierInstant, type TrackingSnapshot, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
-import type { LoadedSnapshot } from '../../src/warehouse/snapshot-loader.js';
+import { spooledSnapshot, type SpooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 /**
@@ -103,8 +103,8 @@ export function snapshotOf(wire: TrackingSnapshotWire): TrackingSnapshot {
   return checked.value.snapshot;
 }
 
-export function loaded(snapshot: TrackingSnapshot, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): LoadedSnapshot {
-  return { snapshot, accountAlias, seenAt: seenAt as CarrierInstant, runId };
+export function loaded(snapshot: TrackingSnapshot, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): SpooledSnapshot {
+  return spooledSnapshot({ snapshot, accountAlias, seenAt: seenAt as CarrierInstant, runId });
 }
 
 /** Rows of a query as JSON-friendly values: DECIMAL as text ('0.3000'), TIMESTAMPTZ as '... +00' text, BIGINT as text. */

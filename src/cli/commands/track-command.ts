@@ -21,6 +21,7 @@ import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS } from '../tracking-memory.js';
 
 export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
 export const DB_ENV = 'PARCEL_RECON_DB';
@@ -163,7 +164,12 @@ export async function trackRunOptionsFromFlags(
 }
 
 /** A few lines a person reads at the end of a run. */
-export function describeSummary(summary: TrackRunSummary, dbPath: string): string {
+/** The process's peak resident memory so far (max RSS), in MB. */
+function peakMemoryMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
   const c = summary.counters;
   const lines = [
     `run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}`,
@@ -172,6 +178,7 @@ export function describeSummary(summary: TrackRunSummary, dbPath: string): strin
     `  lookups spent ${summary.lookupsSpent}; quota left today: ${summary.quota.map((q) => `${q.alias} ${q.remaining}`).join(', ')}`,
     `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   ];
+  if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
   for (const failed of summary.failedOrders.slice(0, 10)) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
   return `${lines.join('\n')}\n`;
 }
@@ -240,7 +247,7 @@ export function trackCommand(): Command {
     .option('--redis <url>', `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`)
     .option('--shard <i/n>', 'look up only the codes whose hash modulo N is I (0-based); each worker writes its own warehouse, then `merge`')
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
-    .option('--memory-limit <size>', "the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: 512MB)")
+    .option('--memory-limit <size>', `the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: ${TRACKING_WAREHOUSE_OPTIONS.memoryLimit})`)
     .option('--plan', 'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
@@ -258,7 +265,8 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
     .action(async (raw: Record<string, unknown>) => {
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags, redisUrl } = await trackRunOptionsFromFlags(raw, process.env, logger);
-      const warehouse = await openWarehouseForCommand(dbPath, flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
+      keepHeapSmall();
+      const warehouse = await openWarehouseForCommand(dbPath, { ...TRACKING_WAREHOUSE_OPTIONS, ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }) }, WAREHOUSE_BUSY_WAIT_MS);
       if (flags.plan) {
         try {
           const plan = await planTracking({ ...options, warehouse });
@@ -270,6 +278,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       }
       const redis = redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
       const signals = stopOnSignals();
+      let summary: TrackRunSummary;
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
         // A journal that cannot be loaded stays for the next load; the run goes on.
@@ -277,20 +286,22 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
         await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
           logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
         );
-        const summary = await runTracking({
+        summary = await runTracking({
           ...options,
           warehouse,
           stop: signals.signal,
           sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
           progress: flags.progress && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
         });
-        process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describeSummary(summary, dbPath));
-        process.exitCode = summary.exitCode;
       } finally {
         signals.dispose();
         await redis?.close();
         await warehouse.close();
       }
+      // Once the warehouse is closed, its last checkpoint included: what the run needed at most.
+      const printed = { ...summary, peakMemoryMb: peakMemoryMb() };
+      process.stdout.write(flags.json ? `${JSON.stringify(printed)}\n` : describeSummary(printed, dbPath));
+      process.exitCode = summary.exitCode;
     });
 }
 
