@@ -17,6 +17,33 @@ const CARRIER_DATE_TIME =
  * Returns undefined when the text is not such a date-time or names an impossible date.
  */
 export function parseCarrierInstant(text: string): CarrierInstant | undefined {
+  const carrierForm = CARRIER_FORM.exec(text);
+  if (carrierForm) {
+    const [, localHour, minute, second] = carrierForm as unknown as [string, string, string, string];
+    const utcHour = utcHourOf(localHour);
+    return utcHour === undefined ? undefined : (`${utcHour}:${minute}:${second}.000000Z` as CarrierInstant);
+  }
+  return parseAnyCarrierInstant(text);
+}
+
+/**
+ * The form of every instant in a tracking result, `2019-08-07T11:24:12+07:00`: its minutes and seconds
+ * stay as they are in UTC, so only the hour needs converting, and a run's instants share few hours.
+ */
+const CARRIER_FORM = /^(\d{4}-\d{2}-\d{2}T\d{2}):([0-5]\d):([0-5]\d)\+07:00$/;
+const UTC_HOUR_CACHE_LIMIT = 100_000;
+const utcHourOfLocalHour = new Map<string, string | undefined>();
+
+/** `2019-08-07T04` for `2019-08-07T11` at UTC+07:00; undefined for an impossible date or hour. */
+function utcHourOf(localHour: string): string | undefined {
+  if (utcHourOfLocalHour.has(localHour)) return utcHourOfLocalHour.get(localHour);
+  const utcHour = parseAnyCarrierInstant(`${localHour}:00:00+07:00`)?.slice(0, 13);
+  if (utcHourOfLocalHour.size >= UTC_HOUR_CACHE_LIMIT) utcHourOfLocalHour.clear();
+  utcHourOfLocalHour.set(localHour, utcHour);
+  return utcHour;
+}
+
+function parseAnyCarrierInstant(text: string): CarrierInstant | undefined {
   const m = CARRIER_DATE_TIME.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '0', fraction = '', offset] = m;
