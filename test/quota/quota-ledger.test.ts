@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_RESERVATION_GROWTH, QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
+import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
+import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
+import { readQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
+import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
+
+const temp = useTempDirs();
+const NOW = Date.parse('2026-11-11T03:00:00Z');
+const DAY = '2026-11-11';
+const FIRST_CHUNK = 4;
+
+/** The warehouse's own ledger store, each reservation taking `delayMs` longer: a slow disk. */
+function slowStore(store: QuotaUsageStore, delayMs: number, requested: number[]): QuotaUsageStore {
+  return {
+    ...store,
+    reserve: async (day, alias, lookups, limits) => {
+      requested.push(lookups);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return store.reserve(day, alias, lookups, limits);
+    },
+  };
+}
+
+describe('quota ledger', () => {
+  it('reserves further ahead when lookups outrun its writes, never past the growth bound, and never counts less than was spent', async () => {
+    const { warehouse } = await temp.open();
+    const requested: number[] = [];
+    const store = slowStore(warehouseQuotaStore(warehouse), 20, requested);
+    const ledger = new QuotaLedger(store, QuotaPolicySchema.parse({}), ['shop-a'], () => NOW, FIRST_CHUNK);
+    await ledger.open();
+
+    let spent = 0;
+    for (let i = 0; i < 300; i++) {
+      spent += await ledger.spendMany('shop-a', 1);
+      // Written ahead: what the warehouse counts covers every lookup let through.
+      if (i % 50 === 0) expect((await readQuotaUsage(warehouse, DAY)).get('shop-a') ?? 0).toBeGreaterThanOrEqual(spent);
+    }
+    expect(spent).toBe(300);
+    expect(Math.max(...requested)).toBeGreaterThan(FIRST_CHUNK);
+    expect(Math.max(...requested)).toBeLessThanOrEqual(FIRST_CHUNK * MAX_RESERVATION_GROWTH);
+    // Growing, the run needed far fewer writes than one per half chunk.
+    expect(requested.length).toBeLessThan(300 / (FIRST_CHUNK / 2) / 2);
+
+    await ledger.settle();
+    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(300);
+  });
+
+  it('lets no lookup through once the carrier said APIKEY_LIMIT, not even from what is already reserved', async () => {
+    const { warehouse } = await temp.open();
+    const ledger = new QuotaLedger(slowStore(warehouseQuotaStore(warehouse), 20, []), QuotaPolicySchema.parse({ perKeyDaily: 1_000 }), ['shop-a'], () => NOW, 50);
+    await ledger.open();
+    expect(await ledger.spendMany('shop-a', 1)).toBe(1);
+    // Once the background top-up is written, 49 lookups stand reserved when the refusal comes in.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ledger.remaining('shop-a')).toBe(999);
+    const exhausted = ledger.exhaust('shop-a');
+    expect(await ledger.spendMany('shop-a', 1)).toBe(0);
+    await exhausted;
+    expect(await ledger.spendMany('shop-a', 1)).toBe(0);
+    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(1_000);
+  });
+});
