@@ -39,8 +39,9 @@ export function rawSpoolRoot(dataDir: string): string {
 export async function writeRawSpoolFile(dataDir: string, runId: string, responses: readonly RawResponse[]): Promise<string | undefined> {
   if (responses.length === 0) return undefined;
   const dir = join(rawSpoolRoot(dataDir), runId);
+  // Named before the first await: files written concurrently still sort in the order they were asked for.
+  const name = `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`;
   await mkdir(dir, { recursive: true });
-  const name = `${String(Date.now()).padStart(13, '0')}-${process.pid}-${++filesWritten}.ndjson.gz`;
   const path = join(dir, name);
   const partial = `${path}.partial`;
   let lines = '';
