@@ -9,12 +9,17 @@
  * more than `--target` seconds, 2 on a bad flag.
  *
  *   npm run bench:reports -- --orders 1000000 --formats csv,parquet,json --target 10
+ *
+ * `--keep` leaves the folder (warehouse, partner CSV, files) and names it; `--reuse DIR` runs the
+ * reports again over that folder's warehouse without rebuilding it; `--reports` picks reports.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { Warehouse } from '../src/warehouse/warehouse.js';
 import { buildSyntheticWarehouse } from './support/synthetic-warehouse.js';
 
 const run = promisify(execFile);
@@ -22,22 +27,36 @@ const CLI = join(import.meta.dirname, '../src/cli/main.js');
 const REPORTS = ['charges', 'failures', 'reconcile'] as const;
 const FORMATS = ['csv', 'parquet', 'json'] as const;
 
-function readSettings(): { orders: number; formats: string[]; target: number; keep: boolean } {
+interface Settings {
+  orders: number;
+  formats: string[];
+  reports: string[];
+  target: number;
+  keep: boolean;
+  /** A folder kept by an earlier `--keep` run: its warehouse and partner CSV are reused, not rebuilt. */
+  reuse: string | undefined;
+}
+
+function readSettings(): Settings {
   const { values } = parseArgs({
     options: {
       orders: { type: 'string', default: process.env.BENCH_ORDERS ?? '1000000' },
       formats: { type: 'string', default: 'csv,parquet,json' },
       target: { type: 'string', default: '10' },
+      reports: { type: 'string', default: REPORTS.join(',') },
       keep: { type: 'boolean', default: false },
+      reuse: { type: 'string' },
     },
   });
   const orders = Number(values.orders);
   const target = Number(values.target);
   const formats = values.formats.split(',');
+  const reports = values.reports.split(',');
   if (!Number.isInteger(orders) || orders <= 0) fail(`--orders: not a positive integer: ${values.orders}`);
   if (!(target > 0)) fail(`--target: not a positive number: ${values.target}`);
   for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) fail(`--formats: unknown format ${f} (csv, parquet, json)`);
-  return { orders, formats, target, keep: values.keep };
+  for (const r of reports) if (!(REPORTS as readonly string[]).includes(r)) fail(`--reports: unknown report ${r} (${REPORTS.join(', ')})`);
+  return { orders, formats, reports, target, keep: values.keep, reuse: values.reuse };
 }
 
 function fail(message: string): never {
@@ -45,19 +64,37 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** The orders of a kept warehouse, which must exist. */
+async function ordersIn(dbPath: string): Promise<number> {
+  if (!existsSync(dbPath)) fail(`--reuse: no warehouse at ${dbPath} (keep one with --keep)`);
+  const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+  try {
+    const [row] = (await warehouse.readAll('SELECT count(*) AS orders FROM orders')).getRowObjectsJson();
+    return Number(row?.orders);
+  } finally {
+    await warehouse.close();
+  }
+}
+
 async function main(): Promise<void> {
   const settings = readSettings();
-  const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-bench-reports-'));
+  const dir = settings.reuse ?? (await mkdtemp(join(tmpdir(), 'parcel-recon-bench-reports-')));
   try {
     const dbPath = join(dir, 'recon.duckdb');
     const partnerCsv = join(dir, 'partner.csv');
-    const buildStarted = performance.now();
-    await buildSyntheticWarehouse(dbPath, settings.orders, partnerCsv);
-    const buildSeconds = (performance.now() - buildStarted) / 1000;
-    process.stderr.write(`built a warehouse of ${settings.orders} orders in ${buildSeconds.toFixed(1)} s\n`);
+    let buildSeconds = 0;
+    if (settings.reuse === undefined) {
+      const buildStarted = performance.now();
+      await buildSyntheticWarehouse(dbPath, settings.orders, partnerCsv);
+      buildSeconds = (performance.now() - buildStarted) / 1000;
+      process.stderr.write(`built a warehouse of ${settings.orders} orders in ${buildSeconds.toFixed(1)} s\n`);
+    } else {
+      settings.orders = await ordersIn(dbPath);
+      process.stderr.write(`reusing the warehouse of ${settings.orders} orders in ${dir}\n`);
+    }
     const runs: { report: string; format: string; seconds: number; summary: unknown }[] = [];
     // Each report in each format, and the charges CSV of the flagged orders only (what finance opens in a spreadsheet).
-    const variants = REPORTS.flatMap((report) => [
+    const variants = settings.reports.flatMap((report) => [
       ...settings.formats.map((format) => ({ report, format, extra: report === 'reconcile' ? ['--partner', partnerCsv] : [] })),
       ...(report === 'charges' && settings.formats.includes('csv') ? [{ report, format: 'csv', extra: ['--flagged-only'] }] : []),
     ]);
@@ -76,7 +113,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ orders: settings.orders, buildSeconds: Math.round(buildSeconds * 10) / 10, runs, slowest, target: settings.target, machine })}\n`);
     if (slowest > settings.target) process.exitCode = 1;
   } finally {
-    if (!settings.keep) await rm(dir, { recursive: true, force: true });
+    if (!settings.keep && settings.reuse === undefined) await rm(dir, { recursive: true, force: true });
     else process.stderr.write(`kept ${dir}\n`);
   }
 }
