@@ -5,6 +5,11 @@ export function sqlText(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
+/** A name (column, table) as a SQL identifier. */
+export function sqlName(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
 /** The carrier-local wall time of a TIMESTAMPTZ column, whatever the session's time zone. */
 export function carrierLocalTime(column: string): string {
   return `make_timestamp(epoch_us(${column}) + ${CARRIER_UTC_OFFSET_MINUTES * 60_000_000})`;

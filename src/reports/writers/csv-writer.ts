@@ -2,16 +2,14 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { stringify } from 'csv-stringify/sync';
+import { sqlName } from '../report-sql.js';
 import type { CsvStringifyPool } from './csv-stringify-pool.js';
-
-function quotedName(column: string): string {
-  return `"${column.replaceAll('"', '""')}"`;
-}
+import { narrowDecimals } from './narrow-decimals.js';
 
 /** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
 export async function asTextQuery(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
   const columns = (await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`)).columnNames();
-  const asText = columns.map((c) => `CAST(${quotedName(c)} AS VARCHAR) AS ${quotedName(c)}`).join(', ');
+  const asText = columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR) AS ${sqlName(c)}`).join(', ');
   return { columns, query: `SELECT ${asText} FROM (${query})` };
 }
 
@@ -21,9 +19,9 @@ export async function asTextQuery(connection: DuckDBConnection, query: string): 
  * times more in the DuckDB client than JSON.parse does.
  */
 async function asJsonRowsQuery(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
-  const columns = (await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`)).columnNames();
-  const values = columns.map((c) => `CAST(${quotedName(c)} AS VARCHAR)`).join(', ');
-  return { columns, query: `SELECT to_json([${values}]) AS row_values FROM (${query})` };
+  const narrowed = await narrowDecimals(connection, query);
+  const values = narrowed.columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR)`).join(', ');
+  return { columns: narrowed.columns, query: `SELECT to_json([${values}]) AS row_values FROM (${narrowed.query})` };
 }
 
 /**
