@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
-import { moneyText, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import { sumMoney } from '../carrier/money.js';
+import { moneyText, moneyTimesShare, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
 
 const share = z.string().regex(/^(0|1)(\.\d{1,6})?$/, 'a share between 0 and 1, such as 0.2').refine((s) => Number(s) <= 1, 'a share between 0 and 1, such as 0.2');
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
@@ -73,15 +74,15 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
       flag: '',
     },
     chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
-    fuel: { expected: `CAST(price * ${rules.fuelShare} AS ${MONEY})`, difference: '', flag: '' },
+    fuel: { expected: moneyTimesShare('price', rules.fuelShare), difference: '', flag: '' },
     vat: {
-      expected: `CAST((coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0)) * ${rules.vatShare} AS ${MONEY})`,
+      expected: moneyTimesShare('(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))', rules.vatShare),
       difference: '',
       flag: '',
     },
     far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
     quote: {
-      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + coalesce(price_fr, 0) * (1 + ${rules.vatShare}) AS ${MONEY}) END`,
+      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]))} AS ${MONEY}) END`,
       difference: '',
       flag: '',
     },
