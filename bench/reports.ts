@@ -15,7 +15,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -64,6 +64,20 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/**
+ * CPU seconds (user + system) of this process's finished children, from /proc/self/stat (Linux; clock
+ * ticks of 1/100 s): a report's CPU time says more than its wall time on a machine others load too.
+ */
+async function childrenCpuSeconds(): Promise<number | undefined> {
+  try {
+    const stat = await readFile('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The orders of a kept warehouse, which must exist. */
 async function ordersIn(dbPath: string): Promise<number> {
   if (!existsSync(dbPath)) fail(`--reuse: no warehouse at ${dbPath} (keep one with --keep)`);
@@ -92,7 +106,7 @@ async function main(): Promise<void> {
       settings.orders = await ordersIn(dbPath);
       process.stderr.write(`reusing the warehouse of ${settings.orders} orders in ${dir}\n`);
     }
-    const runs: { report: string; format: string; seconds: number; summary: unknown }[] = [];
+    const runs: { report: string; format: string; seconds: number; cpuSeconds: number | null; loadAverage: number | undefined; summary: unknown }[] = [];
     // Each report in each format, and the charges CSV of the flagged orders only (what finance opens in a spreadsheet).
     const variants = settings.reports.flatMap((report) => [
       ...settings.formats.map((format) => ({ report, format, extra: report === 'reconcile' ? ['--partner', partnerCsv] : [] })),
@@ -101,12 +115,19 @@ async function main(): Promise<void> {
     for (const { report, format, extra } of variants) {
       const args = ['report', report, '--db', dbPath, '--format', format, '--out', join(dir, 'out', format), '--json', '--from', '2026-10-01', '--to', '2026-12-31', ...extra];
       const label = `${report}${extra.includes('--flagged-only') ? ' --flagged-only' : ''}`;
+      const [loadAverage] = loadavg();
+      const cpuBefore = await childrenCpuSeconds();
       const started = performance.now();
       const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' }, maxBuffer: 64 << 20 });
       const seconds = (performance.now() - started) / 1000;
+      const cpuAfter = await childrenCpuSeconds();
+      const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? null : Math.round((cpuAfter - cpuBefore) * 100) / 100;
       const summary = JSON.parse(stdout) as { files: { table: string; rows: number }[] };
-      runs.push({ report: label, format, seconds: Math.round(seconds * 100) / 100, summary: summary.files.map((f) => `${f.table} ${f.rows}`) });
-      process.stderr.write(`${label.padEnd(25)} ${format.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  (${summary.files.map((f) => `${f.table} ${f.rows} rows`).join(', ')})\n`);
+      runs.push({ report: label, format, seconds: Math.round(seconds * 100) / 100, cpuSeconds, loadAverage, summary: summary.files.map((f) => `${f.table} ${f.rows}`) });
+      const cpu = cpuSeconds === null ? '' : `, CPU ${cpuSeconds.toFixed(1)} s`;
+      process.stderr.write(
+        `${label.padEnd(25)} ${format.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  (load ${loadAverage!.toFixed(1)}${cpu}; ${summary.files.map((f) => `${f.table} ${f.rows} rows`).join(', ')})\n`,
+      );
     }
     const slowest = Math.max(...runs.map((r) => r.seconds));
     const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage: loadavg() };
