@@ -189,23 +189,30 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
  * counts orders with at least one flag, at stake their amount_at_stake.
  */
 export function chargesSummaryQuery(charges: string): string {
-  // One pass over the orders: each row unnested into one row per check.
-  const perCheck = CHARGE_CHECKS.map(
-    ({ name, money }, index) =>
-      `{check_no: ${index + 1}, check_name: '${name}', flagged: ${name}_flag, at_stake: ${money ? `CAST(abs(${name}_difference) AS ${MONEY})` : `CAST(NULL AS ${MONEY})`}}`,
+  // One pass over the orders: per account and over all, each check's count and sum; then a row per check.
+  const totals = CHARGE_CHECKS.map(
+    ({ name, money }) =>
+      `count(*) FILTER (WHERE ${name}_flag) AS ${name}_flagged, ${money ? `sum(CAST(abs(${name}_difference) AS ${MONEY})) FILTER (WHERE ${name}_flag)` : `CAST(NULL AS ${MONEY})`} AS ${name}_at_stake`,
   );
-  perCheck.unshift(`{check_no: 0, check_name: 'any', flagged: flags_failed > 0, at_stake: amount_at_stake}`);
+  const perCheck = CHARGE_CHECKS.map(({ name }, index) => `{check_no: ${index + 1}, check_name: '${name}', orders_flagged: ${name}_flagged, at_stake: ${name}_at_stake}`);
+  perCheck.unshift(`{check_no: 0, check_name: 'any', orders_flagged: any_flagged, at_stake: any_at_stake}`);
   return `
-    WITH per_check AS (
-      SELECT account_alias, unnest(checks, recursive := true)
-      FROM (SELECT account_alias, [${perCheck.join(',\n        ')}] AS checks FROM ${charges})
+    WITH totals AS (
+      SELECT account_alias, count(*) AS orders_checked,
+             count(*) FILTER (WHERE flags_failed > 0) AS any_flagged, sum(amount_at_stake) FILTER (WHERE flags_failed > 0) AS any_at_stake,
+             ${totals.join(',\n             ')}
+      FROM ${charges}
+      GROUP BY GROUPING SETS ((), (account_alias))
+      -- No orders, no rows (the empty grouping set would give one).
+      HAVING count(*) > 0
+    ),
+    per_check AS (
+      SELECT account_alias, orders_checked, unnest([${perCheck.join(',\n        ')}], recursive := true)
+      FROM totals
     )
-    SELECT check_name, coalesce(account_alias, '*') AS account_alias,
-           count(*) FILTER (WHERE flagged) AS orders_flagged,
-           count(*) AS orders_checked,
-           CAST(coalesce(sum(at_stake) FILTER (WHERE flagged), 0) AS ${MONEY}) AS amount_at_stake
+    SELECT check_name, coalesce(account_alias, '*') AS account_alias, orders_flagged, orders_checked,
+           CAST(coalesce(at_stake, 0) AS ${MONEY}) AS amount_at_stake
     FROM per_check
-    GROUP BY GROUPING SETS ((check_no, check_name), (check_no, check_name, account_alias))
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 
