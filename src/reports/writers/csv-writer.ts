@@ -38,15 +38,16 @@ export async function writeCsv(connection: DuckDBConnection, query: string, path
     if (!out.write(text)) await once(out, 'drain');
   };
   const inFlight: Promise<string>[] = [];
+  // The first batch waits for a second one: a table of one chunk is stringified here, without workers.
   let first: string | undefined;
+  let batches = 0;
   let rows = 0;
   try {
     await write(stringify([], { bom: true, header: true, columns: json.columns }));
     for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
       rows += chunk.rowCount;
       const batch = `[${(chunk.getColumnValues(0) as string[]).join(',')}]`;
-      // One chunk is stringified here: a small table does not start the workers.
-      if (first === undefined && inFlight.length === 0) {
+      if (batches++ === 0) {
         first = batch;
         continue;
       }
