@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
-import { moneyText, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import { sumMoney } from '../carrier/money.js';
+import { moneyText, moneyTimesShare, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
 
 const share = z.string().regex(/^(0|1)(\.\d{1,6})?$/, 'a share between 0 and 1, such as 0.2').refine((s) => Number(s) <= 1, 'a share between 0 and 1, such as 0.2');
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
@@ -73,15 +74,15 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
       flag: '',
     },
     chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
-    fuel: { expected: `CAST(price * ${rules.fuelShare} AS ${MONEY})`, difference: '', flag: '' },
+    fuel: { expected: moneyTimesShare('price', rules.fuelShare), difference: '', flag: '' },
     vat: {
-      expected: `CAST((coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0)) * ${rules.vatShare} AS ${MONEY})`,
+      expected: moneyTimesShare('(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))', rules.vatShare),
       difference: '',
       flag: '',
     },
     far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
     quote: {
-      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + coalesce(price_fr, 0) * (1 + ${rules.vatShare}) AS ${MONEY}) END`,
+      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]))} AS ${MONEY}) END`,
       difference: '',
       flag: '',
     },
@@ -129,7 +130,9 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
              bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
              bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
              max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
-      FROM order_statuses GROUP BY order_code
+      -- Only the statuses the checks look at: an order without any has no row, which reads the same.
+      FROM order_statuses WHERE status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')
+      GROUP BY order_code
     ),
     quotes AS (
       SELECT order_code, total_service_cost AS quote_total, quote_id, quoted_at
@@ -188,23 +191,30 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
  * counts orders with at least one flag, at stake their amount_at_stake.
  */
 export function chargesSummaryQuery(charges: string): string {
-  // One pass over the orders: each row unnested into one row per check.
-  const perCheck = CHARGE_CHECKS.map(
-    ({ name, money }, index) =>
-      `{check_no: ${index + 1}, check_name: '${name}', flagged: ${name}_flag, at_stake: ${money ? `CAST(abs(${name}_difference) AS ${MONEY})` : `CAST(NULL AS ${MONEY})`}}`,
+  // One pass over the orders: per account and over all, each check's count and sum; then a row per check.
+  const totals = CHARGE_CHECKS.map(
+    ({ name, money }) =>
+      `count(*) FILTER (WHERE ${name}_flag) AS ${name}_flagged, ${money ? `sum(CAST(abs(${name}_difference) AS ${MONEY})) FILTER (WHERE ${name}_flag)` : `CAST(NULL AS ${MONEY})`} AS ${name}_at_stake`,
   );
-  perCheck.unshift(`{check_no: 0, check_name: 'any', flagged: flags_failed > 0, at_stake: amount_at_stake}`);
+  const perCheck = CHARGE_CHECKS.map(({ name }, index) => `{check_no: ${index + 1}, check_name: '${name}', orders_flagged: ${name}_flagged, at_stake: ${name}_at_stake}`);
+  perCheck.unshift(`{check_no: 0, check_name: 'any', orders_flagged: any_flagged, at_stake: any_at_stake}`);
   return `
-    WITH per_check AS (
-      SELECT account_alias, unnest(checks, recursive := true)
-      FROM (SELECT account_alias, [${perCheck.join(',\n        ')}] AS checks FROM ${charges})
+    WITH totals AS (
+      SELECT account_alias, count(*) AS orders_checked,
+             count(*) FILTER (WHERE flags_failed > 0) AS any_flagged, sum(amount_at_stake) FILTER (WHERE flags_failed > 0) AS any_at_stake,
+             ${totals.join(',\n             ')}
+      FROM ${charges}
+      GROUP BY GROUPING SETS ((), (account_alias))
+      -- No orders, no rows (the empty grouping set would give one).
+      HAVING count(*) > 0
+    ),
+    per_check AS (
+      SELECT account_alias, orders_checked, unnest([${perCheck.join(',\n        ')}], recursive := true)
+      FROM totals
     )
-    SELECT check_name, coalesce(account_alias, '*') AS account_alias,
-           count(*) FILTER (WHERE flagged) AS orders_flagged,
-           count(*) AS orders_checked,
-           CAST(coalesce(sum(at_stake) FILTER (WHERE flagged), 0) AS ${MONEY}) AS amount_at_stake
+    SELECT check_name, coalesce(account_alias, '*') AS account_alias, orders_flagged, orders_checked,
+           CAST(coalesce(at_stake, 0) AS ${MONEY}) AS amount_at_stake
     FROM per_check
-    GROUP BY GROUPING SETS ((check_no, check_name), (check_no, check_name, account_alias))
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 

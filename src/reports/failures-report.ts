@@ -63,7 +63,8 @@ export function repeatedFailuresQuery(failures: string): string {
   return `
     SELECT order_code, any_value(account_alias) AS account_alias, count(*) AS attempts,
            min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
-           string_agg(coalesce(delay_code, '?'), ', ' ORDER BY attempted_at) AS delay_codes,
+           -- An unordered list sorted per order: an ordered string_agg sorts far slower.
+           array_to_string(list_transform(list_sort(list({attempted_at: attempted_at, code: coalesce(delay_code, '?')})), a -> a.code), ', ') AS delay_codes,
            any_value(status_now) AS status_now
     FROM ${failures}
     GROUP BY order_code

@@ -91,14 +91,23 @@ export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}): 
   return `
     WITH partner AS (${partnerLinesQuery()}),
     readable AS (SELECT * FROM partner WHERE problem IS NULL),
+    counted AS (
+      SELECT order_code, count(*) AS lines, min(line_no) AS line_no FROM readable GROUP BY order_code
+    ),
+    -- Only orders with several lines list them all: a list per order costs more than the rest of the report.
+    listed AS (
+      SELECT order_code, array_to_string(list_transform(list_sort(list({line_no: line_no, origin: origin})), line -> line.origin), ', ') AS all_origins
+      FROM readable WHERE order_code IN (SELECT order_code FROM counted WHERE lines > 1)
+      GROUP BY order_code
+    ),
     per_order AS (
       -- The first line of each order is the one compared; all of them are named.
-      SELECT order_code, count(*) AS lines, min(line_no) AS line_no,
-             arg_min({expected_status: expected_status, expected_code: expected_code, invoiced: invoiced, cod: cod}, line_no) AS first_line,
-             CASE WHEN count(*) = 1 THEN min(origin)
-                  ELSE array_to_string(list_transform(list_sort(list({line_no: line_no, origin: origin})), line -> line.origin), ', ') END AS all_origins
-      FROM readable
-      GROUP BY order_code
+      SELECT c.order_code, c.lines, c.line_no,
+             {expected_status: r.expected_status, expected_code: r.expected_code, invoiced: r.invoiced, cod: r.cod} AS first_line,
+             coalesce(l.all_origins, r.origin) AS all_origins
+      FROM counted AS c
+      JOIN readable AS r ON r.line_no = c.line_no
+      LEFT JOIN listed AS l ON l.order_code = c.order_code
     ),
     last_lookup AS (${lastLookupQuery()}),
     compared AS (

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { CsvStringifyPool } from './csv-stringify-pool.js';
 import { writeCsv } from './csv-writer.js';
 import { writeWithCopy } from './duckdb-copy-writer.js';
 
@@ -30,10 +31,15 @@ export async function writeReportTables(
   options: { readonly outDir: string; readonly format: ReportFormat; readonly range: { readonly from: string; readonly to: string } },
 ): Promise<WrittenFile[]> {
   const written: WrittenFile[] = [];
-  for (const table of tables) {
-    const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
-    const rows = options.format === 'csv' ? await writeCsv(connection, table.query, path) : await writeWithCopy(connection, table.query, path, options.format);
-    written.push({ table: table.name, path, rows });
+  const pool = new CsvStringifyPool();
+  try {
+    for (const table of tables) {
+      const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
+      const rows = options.format === 'csv' ? await writeCsv(connection, table.query, path, pool) : await writeWithCopy(connection, table.query, path, options.format);
+      written.push({ table: table.name, path, rows });
+    }
+  } finally {
+    await pool.close();
   }
   return written;
 }

@@ -1,0 +1,89 @@
+/**
+ * CSV files of many chunks: DuckDB hands rows over 2,048 at a time and every batch after the first is
+ * stringified in a worker thread. The files must hold every row once, in the query's order, each value
+ * as DuckDB writes it as text: the same as the Parquet file of the same run read back as text.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { cli } from '../support/cli-process.js';
+
+const NOW = { PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' };
+/** A note that needs quoting: quotes, a comma, a line break, Vietnamese. */
+const TRICKY_NOTE = 'Khách hẹn "giao lại",\nsáng mai Đống Đa';
+
+describe('CSV reports of many chunks', () => {
+  let dir: string;
+  let dbPath: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-csv-batches-'));
+    dbPath = join(dir, 'recon.duckdb');
+    await buildSyntheticWarehouse(dbPath, 20_000);
+    const warehouse = await Warehouse.open(dbPath);
+    try {
+      await warehouse.run(`UPDATE delivery_failures SET delay_note = $1 WHERE right(order_code, 1) = '7'`, [TRICKY_NOTE]);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The report's files in one format: table name to path. */
+  async function report(name: string, format: string): Promise<Record<string, string>> {
+    const result = await cli(['report', name, '--db', dbPath, '--format', format, '--out', join(dir, name, format), '--json'], NOW);
+    expect(result.code, result.stderr).toBe(0);
+    return Object.fromEntries((JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files.map((f) => [f.table, f.path]));
+  }
+
+  /** A Parquet file's rows, every value cast to text by DuckDB (null stays null), in file order. */
+  async function parquetAsText(path: string): Promise<{ columns: string[]; rows: (string | null)[][] }> {
+    const warehouse = await Warehouse.open(join(dir, 'reader.duckdb'));
+    try {
+      const shape = await warehouse.readAll(`SELECT * FROM read_parquet('${path}') LIMIT 0`);
+      const columns = shape.columnNames();
+      const reader = await warehouse.readAll(`SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR)`).join(', ')} FROM read_parquet('${path}')`);
+      return { columns, rows: reader.getRows() as (string | null)[][] };
+    } finally {
+      await warehouse.close();
+    }
+  }
+
+  async function csvRows(path: string): Promise<string[][]> {
+    const bytes = await readFile(path);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    return parse(bytes, { bom: true }) as string[][];
+  }
+
+  it('writes the failed attempts in their order, each row once, quoting intact', async () => {
+    const csv = await report('failures', 'csv');
+    const parquet = await report('failures', 'parquet');
+    const expected = await parquetAsText(parquet.failures!);
+    expect(expected.rows.length).toBeGreaterThan(4 * 2048);
+    const [header, ...rows] = await csvRows(csv.failures!);
+    expect(header).toEqual(expected.columns);
+    expect(rows).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')));
+    expect(rows.filter((row) => row[header!.indexOf('delay_note')] === TRICKY_NOTE).length).toBeGreaterThan(100);
+  });
+
+  it('writes every order of the charges audit with the money digits DuckDB gives', async () => {
+    const csv = await report('charges', 'csv');
+    const parquet = await report('charges', 'parquet');
+    const expected = await parquetAsText(parquet.charges!);
+    expect(expected.rows.length).toBe(20_000);
+    const [header, ...rows] = await csvRows(csv.charges!);
+    expect(header).toEqual(expected.columns);
+    // Two runs store the orders' rows in an order of their own: compared by order_code.
+    const byCode = (a: readonly (string | null)[], b: readonly (string | null)[]) => String(a[0]).localeCompare(String(b[0]));
+    expect(rows.sort(byCode)).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')).sort(byCode));
+    const price = header!.indexOf('fuel_expected');
+    expect(rows.every((row) => /^\d+\.\d{4}$/.test(row[price]!))).toBe(true);
+  });
+});
