@@ -163,12 +163,12 @@ export async function trackRunOptionsFromFlags(
   };
 }
 
-/** A few lines a person reads at the end of a run. */
 /** The process's peak resident memory so far (max RSS), in MB. */
 function peakMemoryMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
+/** A few lines a person reads at the end of a run. */
 export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
   const c = summary.counters;
   const lines = [
