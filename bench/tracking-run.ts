@@ -29,6 +29,7 @@ import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
 import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
+import { cpuSince, processCpu, type ProcessCpu } from './support/process-cpu.js';
 import { CLI_PATH, SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 
 type Scenario = 'throughput' | 'rate-cap' | 'memory';
@@ -108,6 +109,7 @@ async function main(): Promise<number> {
     await writeCodes(csv, listening.accounts, s.codes);
     const sandboxNow = instantToEpochMs(parseCarrierInstant(SANDBOX_START)!);
     let lookupsStarted = 0;
+    let cpuAtStart: { pipeline: ProcessCpu; sandbox: ProcessCpu } | undefined;
     // The rate is that of requests sent: the first to the last send, not the last answer or the final commit.
     const sends = { first: 0, last: 0, count: 0 };
     const lookup = TrackingClient.prototype.lookup;
@@ -129,10 +131,18 @@ async function main(): Promise<number> {
       refreshTerminal: true,
       now: () => sandboxNow,
       logger: pino({ level: 'warn' }, pino.destination(2)),
-      progress: { start: () => (lookupsStarted = performance.now()), update: () => {}, stop: () => {} },
+      progress: {
+        start: () => {
+          lookupsStarted = performance.now();
+          cpuAtStart = { pipeline: processCpu(process.pid), sandbox: processCpu(child.pid!) };
+        },
+        update: () => {},
+        stop: () => {},
+      },
       graceMs: 5_000,
     });
     const lookupSeconds = (performance.now() - lookupsStarted) / 1000;
+    const cpuPerLookup = cpuMsPerLookup(cpuAtStart!, summary.lookupsSpent, child.pid!);
     const perSecond = s.scenario === 'rate-cap' ? (sends.count - 1) / ((sends.last - sends.first) / 1000) : summary.lookupsSpent / lookupSeconds;
     const maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     const outcome =
@@ -150,6 +160,7 @@ async function main(): Promise<number> {
       rateCap: s.rate ?? null,
       maxRssMb,
       concurrency: s.concurrency,
+      cpuMsPerLookup: cpuPerLookup,
       ...outcome,
       cpus: cpus().length,
       node: process.version,
@@ -157,7 +168,8 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     process.stderr.write(
       `tracking ${s.scenario}: ${outcome.figure} ${outcome.unit} (target ${outcome.target}): ${outcome.passed ? 'meets' : 'MISSES'} it; ` +
-        `${summary.lookupsSpent} lookups in ${report.lookupSeconds} s, ${summary.counters.ok} loaded, max RSS ${maxRssMb} MB\n`,
+        `${summary.lookupsSpent} lookups in ${report.lookupSeconds} s, ${summary.counters.ok} loaded, max RSS ${maxRssMb} MB; ` +
+        `CPU ms per lookup: main thread ${cpuPerLookup.main}, other threads ${cpuPerLookup.otherThreads}, sandbox ${cpuPerLookup.sandbox}, total ${cpuPerLookup.total}\n`,
     );
     return outcome.passed && summary.counters.ok === s.codes ? 0 : 1;
   } finally {
@@ -165,6 +177,23 @@ async function main(): Promise<number> {
     await stopSandboxProcess(child);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * CPU time per lookup since the lookups started (final commit included): the pipeline's main thread,
+ * its other threads (DuckDB, compression, GC helpers), and the sandbox child. On 2 cores, 2 / total is
+ * the most lookups a second the machine could do, whatever else shares it during the run.
+ */
+function cpuMsPerLookup(atStart: { pipeline: ProcessCpu; sandbox: ProcessCpu }, lookups: number, sandboxPid: number) {
+  const pipeline = cpuSince(atStart.pipeline, processCpu(process.pid));
+  const sandbox = cpuSince(atStart.sandbox, processCpu(sandboxPid));
+  const perLookup = (ms: number) => Math.round((ms / lookups) * 1000) / 1000;
+  return {
+    main: perLookup(pipeline.mainMs),
+    otherThreads: perLookup(pipeline.otherThreadsMs),
+    sandbox: perLookup(sandbox.mainMs + sandbox.otherThreadsMs),
+    total: perLookup(pipeline.mainMs + pipeline.otherThreadsMs + sandbox.mainMs + sandbox.otherThreadsMs),
+  };
 }
 
 interface TrackCommandSummary {
