@@ -20,7 +20,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { epochMsToInstant, moneyFromNumber, shareOfMoney, sumMoney, type TrackingSnapshot } from '../src/carrier/contract.js';
+import { epochMsToInstant, formatCarrierDateTime, shareOfMoney, sumMoney, type TrackingSnapshotWire } from '../src/carrier/contract.js';
 import { loadLookupBatch, spooledSnapshot, type LoadedSnapshot, type LookupBatch, type LookupResultRow } from '../src/warehouse/snapshot-loader.js';
 import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, snapshotSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
 import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
@@ -62,7 +62,7 @@ function readSettings(): BenchSettings {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Synthetic snapshots, in the contract's output shape
+// Synthetic answers, as the carrier sends them
 // ---------------------------------------------------------------------------------------------
 
 /** mulberry32: a small seeded generator, so every run loads the same data. */
@@ -107,7 +107,7 @@ function pick<T>(items: readonly T[], random: () => number): T {
   return items[Math.floor(random() * items.length)] as T;
 }
 
-function syntheticSnapshot(index: number, random: () => number): TrackingSnapshot {
+function syntheticAnswer(index: number, random: () => number): TrackingSnapshotWire {
   const [fromId, fromProvince, fromOfficeId, fromOffice] = pick(PROVINCES, random);
   const [toId, toProvince, toOfficeId, toOffice] = pick(PROVINCES, random);
   const acceptMs = START_MS + Math.floor(random() * 30 * 24) * HOUR_MS;
@@ -118,12 +118,12 @@ function syntheticSnapshot(index: number, random: () => number): TrackingSnapsho
   const height = 5 + Math.floor(random() * 40);
   const realWeight = Math.round(random() * 30_000) / 1000;
   const calWeight = (length * width * height) / 6000;
-  const main = moneyFromNumber(15_000 + Math.floor(random() * 200) * 500);
-  const farRegion = moneyFromNumber(random() < 0.3 ? 20_000 : 0);
-  const fuel = shareOfMoney(main, '0.2');
-  const vat = shareOfMoney(sumMoney([main, farRegion, fuel]), '0.1');
+  const main = 15_000 + Math.floor(random() * 200) * 500;
+  const farRegion = random() < 0.3 ? 20_000 : 0;
+  const fuel = Number(shareOfMoney(main, '0.2'));
+  const vat = Number(shareOfMoney(sumMoney([main, farRegion, fuel]), '0.1'));
   const statusRows = [...STATUS_PATH, [lastCode, lastName, lastDisplay] as const].map(([status, statusName, trackingName], i) => ({
-    time: epochMsToInstant(acceptMs + i * 9 * HOUR_MS),
+    time: formatCarrierDateTime(acceptMs + i * 9 * HOUR_MS),
     status,
     statusName,
     trackingName,
@@ -137,7 +137,7 @@ function syntheticSnapshot(index: number, random: () => number): TrackingSnapsho
     postOfficeName: i < 3 ? fromOffice : toOffice,
     provinceID: i < 3 ? fromId : toId,
     provinceName: i < 3 ? fromProvince : toProvince,
-    dateChange: epochMsToInstant(acceptMs + i * 7 * HOUR_MS + 123),
+    dateChange: formatCarrierDateTime(acceptMs + i * 7 * HOUR_MS),
     notes: i === 2 ? `Chuyến xe ${index % 97}` : null,
   }));
   return {
@@ -145,14 +145,14 @@ function syntheticSnapshot(index: number, random: () => number): TrackingSnapsho
     errorCode: null,
     orderCode: `BENCH${String(index).padStart(9, '0')}`,
     externalCode: `SHOP-${index}`,
-    acceptDate: epochMsToInstant(acceptMs),
+    acceptDate: formatCarrierDateTime(acceptMs),
     status: lastCode,
     statusName: lastName,
     trackingName: lastDisplay,
     delayCode: failed ? '13' : null,
     delayNote: failed ? 'Người nhận đi vắng' : null,
     deliveryNotes: lastCode === '30' ? 'Giao tận tay người nhận' : null,
-    deliveryDate: lastCode === '30' ? epochMsToInstant(acceptMs + 40 * HOUR_MS) : null,
+    deliveryDate: lastCode === '30' ? formatCarrierDateTime(acceptMs + 40 * HOUR_MS) : null,
     poDeliveryID: null,
     mailMan: null,
     receiverName: 'Nguyễn Thị Hương',
@@ -167,17 +167,17 @@ function syntheticSnapshot(index: number, random: () => number): TrackingSnapsho
     weight: Math.max(realWeight, calWeight),
     quantity: 1 + Math.floor(random() * 3),
     price: main,
-    priceFR: moneyFromNumber(0),
+    priceFR: 0,
     farRegionFeeAmount: farRegion,
     fuelFeeAmount: fuel,
     vatAmount: vat,
-    totalServiceCost: sumMoney([main, farRegion, fuel, vat]),
+    totalServiceCost: Number(sumMoney([main, farRegion, fuel, vat])),
     edtFrom: null,
     edtTo: null,
     senderID: null,
     senderName: null,
     postOfficeAcceptID: null,
-    codAmount: moneyFromNumber(0),
+    codAmount: 0,
     priceInfo: [
       { serviceName: 'Chuyển phát nhanh', serviceID: 'DE', cost: main },
       { serviceName: 'Phụ phí vùng sâu vùng xa', serviceID: 'VSVX', cost: farRegion },
@@ -188,30 +188,28 @@ function syntheticSnapshot(index: number, random: () => number): TrackingSnapsho
     trackings: trackingRows,
     estimateRoutes: null,
     confirmImage: null,
-  } as TrackingSnapshot;
+  };
 }
 
-/** The snapshots of batch `batchNo`, the same on every call, as the lookups hand them over. */
+/** The answers of batch `batchNo`, the same on every call, as the lookups hand them over: JSON text as it came. */
 function syntheticBatch(batchNo: number, settings: BenchSettings): { snapshots: LoadedSnapshot[]; results: LookupResultRow[] } {
   const random = seededRandom(batchNo + 1);
   const first = batchNo * settings.batch;
   const count = Math.min(settings.batch, settings.snapshots - first);
   const seenAt = epochMsToInstant(START_MS + 40 * 24 * HOUR_MS + batchNo * 1000);
-  const snapshots: LoadedSnapshot[] = Array.from({ length: count }, (_, i) => ({
-    snapshot: syntheticSnapshot(first + i, random),
-    accountAlias: `shop-${(first + i) % 7}`,
-    seenAt,
-    runId: RUN_ID,
-  }));
+  const snapshots: LoadedSnapshot[] = Array.from({ length: count }, (_, i) => {
+    const answer = syntheticAnswer(first + i, random);
+    return { orderCode: answer.orderCode, body: JSON.stringify(answer), accountAlias: `shop-${(first + i) % 7}`, seenAt, runId: RUN_ID };
+  });
   const results = snapshots.map((loaded) => ({
     runId: RUN_ID,
-    orderCode: loaded.snapshot.orderCode,
+    orderCode: loaded.orderCode,
     accountAlias: loaded.accountAlias,
     outcome: 'ok' as const,
     errorCode: null,
     errorMessage: null,
     attempts: 1,
-    origin: `bench:${loaded.snapshot.orderCode}`,
+    origin: `bench:${loaded.orderCode}`,
     finishedAt: seenAt,
   }));
   return { snapshots, results };
@@ -249,7 +247,7 @@ async function measurePipeline(dir: string, settings: BenchSettings): Promise<Ti
     const total: Timing = { seconds: 0, cpuSeconds: 0 };
     for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
       const { snapshots, results } = syntheticBatch(batchNo, settings);
-      // Each snapshot's spool line is written as its answer arrives, in the pipeline: that is load work too.
+      // Each answer's spool line is written as it arrives, in the pipeline: that is load work too.
       const timing = await timed(() => {
         const batch: LookupBatch = { snapshots: snapshots.map(spooledSnapshot), results };
         return loadLookupBatch(warehouse, batch, spoolDir);

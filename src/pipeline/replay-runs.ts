@@ -67,7 +67,7 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
         }
         const checked = checkTrackingResult(decoded);
         if (!checked.ok) unreadable++;
-        else if (checked.value.kind === 'snapshot') loaded.push(spooledSnapshot({ snapshot: checked.value.snapshot, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
+        else if (checked.value.kind === 'snapshot') loaded.push(spooledSnapshot({ orderCode: checked.value.snapshot.orderCode, body: response.body, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
         else carrierErrors++;
       }
       await loadLookupBatch(warehouse, { snapshots: loaded, results: [] }, join(dataDir, 'spool', `replay-${runId}`));

@@ -45,7 +45,7 @@ export class ResultBatcher {
     }
     switch (outcome.kind) {
       case 'ok':
-        this.snapshots.push(spooledSnapshot({ snapshot: outcome.snapshot, accountAlias: alias, seenAt: finishedAt, runId: this.runId }));
+        this.snapshots.push(spooledSnapshot({ orderCode: outcome.snapshot.orderCode, body: outcome.body, accountAlias: alias, seenAt: finishedAt, runId: this.runId }));
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':

@@ -1,5 +1,5 @@
 import { STATUS } from '../carrier/contract.js';
-import { moneyDecimal } from './snapshot-spool-format.js';
+import { moneyDecimal } from './carrier-value-sql.js';
 import type { SqlRunner } from './warehouse.js';
 
 /** Source of the delivery_failures rows taken from tracking snapshots (the callback receiver writes 'callback'). */

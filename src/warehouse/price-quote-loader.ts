@@ -1,6 +1,6 @@
 import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
 import { withNdjsonSpool } from './ndjson-spool.js';
-import { moneyDecimal } from './snapshot-spool-format.js';
+import { moneyDecimal } from './carrier-value-sql.js';
 import type { Warehouse } from './warehouse.js';
 
 /** error_code of a quote the carrier refused (IsError true, or Errors not empty). */

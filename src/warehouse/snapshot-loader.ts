@@ -6,8 +6,10 @@ import {
   STAGED_SNAPSHOT_COLUMNS,
   historyRowsSelect,
   readSnapshotSpool,
+  rewrittenSpoolLine,
   type SpooledSnapshot,
 } from './snapshot-spool-format.js';
+import { countOf } from './result-values.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 
@@ -40,10 +42,7 @@ export interface LookupBatch {
 const STAGED = 'staged_snapshots';
 const STAGED_SELECT = `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`;
 
-/**
- * Snapshots per spool file. DuckDB stages one file while the next is written, so the JSON
- * serialization (about as long as DuckDB's read of it) overlaps the read when a core is free.
- */
+/** Snapshots per spool file: DuckDB stages one file while the next is written. */
 const SNAPSHOTS_PER_SPOOL_FILE = 2_000;
 
 /**
@@ -60,6 +59,22 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
   const snapshots = latestOfEachOrder(batch.snapshots);
   const results = latestOfEachRunAndOrder(batch.results);
   if (snapshots.length === 0 && results.length === 0) return;
+  try {
+    await loadInTransaction(warehouse, snapshots, results, spoolDir);
+  } catch (error) {
+    if (!isRefusedJson(error)) throw error;
+    // Rare (a key given twice): the whole batch again, its answers written from their decoded values.
+    const rewritten = snapshots.map((spooled) => ({ ...spooled, line: rewrittenSpoolLine(spooled.line) }));
+    await loadInTransaction(warehouse, rewritten, results, spoolDir);
+  }
+}
+
+/** DuckDB refusing a spool line's JSON that JavaScript read. */
+function isRefusedJson(error: unknown): boolean {
+  return error instanceof Error && /JSON transform error/i.test(error.message);
+}
+
+async function loadInTransaction(warehouse: Warehouse, snapshots: readonly SpooledSnapshot[], results: readonly LookupResultRow[], spoolDir: string): Promise<void> {
   const parts: SpooledSnapshot[][] = [];
   for (let start = 0; start < snapshots.length; start += SNAPSHOTS_PER_SPOOL_FILE) parts.push(snapshots.slice(start, start + SNAPSHOTS_PER_SPOOL_FILE));
 
@@ -109,17 +124,24 @@ async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: str
 
 /**
  * Drops stale staged snapshots; logs what the rest change against the stored orders and the failed
- * attempts they show; then replaces the history rows and upserts the orders.
+ * attempts they show; then replaces the history rows and upserts the orders. Orders seen for the
+ * first time have no stored row to be stale against or to differ from, and no history rows to
+ * replace (history rows are only ever written with their order's row): a batch of only such orders
+ * skips those statements.
  */
 async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
-  await sql.run(
-    `DELETE FROM ${STAGED} AS s
-     WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
-  );
-  await recordOrderChanges(sql, STAGED);
+  const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`);
+  const anyStored = countOf(stored.getRowObjectsJS()[0]?.stored) > 0;
+  if (anyStored) {
+    await sql.run(
+      `DELETE FROM ${STAGED} AS s
+       WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
+    );
+    await recordOrderChanges(sql, STAGED);
+  }
   await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
-    await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
+    if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
   await sql.run(

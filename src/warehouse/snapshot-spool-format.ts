@@ -1,8 +1,15 @@
-import type { CarrierInstant, TrackingSnapshot } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carrier/contract.js';
+import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
 
-/** A tracking snapshot to load, with who looked it up, when, and in which run. */
+/**
+ * A tracking answer the contract accepted as a snapshot (checkTrackingResult), with who looked it up,
+ * when, and in which run. The loader reads the answer's JSON itself: DuckDB turns its date-times and
+ * money into the warehouse's types as the contract reads them, so no snapshot object is serialized again.
+ */
 export interface LoadedSnapshot {
-  readonly snapshot: TrackingSnapshot;
+  readonly orderCode: string;
+  /** The answer's JSON text as the carrier sent it. */
+  readonly body: string;
   readonly accountAlias: string;
   readonly seenAt: CarrierInstant;
   readonly runId: string;
@@ -10,7 +17,7 @@ export interface LoadedSnapshot {
 
 /**
  * A snapshot already written as its spool line, with what the loader needs to pick the latest of an
- * order: what a batch holds while it gathers, a compact string instead of the snapshot's objects.
+ * order: what a batch holds while it gathers.
  */
 export interface SpooledSnapshot {
   readonly orderCode: string;
@@ -20,91 +27,48 @@ export interface SpooledSnapshot {
 }
 
 export function spooledSnapshot(loaded: LoadedSnapshot): SpooledSnapshot {
-  return { orderCode: loaded.snapshot.orderCode, seenAt: loaded.seenAt, line: snapshotSpoolLine(loaded) };
+  return { orderCode: loaded.orderCode, seenAt: loaded.seenAt, line: snapshotSpoolLine(loaded) };
 }
 
+/** Line breaks in a JSON text can only be whitespace between its tokens (inside strings they are escaped). */
+const LINE_BREAKS = /[\r\n]/g;
+
 /**
- * The spool line of one snapshot: the contract's fields under their carrier (camelCase) names, so the
- * line is the snapshot as validated. Only known fields are written: a loose payload's extra fields
- * stay out of the warehouse (and out of read_json, which reads unknown keys slowly).
+ * The spool line of one snapshot: the run's fields and the carrier's answer as it came, on one line
+ * (`{"runId":…,"accountAlias":…,"seenAt":…,"answer":{…}}`).
  */
 export function snapshotSpoolLine(loaded: LoadedSnapshot): string {
-  const s = loaded.snapshot;
-  return JSON.stringify({
-    runId: loaded.runId,
-    accountAlias: loaded.accountAlias,
-    seenAt: loaded.seenAt,
-    orderCode: s.orderCode,
-    externalCode: s.externalCode,
-    acceptDate: s.acceptDate,
-    status: s.status,
-    statusName: s.statusName,
-    trackingName: s.trackingName,
-    delayCode: s.delayCode,
-    delayNote: s.delayNote,
-    deliveryNotes: s.deliveryNotes,
-    deliveryDate: s.deliveryDate,
-    poDeliveryID: s.poDeliveryID,
-    mailMan: s.mailMan,
-    receiverName: s.receiverName,
-    serviceTypeID: s.serviceTypeID,
-    mailerTypeID: s.mailerTypeID,
-    extraServiceName: s.extraServiceName,
-    length: s.length,
-    width: s.width,
-    height: s.height,
-    realWeight: s.realWeight,
-    calWeight: s.calWeight,
-    weight: s.weight,
-    quantity: s.quantity,
-    price: s.price,
-    priceFR: s.priceFR,
-    farRegionFeeAmount: s.farRegionFeeAmount,
-    fuelFeeAmount: s.fuelFeeAmount,
-    vatAmount: s.vatAmount,
-    totalServiceCost: s.totalServiceCost,
-    edtFrom: s.edtFrom,
-    edtTo: s.edtTo,
-    senderID: s.senderID,
-    senderName: s.senderName,
-    postOfficeAcceptID: s.postOfficeAcceptID,
-    codAmount: s.codAmount,
-    estimateRoutes: s.estimateRoutes,
-    confirmImage: s.confirmImage,
-    priceInfo: s.priceInfo,
-    statuses: s.statuses,
-    trackings: s.trackings,
-  });
+  const answer = loaded.body.includes('\n') || loaded.body.includes('\r') ? loaded.body.replace(LINE_BREAKS, ' ') : loaded.body;
+  return `{"runId":${JSON.stringify(loaded.runId)},"accountAlias":${JSON.stringify(loaded.accountAlias)},"seenAt":"${loaded.seenAt}","answer":${answer}}`;
 }
-
-/** Money is read as text and turned into DECIMAL(20,4) by moneyDecimal. */
-const MONEY = 'VARCHAR';
 
 /**
- * The exact DECIMAL(20,4) of a money text column. DuckDB 1.5 parses text into a DECIMAL wider than
- * 18 digits (a 128-bit integer) some 200 times slower than into DECIMAL(18,4) (20 µs against 0.1 µs a
- * value: it was most of a load's time), so amounts that fit 18 digits take the fast path. `text` must
- * be a plain column: over a struct field DuckDB evaluates both branches of the coalesce.
+ * The same line with the answer written again from its decoded value: for an answer DuckDB refuses
+ * though JavaScript read it (a key given twice: JSON.parse keeps the last, as the contract did).
  */
-export function moneyDecimal(text: string): string {
-  return `coalesce(try_cast(${text} AS DECIMAL(18,4)), CAST(${text} AS DECIMAL(20,4)))`;
+export function rewrittenSpoolLine(line: string): string {
+  return JSON.stringify(JSON.parse(line));
 }
 
-/** The SQL types read_json gives each spool field; instants become TIMESTAMPTZ, money stays text. */
-const SPOOL_COLUMN_TYPES: Readonly<Record<string, string>> = {
-  runId: 'VARCHAR',
-  accountAlias: 'VARCHAR',
-  seenAt: 'TIMESTAMPTZ',
+/** Money and instants are read as text and converted by moneyDecimal and carrierInstant. */
+const MONEY = 'VARCHAR';
+const DATE_TIME = 'VARCHAR';
+
+/**
+ * The SQL types read_json gives the answer's fields. Only the contract's fields are read: a loose
+ * answer's extra fields stay out of the warehouse.
+ */
+const ANSWER_FIELD_TYPES: Readonly<Record<string, string>> = {
   orderCode: 'VARCHAR',
   externalCode: 'VARCHAR',
-  acceptDate: 'TIMESTAMPTZ',
+  acceptDate: DATE_TIME,
   status: 'VARCHAR',
   statusName: 'VARCHAR',
   trackingName: 'VARCHAR',
   delayCode: 'VARCHAR',
   delayNote: 'VARCHAR',
   deliveryNotes: 'VARCHAR',
-  deliveryDate: 'TIMESTAMPTZ',
+  deliveryDate: DATE_TIME,
   poDeliveryID: 'JSON',
   mailMan: 'JSON',
   receiverName: 'VARCHAR',
@@ -133,17 +97,20 @@ const SPOOL_COLUMN_TYPES: Readonly<Record<string, string>> = {
   estimateRoutes: 'JSON',
   confirmImage: 'JSON',
   priceInfo: `STRUCT(serviceID VARCHAR, serviceName VARCHAR, cost ${MONEY})[]`,
-  statuses: 'STRUCT("time" TIMESTAMPTZ, status VARCHAR, statusName VARCHAR, trackingName VARCHAR, provinceName VARCHAR, postOfficeName VARCHAR)[]',
-  trackings:
-    'STRUCT(statusID VARCHAR, statusName VARCHAR, postOfficeID VARCHAR, postOfficeName VARCHAR, provinceID VARCHAR, provinceName VARCHAR, dateChange TIMESTAMPTZ, notes VARCHAR)[]',
+  statuses: `STRUCT("time" ${DATE_TIME}, status VARCHAR, statusName VARCHAR, trackingName VARCHAR, provinceName VARCHAR, postOfficeName VARCHAR)[]`,
+  trackings: `STRUCT(statusID VARCHAR, statusName VARCHAR, postOfficeID VARCHAR, postOfficeName VARCHAR, provinceID VARCHAR, provinceName VARCHAR, dateChange ${DATE_TIME}, notes VARCHAR)[]`,
 };
 
-/** `read_json` over a snapshot spool file; `file` is SQL text, e.g. a parameter `$file`. */
+/**
+ * The rows of a snapshot spool file, one column per answer field beside runId, accountAlias and seenAt;
+ * `file` is SQL text, e.g. a parameter `$file`.
+ */
 export function readSnapshotSpool(file: string): string {
-  const columns = Object.entries(SPOOL_COLUMN_TYPES)
-    .map(([name, type]) => `${name}: '${type.replaceAll("'", "''")}'`)
-    .join(', ');
-  return `read_json(${file}, columns = {${columns}}, format = 'newline_delimited')`;
+  const answer = `STRUCT(${Object.entries(ANSWER_FIELD_TYPES)
+    .map(([name, type]) => `"${name}" ${type}`)
+    .join(', ')})`;
+  const columns = `{runId: 'VARCHAR', accountAlias: 'VARCHAR', seenAt: 'TIMESTAMPTZ', answer: '${answer.replaceAll("'", "''")}'}`;
+  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM read_json(${file}, columns = ${columns}, format = 'newline_delimited'))`;
 }
 
 /**
@@ -155,14 +122,14 @@ export const STAGED_SNAPSHOT_COLUMNS = `
   s.orderCode AS order_code,
   s.accountAlias AS account_alias,
   s.externalCode AS external_code,
-  s.acceptDate AS accept_date,
+  ${carrierInstant('s.acceptDate')} AS accept_date,
   s.status AS status,
   s.statusName AS status_name,
   s.trackingName AS tracking_name,
   s.delayCode AS delay_code,
   s.delayNote AS delay_note,
   s.deliveryNotes AS delivery_notes,
-  s.deliveryDate AS delivery_date,
+  ${carrierInstant('s.deliveryDate')} AS delivery_date,
   s.poDeliveryID AS po_delivery_id,
   s.mailMan AS mail_man,
   s.receiverName AS receiver_name,
@@ -192,9 +159,15 @@ export const STAGED_SNAPSHOT_COLUMNS = `
   s.confirmImage AS confirm_image,
   s.seenAt AS last_seen_at,
   s.runId AS last_run_id,
-  s.priceInfo AS price_info,
-  s.statuses AS statuses,
-  s.trackings AS trackings`;
+  coalesce(s.priceInfo, []) AS price_info,
+  list_transform(coalesce(s.statuses, []), entry -> {
+    "time": ${carrierInstant('entry."time"')}, status: entry.status, statusName: entry.statusName, trackingName: entry.trackingName,
+    provinceName: entry.provinceName, postOfficeName: entry.postOfficeName
+  }) AS statuses,
+  list_transform(coalesce(s.trackings, []), event -> {
+    statusID: event.statusID, statusName: event.statusName, postOfficeID: event.postOfficeID, postOfficeName: event.postOfficeName,
+    provinceID: event.provinceID, provinceName: event.provinceName, dateChange: ${carrierInstant('event.dateChange')}, notes: event.notes
+  }) AS trackings`;
 
 /** The staged columns that are lists, not orders columns. */
 export const STAGED_HISTORY_LISTS = ['price_info', 'statuses', 'trackings'] as const;

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { checkTrackingResult, type CarrierInstant, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
 import { loadLookupBatch, type LookupOutcome, type LookupResultRow } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
@@ -155,11 +155,46 @@ describe('loadLookupBatch', () => {
         ];
       }),
     );
-    expect([snapshot.price, snapshot.priceFR]).toEqual(['0.1', '0.2']);
     await loadLookupBatch(warehouse, { snapshots: [loaded(snapshot, SEEN_1)], results: [] }, join(dir, 'spool'));
 
     expect(await rowsOf(warehouse, 'SELECT price + price_fr AS total, price + price_fr = 0.3 AS exact FROM orders')).toEqual([{ total: '0.3000', exact: true }]);
     expect(await rowsOf(warehouse, 'SELECT sum(cost) AS total, sum(cost) = 0.3 AS exact FROM order_charges')).toEqual([{ total: '0.3000', exact: true }]);
+  });
+
+  it('reads the answer as the contract does: every date-time form, money written any way, a key given twice, line breaks, extra fields', async () => {
+    const { warehouse, dir } = await temp.open();
+    const wire = trackingWire('247EXP0013');
+    const forms = ['2026-11-09T09:15:30+07:00', '2026-11-09 09:15:30', '2026-11-09T02:15:30.1234567Z', '2026-11-09t04:15:30,5-05:00', ' 2026-11-09T09:15 +0700 '];
+    wire.acceptDate = forms[0]!;
+    wire.deliveryDate = forms[1]!;
+    wire.statuses = forms.map((time, i) => ({ ...wire.statuses![0]!, time, status: String(21 + i) }));
+    wire.trackings = forms.map((dateChange) => ({ ...wire.trackings![0]!, dateChange }));
+    // Money as the carrier may write it in JSON text: an exponent, a fraction, a whole number with a point.
+    const body = JSON.stringify({ ...wire, extraField: { nested: [1, 2] }, price: 1 })
+      .replace('"price":1', '"price":1.5E4')
+      .replace('"vatAmount":147176', '"vatAmount":147176.0')
+      .replace('"priceFR":0', '"priceFR":0.1,\n  "priceFR" : 0.25')
+      .replace(',"statuses":', ',\r\n"statuses":');
+    const checked = checkTrackingResult(JSON.parse(body));
+    if (!checked.ok || checked.value.kind !== 'snapshot') throw new Error('the test answer must pass the contract');
+    const expected = checked.value.snapshot;
+    expect([expected.price, expected.priceFR, expected.vatAmount]).toEqual(['15000', '0.25', '147176']);
+
+    await loadLookupBatch(warehouse, { snapshots: [loaded({ orderCode: expected.orderCode, body }, SEEN_1)], results: [] }, join(dir, 'spool'));
+
+    const instant = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%fZ')`;
+    expect(
+      await rowsOf(
+        warehouse,
+        `SELECT ${instant('accept_date')} AS accept_date, ${instant('delivery_date')} AS delivery_date, price, price_fr, vat_amount FROM orders`,
+      ),
+    ).toEqual([{ accept_date: expected.acceptDate, delivery_date: expected.deliveryDate, price: '15000.0000', price_fr: '0.2500', vat_amount: '147176.0000' }]);
+    expect((await rowsOf(warehouse, `SELECT ${instant('"time"')} AS t FROM order_statuses ORDER BY seq`)).map((row) => row.t)).toEqual(
+      expected.statuses.map((status) => status.time),
+    );
+    expect((await rowsOf(warehouse, `SELECT ${instant('date_change')} AS t FROM order_trackings ORDER BY seq`)).map((row) => row.t)).toEqual(
+      expected.trackings.map((event) => event.dateChange),
+    );
   });
 
   it('loads unknown status, step and delay codes as data, and marks terminal statuses', async () => {
@@ -283,10 +318,9 @@ describe('loadLookupBatch', () => {
   it('loads a batch larger than one spool file, leaving no file behind', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    const template = snapshotOf(trackingWire('247EXP0000'));
     const codes = Array.from({ length: 4_500 }, (_, i) => `247EXP${String(i).padStart(6, '0')}`);
     const batch = {
-      snapshots: codes.map((orderCode) => loaded({ ...template, orderCode }, SEEN_1)),
+      snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)),
       results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
     };
     await loadLookupBatch(warehouse, batch, spoolDir);

@@ -95,16 +95,17 @@ export function trackingWire(orderCode: string): TrackingSnapshotWire {
   };
 }
 
-/** A wire result through the contract, as the pipeline hands snapshots to the loader. */
-export function snapshotOf(wire: TrackingSnapshotWire): TrackingSnapshot {
-  const checked = checkTrackingResult(wire);
+/** A wire result the contract accepted as a snapshot, as the pipeline hands answers to the loader: its order code and JSON text. */
+export function snapshotOf(wire: TrackingSnapshotWire): { orderCode: string; body: string } {
+  const body = JSON.stringify(wire);
+  const checked = checkTrackingResult(JSON.parse(body));
   if (!checked.ok) throw new Error(`fixture rejected by the contract: ${checked.message}`);
   if (checked.value.kind !== 'snapshot') throw new Error('fixture read as an error result');
-  return checked.value.snapshot;
+  return { orderCode: checked.value.snapshot.orderCode, body };
 }
 
-export function loaded(snapshot: TrackingSnapshot, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): SpooledSnapshot {
-  return spooledSnapshot({ snapshot, accountAlias, seenAt: seenAt as CarrierInstant, runId });
+export function loaded(answer: { orderCode: string; body: string }, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): SpooledSnapshot {
+  return spooledSnapshot({ ...answer, accountAlias, seenAt: seenAt as CarrierInstant, runId });
 }
 
 /** Rows of a query as JSON-friendly values: DECIMAL as text ('0.3000'), TIMESTAMPTZ as '... +00' text, BIGINT as text. */
