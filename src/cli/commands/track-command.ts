@@ -241,7 +241,7 @@ export function trackCommand(): Command {
     .option('--attempts <n>', 'attempts per order on transient failures, each counted against the quota (default: 5)')
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
-    .option('--batch-size <n>', 'results committed per warehouse transaction (default: 1000)')
+    .option('--batch-size <n>', 'results committed per warehouse transaction; up to 4 times as many while a commit runs (default: 1000)')
     .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option('--redis <url>', `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`)
