@@ -21,8 +21,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { epochMsToInstant, formatCarrierDateTime, shareOfMoney, sumMoney, type TrackingSnapshotWire } from '../src/carrier/contract.js';
-import { loadLookupBatch, spooledSnapshot, type LoadedSnapshot, type LookupBatch, type LookupResultRow } from '../src/warehouse/snapshot-loader.js';
-import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, snapshotSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
+import { loadLookupBatch, spooledSnapshot, type SpooledAnswer, type LookupBatch, type LookupResultRow } from '../src/warehouse/snapshot-loader.js';
+import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, answerSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
 import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
 
 const RUN_ID = 'bench-run';
@@ -192,12 +192,12 @@ function syntheticAnswer(index: number, random: () => number): TrackingSnapshotW
 }
 
 /** The answers of batch `batchNo`, the same on every call, as the lookups hand them over: JSON text as it came. */
-function syntheticBatch(batchNo: number, settings: BenchSettings): { snapshots: LoadedSnapshot[]; results: LookupResultRow[] } {
+function syntheticBatch(batchNo: number, settings: BenchSettings): { snapshots: SpooledAnswer[]; results: LookupResultRow[] } {
   const random = seededRandom(batchNo + 1);
   const first = batchNo * settings.batch;
   const count = Math.min(settings.batch, settings.snapshots - first);
   const seenAt = epochMsToInstant(START_MS + 40 * 24 * HOUR_MS + batchNo * 1000);
-  const snapshots: LoadedSnapshot[] = Array.from({ length: count }, (_, i) => {
+  const snapshots: SpooledAnswer[] = Array.from({ length: count }, (_, i) => {
     const answer = syntheticAnswer(first + i, random);
     return { orderCode: answer.orderCode, body: JSON.stringify(answer), accountAlias: `shop-${(first + i) % 7}`, seenAt, runId: RUN_ID };
   });
@@ -266,7 +266,7 @@ async function writeEngineInput(path: string, settings: BenchSettings): Promise<
   const file = await open(path, 'w');
   try {
     for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
-      const lines = syntheticBatch(batchNo, settings).snapshots.map(snapshotSpoolLine);
+      const lines = syntheticBatch(batchNo, settings).snapshots.map(answerSpoolLine);
       await file.write(`${lines.join('\n')}\n`);
     }
   } finally {

@@ -1,16 +1,18 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
-import { createGunzip, gzip } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 import type { CarrierInstant } from '../carrier/contract.js';
+import { answerTextOfSpoolLine } from '../warehouse/snapshot-spool-format.js';
 
 /**
  * The raw spool: every tracking answer body a run received, as it came, so the normalized tables can
  * be rebuilt without a lookup (`parcel-recon replay`). One gzip-compressed NDJSON file per committed
- * batch under `DATA_DIR/raw/RUN_ID/`. A line holds the order code, the key's alias, when it was seen
- * and the body; never the key (the carrier's answer does not carry it).
+ * batch under `DATA_DIR/raw/RUN_ID/`. A line is an answerSpoolLine: the run, the order code, the key's
+ * alias, when it was seen, and the body itself as `answer` (never the key: the carrier's answer does
+ * not carry it). Files written before this form hold the body as a JSON string, `body`.
  */
 export interface RawResponse {
   readonly orderCode: string;
@@ -22,7 +24,6 @@ export interface RawResponse {
 
 /** Fast compression: the spool is written on the lookups' path and read back only by replay. */
 const RAW_SPOOL_GZIP_LEVEL = 1;
-const gzipAsync = promisify(gzip);
 
 const SPOOL_FILE = /^(\d{13})-\d+-\d+\.ndjson\.gz$/;
 let filesWritten = 0;
@@ -32,32 +33,54 @@ export function rawSpoolRoot(dataDir: string): string {
 }
 
 /**
- * Writes one batch's answers as a new file of the run's spool. The file appears whole or not at all
- * (written under a temporary name, synced, then renamed), so a process killed while writing leaves
- * no truncated file. File names start with the wall-clock time: a run's files sort in the order written.
+ * One batch's file of the run's spool, compressed as its lines arrive. The file appears whole or not
+ * at all (written under a temporary name, synced, then renamed by `commit`), so a process killed
+ * while writing leaves no truncated file. File names start with the wall-clock time at which the
+ * batch began: a run's files sort in the order written.
  */
-export async function writeRawSpoolFile(dataDir: string, runId: string, responses: readonly RawResponse[]): Promise<string | undefined> {
-  if (responses.length === 0) return undefined;
-  const dir = join(rawSpoolRoot(dataDir), runId);
-  // Named before the first await: files written concurrently still sort in the order they were asked for.
-  const name = `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`;
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, name);
-  const partial = `${path}.partial`;
-  let lines = '';
-  for (const r of responses) lines += `${JSON.stringify({ orderCode: r.orderCode, accountAlias: r.accountAlias, seenAt: r.seenAt, body: r.body })}\n`;
-  // One compression job for the whole batch: a stream would queue one thread-pool job per line behind the warehouse's queries.
-  const compressed = await gzipAsync(lines, { level: RAW_SPOOL_GZIP_LEVEL });
-  const written = await open(partial, 'wx');
-  try {
-    await written.writeFile(compressed);
-    // On disk before the batch's commit, so a committed batch never lacks its spool after a power cut.
-    await written.datasync();
-  } finally {
-    await written.close();
+export class RawSpoolFile {
+  private readonly path: string;
+  private readonly gzip = createGzip({ level: RAW_SPOOL_GZIP_LEVEL });
+  private readonly written: Promise<void>;
+  private chunks = 0;
+
+  constructor(dataDir: string, runId: string) {
+    const dir = join(rawSpoolRoot(dataDir), runId);
+    const path = join(dir, `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`);
+    this.path = path;
+    this.written = (async () => {
+      await mkdir(dir, { recursive: true });
+      await pipeline(this.gzip, createWriteStream(`${path}.partial`, { flags: 'wx' }));
+    })();
+    // Awaited by commit; until then a failure must not count as unhandled.
+    this.written.catch(() => undefined);
   }
-  await rename(partial, path);
-  return path;
+
+  /** Appends lines (NDJSON text, each ending with a newline); one compression job per chunk. */
+  append(chunk: Buffer): void {
+    this.chunks++;
+    this.gzip.write(chunk);
+  }
+
+  /** Finishes the file and gives it its name; undefined when nothing was appended (no file is left). */
+  async commit(): Promise<string | undefined> {
+    this.gzip.end();
+    await this.written;
+    const partial = `${this.path}.partial`;
+    if (this.chunks === 0) {
+      await rm(partial, { force: true });
+      return undefined;
+    }
+    const file = await open(partial, 'r+');
+    try {
+      // On disk before the batch's commit, so a committed batch never lacks its spool after a power cut.
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
+    await rename(partial, this.path);
+    return this.path;
+  }
 }
 
 /** The runs that have a raw spool, oldest first (by the time their first file was written). */
@@ -89,7 +112,7 @@ export async function spoolFilesOfRun(dataDir: string, runId: string): Promise<{
     .map((name) => ({ name, path: join(dir, name) }));
 }
 
-/** The answers of one spool file, in order. */
+/** The answers of one spool file, in order, in either form of line. */
 export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
   const responses: RawResponse[] = [];
   const gunzip = createReadStream(path).pipe(createGunzip());
@@ -98,7 +121,8 @@ export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
   const reading = (async () => {
     for await (const line of lines) {
       if (line === '') continue;
-      responses.push(JSON.parse(line) as RawResponse);
+      const { orderCode, accountAlias, seenAt, body } = JSON.parse(line) as RawResponse;
+      responses.push({ orderCode, accountAlias, seenAt, body: body ?? answerTextOfSpoolLine(line) });
     }
   })();
   await Promise.race([reading, failed]);

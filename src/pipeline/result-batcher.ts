@@ -1,8 +1,9 @@
 import { epochMsToInstant } from '../carrier/contract.js';
-import { loadLookupBatch, spooledSnapshot, type LookupResultRow, type SpooledSnapshot } from '../warehouse/snapshot-loader.js';
+import { loadLookupFiles, type LookupResultRow } from '../warehouse/snapshot-loader.js';
+import { answerSpoolLine } from '../warehouse/snapshot-spool-format.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { BatchFiles } from './batch-files.js';
 import type { OrderOutcome } from './order-lookup.js';
-import { writeRawSpoolFile, type RawResponse } from './raw-spool.js';
 
 /**
  * While a commit runs, up to this many times the batch size gather for the next one: when the
@@ -14,15 +15,13 @@ export const MAX_BATCH_GROWTH = 4;
 /**
  * Gathers lookup outcomes and commits them to the warehouse in batches: each order's snapshot and its
  * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. The
- * batch's raw answer bodies go to the run's raw spool file before (written while the batch before
- * commits; a crash in between leaves answers in the spool whose orders are looked up again: replay
- * keeps the later).
+ * answers are written to the batch's files as they come (BatchFiles); its raw spool file is complete
+ * before the batch commits (a crash in between leaves answers in the spool whose orders are looked up
+ * again: replay keeps the later).
  */
 export class ResultBatcher {
-  /** Written as spool lines on arrival: a batch gathering holds strings, not the snapshots' objects. */
-  private snapshots: SpooledSnapshot[] = [];
+  private files: BatchFiles;
   private results: LookupResultRow[] = [];
-  private raw: RawResponse[] = [];
   private flushing: Promise<void> = Promise.resolve();
   private flushesUnsettled = 0;
 
@@ -33,7 +32,9 @@ export class ResultBatcher {
     /** Where the raw spool goes (`raw/RUN_ID/` under it). */
     private readonly dataDir: string,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.files = new BatchFiles(spoolDir, dataDir, runId);
+  }
 
   add(orderCode: string, alias: string, origin: string, outcome: OrderOutcome): void {
     const finishedAt = epochMsToInstant(this.now());
@@ -48,15 +49,13 @@ export class ResultBatcher {
       origin,
       finishedAt,
     });
-    if ((outcome.kind === 'ok' || outcome.kind === 'carrier_error') && outcome.body !== '') {
-      this.raw.push({ orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body });
-    }
     switch (outcome.kind) {
       case 'ok':
-        this.snapshots.push(spooledSnapshot({ orderCode: outcome.snapshot.orderCode, body: outcome.body, accountAlias: alias, seenAt: finishedAt, runId: this.runId }));
+        this.files.addSnapshot(answerSpoolLine({ runId: this.runId, orderCode: outcome.snapshot.orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body }));
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
+        if (outcome.body !== '') this.files.addOtherAnswer(answerSpoolLine({ runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body }));
         this.results.push(row('carrier_error', outcome.errorCode, outcome.errorMessage));
         break;
       case 'transport_error':
@@ -92,22 +91,24 @@ export class ResultBatcher {
 
   /** Commits what has gathered; flushes run one after another. */
   flush(): Promise<void> {
-    const snapshots = this.snapshots;
+    const files = this.files;
     const results = this.results;
-    const raw = this.raw;
-    this.snapshots = [];
+    this.files = new BatchFiles(this.spoolDir, this.dataDir, this.runId);
     this.results = [];
-    this.raw = [];
-    // The raw answers go to disk at once, while the batch before commits; this batch commits after both.
-    const spooled = writeRawSpoolFile(this.dataDir, this.runId, raw);
-    spooled.catch(() => undefined);
+    // The batch's files are finished at once, while the batch before commits; this batch commits after both.
+    const written = files.finish();
+    written.catch(() => undefined);
     this.flushesUnsettled++;
     this.flushing = this.flushing
       .then(async () => {
-        await spooled;
-        if (results.length > 0) await loadLookupBatch(this.warehouse, { snapshots, results }, this.spoolDir);
+        const { snapshotFile } = await written;
+        const snapshotFiles = snapshotFile === undefined ? [] : [snapshotFile];
+        if (results.length > 0) await loadLookupFiles(this.warehouse, { snapshotFiles, results }, this.spoolDir);
       })
-      .finally(() => this.flushesUnsettled--);
+      .finally(async () => {
+        this.flushesUnsettled--;
+        await files.removeSnapshotFile();
+      });
     return this.flushing;
   }
 }

@@ -1,5 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { withNdjsonSpool, type NdjsonSpool } from './ndjson-spool.js';
+import { readFile } from 'node:fs/promises';
+import { withNdjsonSpool } from './ndjson-spool.js';
 import {
   HISTORY_TABLES,
   STAGED_HISTORY_LISTS,
@@ -13,7 +14,7 @@ import { countOf } from './result-values.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 
-export { spooledSnapshot, type LoadedSnapshot, type SpooledSnapshot } from './snapshot-spool-format.js';
+export { spooledSnapshot, type SpooledAnswer, type SpooledSnapshot } from './snapshot-spool-format.js';
 
 export const LOOKUP_OUTCOMES = ['ok', 'carrier_error', 'transport_error', 'rejected', 'deferred'] as const;
 export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
@@ -42,13 +43,10 @@ export interface LookupBatch {
 const STAGED = 'staged_snapshots';
 const STAGED_SELECT = `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`;
 
-/** Snapshots per spool file: DuckDB stages one file while the next is written. */
-const SNAPSHOTS_PER_SPOOL_FILE = 2_000;
-
 /**
  * Loads a batch in one transaction: each snapshot becomes the order's row in `orders` and replaces its
  * charge, status and tracking rows; each result row is inserted or replaced in `lookup_results`.
- * Snapshots go through NDJSON spool files in `spoolDir`, each read by one `read_json`.
+ * The snapshots go through an NDJSON spool file in `spoolDir`, read by one `read_json`.
  *
  * Idempotent: loading a batch again leaves the same rows. A snapshot older than the one stored for
  * its order (last_seen_at) is skipped, so a late batch never rolls an order back; of two snapshots of
@@ -57,39 +55,54 @@ const SNAPSHOTS_PER_SPOOL_FILE = 2_000;
  */
 export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, spoolDir: string): Promise<void> {
   const snapshots = latestOfEachOrder(batch.snapshots);
+  if (snapshots.length === 0 && batch.results.length === 0) return;
+  await withNdjsonSpool(spoolDir, 'lookup-batch', async (spool) => {
+    const snapshotFiles = snapshots.length === 0 ? [] : [await spool.write(snapshots.map(lineOf))];
+    await loadLookupFiles(warehouse, { snapshotFiles, results: batch.results }, spoolDir);
+  });
+}
+
+/**
+ * A batch whose snapshots were written to spool files as they came (answerSpoolLine lines, at most
+ * one snapshot per order in all of them: a run looks each order up once), and its results.
+ */
+export interface LookupFilesBatch {
+  readonly snapshotFiles: readonly string[];
+  readonly results: readonly LookupResultRow[];
+}
+
+/** loadLookupBatch for snapshots already in spool files; the files are left where they are. */
+export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBatch, spoolDir: string): Promise<void> {
   const results = latestOfEachRunAndOrder(batch.results);
-  if (snapshots.length === 0 && results.length === 0) return;
-  try {
-    await loadInTransaction(warehouse, snapshots, results, spoolDir);
-  } catch (error) {
-    if (!isRefusedJson(error)) throw error;
-    // Rare (a key given twice): the whole batch again, its answers written from their decoded values.
-    const rewritten = snapshots.map((spooled) => ({ ...spooled, line: rewrittenSpoolLine(spooled.line) }));
-    await loadInTransaction(warehouse, rewritten, results, spoolDir);
-  }
+  if (batch.snapshotFiles.length === 0 && results.length === 0) return;
+  await withNdjsonSpool(spoolDir, 'lookup-results', async (spool) => {
+    const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
+    const load = (snapshotFiles: readonly string[]) =>
+      warehouse.transaction(async (sql) => {
+        if (snapshotFiles.length > 0) {
+          await stageSnapshots(sql, snapshotFiles);
+          await replaceStagedOrders(sql);
+        }
+        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+      });
+    try {
+      await load(batch.snapshotFiles);
+    } catch (error) {
+      if (!isRefusedJson(error)) throw error;
+      // Rare (a key given twice): the whole batch again, its answers written from their decoded values.
+      const rewritten: string[] = [];
+      for (const file of batch.snapshotFiles) {
+        const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '');
+        rewritten.push(await spool.write(lines.map(rewrittenSpoolLine)));
+      }
+      await load(rewritten);
+    }
+  });
 }
 
 /** DuckDB refusing a spool line's JSON that JavaScript read. */
 function isRefusedJson(error: unknown): boolean {
   return error instanceof Error && /JSON transform error/i.test(error.message);
-}
-
-async function loadInTransaction(warehouse: Warehouse, snapshots: readonly SpooledSnapshot[], results: readonly LookupResultRow[], spoolDir: string): Promise<void> {
-  const parts: SpooledSnapshot[][] = [];
-  for (let start = 0; start < snapshots.length; start += SNAPSHOTS_PER_SPOOL_FILE) parts.push(snapshots.slice(start, start + SNAPSHOTS_PER_SPOOL_FILE));
-
-  await withNdjsonSpool(spoolDir, 'lookup-batch', async (spool) => {
-    const [firstPart, ...laterParts] = parts;
-    const firstFile = firstPart === undefined ? undefined : await spool.write(firstPart.map(lineOf));
-    const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
-    await warehouse.transaction(async (sql) => {
-      if (firstFile !== undefined) {
-        await stageSnapshots(sql, spool, firstFile, laterParts);
-        await replaceStagedOrders(sql);
-      }
-      if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-    });
-  });
 }
 
 /** Of several snapshots of an order, the one seen last; on a tie, the later in the batch. */
@@ -109,17 +122,11 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
   return [...new Map(results.map((row) => [`${row.runId}\u0000${row.orderCode}`, row])).values()];
 }
 
-/** Fills the temporary staging table from the spool files, writing each next file while DuckDB reads the last. */
-async function stageSnapshots(sql: SqlRunner, spool: NdjsonSpool, firstFile: string, laterParts: readonly SpooledSnapshot[][]): Promise<void> {
-  let staging = sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${STAGED_SELECT}`, { file: firstFile });
-  for (const part of laterParts) {
-    // Both settle before going on: the transaction must not roll back under a running statement.
-    const [written, staged] = await Promise.allSettled([spool.write(part.map(lineOf)), staging]);
-    if (staged.status === 'rejected') throw staged.reason;
-    if (written.status === 'rejected') throw written.reason;
-    staging = sql.run(`INSERT INTO ${STAGED} ${STAGED_SELECT}`, { file: written.value });
-  }
-  await staging;
+/** Fills the temporary staging table from the spool files. */
+async function stageSnapshots(sql: SqlRunner, files: readonly string[]): Promise<void> {
+  const [first, ...later] = files;
+  await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${STAGED_SELECT}`, { file: first! });
+  for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${STAGED_SELECT}`, { file });
 }
 
 /**

@@ -2,44 +2,58 @@ import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
 
 /**
- * A tracking answer the contract accepted as a snapshot (checkTrackingResult), with who looked it up,
- * when, and in which run. The loader reads the answer's JSON itself: DuckDB turns its date-times and
- * money into the warehouse's types as the contract reads them, so no snapshot object is serialized again.
+ * A tracking answer as it came, with who looked it up, when, and in which run. The loader reads the
+ * answer's JSON itself (only answers the contract accepted as snapshots, checkTrackingResult): DuckDB
+ * turns its date-times and money into the warehouse's types as the contract reads them, so no snapshot
+ * object is serialized again.
  */
-export interface LoadedSnapshot {
+export interface SpooledAnswer {
+  readonly runId: string;
+  /** The order code looked up (a snapshot's own orderCode). */
   readonly orderCode: string;
-  /** The answer's JSON text as the carrier sent it. */
-  readonly body: string;
   readonly accountAlias: string;
   readonly seenAt: CarrierInstant;
-  readonly runId: string;
+  /** The answer's JSON text as the carrier sent it. */
+  readonly body: string;
 }
 
 /**
  * A snapshot already written as its spool line, with what the loader needs to pick the latest of an
- * order: what a batch holds while it gathers.
+ * order.
  */
 export interface SpooledSnapshot {
   readonly orderCode: string;
   readonly seenAt: CarrierInstant;
-  /** The snapshotSpoolLine. */
+  /** The answerSpoolLine. */
   readonly line: string;
 }
 
-export function spooledSnapshot(loaded: LoadedSnapshot): SpooledSnapshot {
-  return { orderCode: loaded.orderCode, seenAt: loaded.seenAt, line: snapshotSpoolLine(loaded) };
+export function spooledSnapshot(answer: SpooledAnswer): SpooledSnapshot {
+  return { orderCode: answer.orderCode, seenAt: answer.seenAt, line: answerSpoolLine(answer) };
 }
 
 /** Line breaks in a JSON text can only be whitespace between its tokens (inside strings they are escaped). */
 const LINE_BREAKS = /[\r\n]/g;
 
+/** What comes between the run's fields and the answer in a spool line. */
+const ANSWER_KEY = ',"answer":';
+
 /**
- * The spool line of one snapshot: the run's fields and the carrier's answer as it came, on one line
- * (`{"runId":…,"accountAlias":…,"seenAt":…,"answer":{…}}`).
+ * The spool line of one answer: the run's fields, then the carrier's answer as it came, on one line
+ * (`{"runId":…,"orderCode":…,"accountAlias":…,"seenAt":…,"answer":{…}}`; line breaks between its
+ * tokens become spaces). The loader reads snapshot lines; the raw spool keeps every answer's.
  */
-export function snapshotSpoolLine(loaded: LoadedSnapshot): string {
-  const answer = loaded.body.includes('\n') || loaded.body.includes('\r') ? loaded.body.replace(LINE_BREAKS, ' ') : loaded.body;
-  return `{"runId":${JSON.stringify(loaded.runId)},"accountAlias":${JSON.stringify(loaded.accountAlias)},"seenAt":"${loaded.seenAt}","answer":${answer}}`;
+export function answerSpoolLine(answer: SpooledAnswer): string {
+  const body = answer.body.includes('\n') || answer.body.includes('\r') ? answer.body.replace(LINE_BREAKS, ' ') : answer.body;
+  return `{"runId":${JSON.stringify(answer.runId)},"orderCode":${JSON.stringify(answer.orderCode)},"accountAlias":${JSON.stringify(answer.accountAlias)},"seenAt":"${answer.seenAt}"${ANSWER_KEY}${body}}`;
+}
+
+/**
+ * The answer's text in a line written by answerSpoolLine. The run's fields are JSON strings, in which
+ * a quote is escaped, so the first `,"answer":` is the one before the answer.
+ */
+export function answerTextOfSpoolLine(line: string): string {
+  return line.slice(line.indexOf(ANSWER_KEY) + ANSWER_KEY.length, line.lastIndexOf('}'));
 }
 
 /**

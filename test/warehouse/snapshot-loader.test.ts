@@ -315,7 +315,7 @@ describe('loadLookupBatch', () => {
     expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_charges')).toEqual([{ n: '4' }]);
   });
 
-  it('loads a batch larger than one spool file, leaving no file behind', async () => {
+  it('loads a large batch, leaving no file behind', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     const codes = Array.from({ length: 4_500 }, (_, i) => `247EXP${String(i).padStart(6, '0')}`);

@@ -1,0 +1,58 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CarrierInstant } from '../../src/carrier/contract.js';
+import { BatchFiles } from '../../src/pipeline/batch-files.js';
+import { readRawSpoolFile, spoolFilesOfRun, type RawResponse } from '../../src/pipeline/raw-spool.js';
+import { answerSpoolLine } from '../../src/warehouse/snapshot-spool-format.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const SEEN = '2026-11-20T15:00:00.000000Z' as CarrierInstant;
+/** Bodies as a carrier may send them: Vietnamese text, escapes, line breaks between tokens. */
+const BODIES = [
+  '{"errorCode":null,"orderCode":"247EXP0001","receiverName":"Nguyễn Thị Hương","note":"a \\"quoted\\" \\\\ \\u1ea1 text"}',
+  '{\r\n  "errorCode": "ORDERCODE_NOT_FOUND",\n  "errorMessage": "Không tìm thấy"\n}',
+];
+
+describe('raw spool', () => {
+  it('keeps each answer as it came, written as the batch gathers, and reads files of the earlier form too', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'raw-spool-'));
+    dirs.push(dataDir);
+    const spoolDir = join(dataDir, 'spool');
+    const files = new BatchFiles(spoolDir, dataDir, 'run-1');
+    files.addSnapshot(answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! }));
+    // Enough lines to pass a chunk, so that writes happen before the batch finishes.
+    for (let i = 0; i < 400; i++) files.addOtherAnswer(answerSpoolLine({ runId: 'run-1', orderCode: `247EXP${1000 + i}`, accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]! }));
+    const written = await files.finish();
+
+    const read = await readRawSpoolFile(written.rawSpoolFile!);
+    expect(read).toHaveLength(401);
+    expect(read[0]).toEqual({ orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0] });
+    // Line breaks between tokens become spaces: the same JSON, on one line.
+    expect(read[1]).toEqual({ orderCode: '247EXP1000', accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]!.replace(/[\r\n]/g, ' ') });
+    expect(JSON.parse(read[1]!.body)).toEqual(JSON.parse(BODIES[1]!));
+    await files.removeSnapshotFile();
+    expect(await readdir(spoolDir)).toEqual([]);
+    expect((await spoolFilesOfRun(dataDir, 'run-1')).map((file) => file.path)).toEqual([written.rawSpoolFile]);
+
+    // A file of the earlier form: the body as a JSON string.
+    const earlier: RawResponse = { orderCode: '247EXP0002', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[1]! };
+    const earlierFile = join(dataDir, 'raw', 'run-0', '0000000000001-1-000000001.ndjson.gz');
+    await mkdir(join(dataDir, 'raw', 'run-0'), { recursive: true });
+    await writeFile(earlierFile, gzipSync(`${JSON.stringify(earlier)}\n`));
+    expect(await readRawSpoolFile(earlierFile)).toEqual([earlier]);
+  });
+
+  it('leaves no file for a batch without answers', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'raw-spool-'));
+    dirs.push(dataDir);
+    expect(await new BatchFiles(join(dataDir, 'spool'), dataDir, 'run-1').finish()).toEqual({ snapshotFile: undefined, rawSpoolFile: undefined });
+    expect(await spoolFilesOfRun(dataDir, 'run-1')).toEqual([]);
+  });
+});
