@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ANSWER_SPOOL_LINE_END, answerSpoolLineStart, type AnswerSighting } from '../warehouse/snapshot-spool-format.js';
 import { RawSpoolFile } from './raw-spool.js';
 
 /**
@@ -9,6 +10,11 @@ import { RawSpoolFile } from './raw-spool.js';
  * commit: kept, every answer outlived V8's young generation and its collections).
  */
 const CHUNK_BYTES = 256 * 1024;
+/** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
+const MAX_UTF8_BYTES_PER_CHAR = 3;
+const LINE_FEED = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const SPACE = 0x20;
 
 /** What a gathered batch left on disk. */
 export interface WrittenBatchFiles {
@@ -19,12 +25,49 @@ export interface WrittenBatchFiles {
 }
 
 /**
+ * Spool lines (answerSpoolLine) built in a buffer from the answers' bytes as they came: the answer's
+ * text is never encoded again. A full buffer is handed to `emit`.
+ */
+class SpoolLineChunks {
+  private buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
+
+  constructor(private readonly emit: (chunk: Buffer) => void) {}
+
+  add(sighting: AnswerSighting, body: Buffer): void {
+    const start = answerSpoolLineStart(sighting);
+    const worstCase = start.length * MAX_UTF8_BYTES_PER_CHAR + body.length + ANSWER_SPOOL_LINE_END.length + 1;
+    if (this.used + worstCase > this.buffer.length) {
+      this.flush();
+      if (worstCase > this.buffer.length) this.buffer = Buffer.allocUnsafe(worstCase);
+    }
+    this.used += this.buffer.write(start, this.used, 'utf8');
+    const bodyStart = this.used;
+    this.used += body.copy(this.buffer, this.used);
+    // Line breaks in JSON text are whitespace between tokens (inside strings they are escaped).
+    if (body.includes(LINE_FEED) || body.includes(CARRIAGE_RETURN)) {
+      for (let i = bodyStart; i < this.used; i++) if (this.buffer[i] === LINE_FEED || this.buffer[i] === CARRIAGE_RETURN) this.buffer[i] = SPACE;
+    }
+    this.used += this.buffer.write(ANSWER_SPOOL_LINE_END, this.used, 'utf8');
+    this.buffer[this.used++] = LINE_FEED;
+  }
+
+  flush(): void {
+    if (this.used === 0) return;
+    const chunk = this.buffer.subarray(0, this.used);
+    this.buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.used = 0;
+    this.emit(chunk);
+  }
+}
+
+/**
  * The files of one batch while it gathers: each snapshot's spool line goes to the loader's file and to
  * the raw spool, each other answer's (a carrier error) to the raw spool only.
  */
 export class BatchFiles {
-  private snapshotLines = '';
-  private otherLines = '';
+  private readonly snapshotLines = new SpoolLineChunks((chunk) => this.writeSnapshotChunk(chunk));
+  private readonly otherLines = new SpoolLineChunks((chunk) => this.raw().append(chunk));
   private snapshotFile: { path: string; handle: Promise<FileHandle> } | undefined;
   private rawSpool: RawSpoolFile | undefined;
   /** The loader file's writes, in order; the first failure is kept for `finish`. */
@@ -36,20 +79,18 @@ export class BatchFiles {
     private readonly runId: string,
   ) {}
 
-  addSnapshot(line: string): void {
-    this.snapshotLines += `${line}\n`;
-    if (this.snapshotLines.length * 2 >= CHUNK_BYTES) this.writeSnapshotLines();
+  addSnapshot(sighting: AnswerSighting, body: Buffer): void {
+    this.snapshotLines.add(sighting, body);
   }
 
-  addOtherAnswer(line: string): void {
-    this.otherLines += `${line}\n`;
-    if (this.otherLines.length * 2 >= CHUNK_BYTES) this.writeOtherLines();
+  addOtherAnswer(sighting: AnswerSighting, body: Buffer): void {
+    this.otherLines.add(sighting, body);
   }
 
   /** Writes what is still gathered, closes the loader's file and commits the raw spool file. */
   async finish(): Promise<WrittenBatchFiles> {
-    this.writeSnapshotLines();
-    this.writeOtherLines();
+    this.snapshotLines.flush();
+    this.otherLines.flush();
     await this.snapshotWrites;
     if (this.snapshotFile !== undefined) await (await this.snapshotFile.handle).close();
     const rawSpoolFile = await this.rawSpool?.commit();
@@ -61,10 +102,7 @@ export class BatchFiles {
     if (this.snapshotFile !== undefined) await rm(this.snapshotFile.path, { force: true });
   }
 
-  private writeSnapshotLines(): void {
-    if (this.snapshotLines === '') return;
-    const chunk = Buffer.from(this.snapshotLines, 'utf8');
-    this.snapshotLines = '';
+  private writeSnapshotChunk(chunk: Buffer): void {
     this.raw().append(chunk);
     const file = (this.snapshotFile ??= this.openSnapshotFile());
     const previous = this.snapshotWrites;
@@ -74,12 +112,6 @@ export class BatchFiles {
     })();
     // Awaited by finish; until then a failure must not count as unhandled.
     this.snapshotWrites.catch(() => undefined);
-  }
-
-  private writeOtherLines(): void {
-    if (this.otherLines === '') return;
-    this.raw().append(Buffer.from(this.otherLines, 'utf8'));
-    this.otherLines = '';
   }
 
   private raw(): RawSpoolFile {

@@ -15,8 +15,8 @@ export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 
 /** What became of one order's lookup. */
 export type OrderOutcome =
-  | { readonly kind: 'ok'; readonly snapshot: TrackingSnapshot; readonly body: string; readonly attempts: number }
-  | { readonly kind: 'carrier_error'; readonly errorCode: string; readonly errorMessage: string | null; readonly body: string; readonly attempts: number }
+  | { readonly kind: 'ok'; readonly snapshot: TrackingSnapshot; readonly body: Buffer; readonly attempts: number }
+  | { readonly kind: 'carrier_error'; readonly errorCode: string; readonly errorMessage: string | null; readonly body: Buffer; readonly attempts: number }
   | { readonly kind: 'transport_error'; readonly errorCode: string; readonly errorMessage: string; readonly attempts: number }
   | { readonly kind: 'deferred'; readonly reason: DeferReason; readonly attempts: number };
 
@@ -32,6 +32,9 @@ export interface OrderLookupContext {
   readonly abandon: AbortSignal;
   readonly onRetry?: (orderCode: string, failure: LookupFailure, attempt: number) => void;
 }
+
+/** The body of an outcome that has no answer of its own (EXCEPTION after the last attempt). */
+const NO_BODY = Buffer.alloc(0);
 
 /** Carrier error codes that a later identical request may not repeat. */
 function isTransientCarrierError(errorCode: string): boolean {
@@ -90,7 +93,7 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
       return { kind: 'deferred', reason: 'stopping', attempts };
     }
     if (error instanceof CarrierExceptionFailure) {
-      return { kind: 'carrier_error', errorCode: TRACKING_ERROR.EXCEPTION, errorMessage: error.message, body: '', attempts };
+      return { kind: 'carrier_error', errorCode: TRACKING_ERROR.EXCEPTION, errorMessage: error.message, body: NO_BODY, attempts };
     }
     if (error instanceof LookupFailure) return { kind: 'transport_error', errorCode: error.code, errorMessage: error.message, attempts };
     throw error;

@@ -24,6 +24,8 @@ export interface RawResponse {
 
 /** Fast compression: the spool is written on the lookups' path and read back only by replay. */
 const RAW_SPOOL_GZIP_LEVEL = 1;
+/** zlib's output buffer: at its default (16 KB) each 256 KB of lines took several thread-pool jobs and callbacks. */
+const RAW_SPOOL_GZIP_CHUNK_BYTES = 256 * 1024;
 
 const SPOOL_FILE = /^(\d{13})-\d+-\d+\.ndjson\.gz$/;
 let filesWritten = 0;
@@ -40,7 +42,7 @@ export function rawSpoolRoot(dataDir: string): string {
  */
 export class RawSpoolFile {
   private readonly path: string;
-  private readonly gzip = createGzip({ level: RAW_SPOOL_GZIP_LEVEL });
+  private readonly gzip = createGzip({ level: RAW_SPOOL_GZIP_LEVEL, chunkSize: RAW_SPOOL_GZIP_CHUNK_BYTES });
   private readonly written: Promise<void>;
   private chunks = 0;
 

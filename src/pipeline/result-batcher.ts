@@ -1,6 +1,5 @@
 import { epochMsToInstant } from '../carrier/contract.js';
 import { loadLookupFiles, type LookupResultRow } from '../warehouse/snapshot-loader.js';
-import { answerSpoolLine } from '../warehouse/snapshot-spool-format.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { BatchFiles } from './batch-files.js';
 import type { OrderOutcome } from './order-lookup.js';
@@ -51,11 +50,11 @@ export class ResultBatcher {
     });
     switch (outcome.kind) {
       case 'ok':
-        this.files.addSnapshot(answerSpoolLine({ runId: this.runId, orderCode: outcome.snapshot.orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body }));
+        this.files.addSnapshot({ runId: this.runId, orderCode: outcome.snapshot.orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
-        if (outcome.body !== '') this.files.addOtherAnswer(answerSpoolLine({ runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt, body: outcome.body }));
+        if (outcome.body.length > 0) this.files.addOtherAnswer({ runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
         this.results.push(row('carrier_error', outcome.errorCode, outcome.errorMessage));
         break;
       case 'transport_error':

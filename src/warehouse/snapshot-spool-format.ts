@@ -1,18 +1,22 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
 
+/** Who looked an answer up, when, and in which run. */
+export interface AnswerSighting {
+  readonly runId: string;
+  /** The order code looked up (a snapshot's own orderCode). */
+  readonly orderCode: string;
+  readonly accountAlias: string;
+  readonly seenAt: CarrierInstant;
+}
+
 /**
  * A tracking answer as it came, with who looked it up, when, and in which run. The loader reads the
  * answer's JSON itself (only answers the contract accepted as snapshots, checkTrackingResult): DuckDB
  * turns its date-times and money into the warehouse's types as the contract reads them, so no snapshot
  * object is serialized again.
  */
-export interface SpooledAnswer {
-  readonly runId: string;
-  /** The order code looked up (a snapshot's own orderCode). */
-  readonly orderCode: string;
-  readonly accountAlias: string;
-  readonly seenAt: CarrierInstant;
+export interface SpooledAnswer extends AnswerSighting {
   /** The answer's JSON text as the carrier sent it. */
   readonly body: string;
 }
@@ -45,8 +49,15 @@ const ANSWER_KEY = ',"answer":';
  */
 export function answerSpoolLine(answer: SpooledAnswer): string {
   const body = answer.body.includes('\n') || answer.body.includes('\r') ? answer.body.replace(LINE_BREAKS, ' ') : answer.body;
-  return `{"runId":${JSON.stringify(answer.runId)},"orderCode":${JSON.stringify(answer.orderCode)},"accountAlias":${JSON.stringify(answer.accountAlias)},"seenAt":"${answer.seenAt}"${ANSWER_KEY}${body}}`;
+  return `${answerSpoolLineStart(answer)}${body}${ANSWER_SPOOL_LINE_END}`;
 }
+
+/** A spool line up to its answer: for a writer that adds the answer's bytes as they came (line breaks made spaces), then the end. */
+export function answerSpoolLineStart(sighting: AnswerSighting): string {
+  return `{"runId":${JSON.stringify(sighting.runId)},"orderCode":${JSON.stringify(sighting.orderCode)},"accountAlias":${JSON.stringify(sighting.accountAlias)},"seenAt":"${sighting.seenAt}"${ANSWER_KEY}`;
+}
+
+export const ANSWER_SPOOL_LINE_END = '}';
 
 /**
  * The answer's text in a line written by answerSpoolLine. The run's fields are JSON strings, in which

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -26,17 +26,22 @@ describe('raw spool', () => {
     dirs.push(dataDir);
     const spoolDir = join(dataDir, 'spool');
     const files = new BatchFiles(spoolDir, dataDir, 'run-1');
-    files.addSnapshot(answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! }));
+    files.addSnapshot({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN }, Buffer.from(BODIES[0]!));
     // Enough lines to pass a chunk, so that writes happen before the batch finishes.
-    for (let i = 0; i < 400; i++) files.addOtherAnswer(answerSpoolLine({ runId: 'run-1', orderCode: `247EXP${1000 + i}`, accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]! }));
+    for (let i = 0; i < 4_000; i++) files.addOtherAnswer({ runId: 'run-1', orderCode: `247EXP${1000 + i}`, accountAlias: 'shop-b', seenAt: SEEN }, Buffer.from(BODIES[1]!));
     const written = await files.finish();
 
     const read = await readRawSpoolFile(written.rawSpoolFile!);
-    expect(read).toHaveLength(401);
-    expect(read[0]).toEqual({ orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0] });
+    expect(read).toHaveLength(4_001);
+    const byCode = new Map(read.map((response) => [response.orderCode, response]));
+    expect(byCode.get('247EXP0001')).toEqual({ orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0] });
     // Line breaks between tokens become spaces: the same JSON, on one line.
-    expect(read[1]).toEqual({ orderCode: '247EXP1000', accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]!.replace(/[\r\n]/g, ' ') });
-    expect(JSON.parse(read[1]!.body)).toEqual(JSON.parse(BODIES[1]!));
+    expect(byCode.get('247EXP4999')).toEqual({ orderCode: '247EXP4999', accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]!.replace(/[\r\n]/g, ' ') });
+    expect(JSON.parse(byCode.get('247EXP1000')!.body)).toEqual(JSON.parse(BODIES[1]!));
+    // The loader's file holds the snapshot's line as answerSpoolLine writes it.
+    expect(await readFile(written.snapshotFile!, 'utf8')).toBe(
+      `${answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! })}\n`,
+    );
     await files.removeSnapshotFile();
     expect(await readdir(spoolDir)).toEqual([]);
     expect((await spoolFilesOfRun(dataDir, 'run-1')).map((file) => file.path)).toEqual([written.rawSpoolFile]);

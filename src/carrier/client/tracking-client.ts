@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import { carrierRequestText } from './carrier-request.js';
+import { carrierRequestBytes } from './carrier-request.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
@@ -12,10 +12,10 @@ export interface TrackingClientOptions {
   readonly connections: number;
 }
 
-/** One answered lookup: the raw body as it came (for the spool) and what it means. */
+/** One answered lookup: the raw body as it came (its UTF-8 bytes, for the spool) and what it means. */
 export type TrackingAnswer =
-  | { readonly kind: 'snapshot'; readonly snapshot: TrackingSnapshot; readonly body: string }
-  | { readonly kind: 'carrier_error'; readonly error: TrackingError; readonly body: string };
+  | { readonly kind: 'snapshot'; readonly snapshot: TrackingSnapshot; readonly body: Buffer }
+  | { readonly kind: 'carrier_error'; readonly error: TrackingError; readonly body: Buffer };
 
 /**
  * The carrier's tracking lookup over keep-alive HTTP (undici). One call is one request, one attempt:
@@ -34,14 +34,14 @@ export class TrackingClient {
   /** Looks one order code up; throws a LookupFailure when no usable answer came back. */
   async lookup(apiKey: string, orderCode: string, signal?: AbortSignal): Promise<TrackingAnswer> {
     const query = new URLSearchParams({ apiKey, ordercode: orderCode });
-    const body = await carrierRequestText(
+    const body = await carrierRequestBytes(
       this.pool,
       { method: 'GET', path: `${this.path}?${query.toString()}`, ...(signal ? { signal } : {}) },
       this.options.timeoutMs,
     );
     let decoded: unknown;
     try {
-      decoded = JSON.parse(body);
+      decoded = JSON.parse(body.toString('utf8'));
     } catch {
       throw new MalformedAnswerFailure(`not JSON (${body.length} bytes)`);
     }
