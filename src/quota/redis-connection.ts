@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /** Redis cannot be reached or was lost: the shared quota is in doubt, so nothing more is spent. */
 export class RedisUnavailableError extends Error {}
@@ -28,6 +28,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * every command from then on, and `lost` tells the run to stop spending.
  */
 export async function connectRedis(url: string): Promise<SharedRedis> {
+  // Loaded only by a run that shares its quota: every other command starts without it (about 18 MB).
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: CONNECT_TIMEOUT_MS,

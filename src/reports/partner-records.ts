@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { Parser } from 'csv-parse';
-import pg from 'pg';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
 
 /** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -125,6 +124,7 @@ async function* postgresLines(url: string, query: string): AsyncGenerator<Partne
   })();
   const masked = (error: unknown) => (password === '' ? firstLineOf(error) : firstLineOf(error).split(password).join('***'));
   // Every value as PostgreSQL spells it: a numeric keeps its exact digits.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000, types: { getTypeParser: () => (text: string) => text } });
   client.on('error', () => {});
   try {
