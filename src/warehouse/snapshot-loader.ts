@@ -151,13 +151,14 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
+  // Joining the stored orders scans all of them: only when some are there.
   await sql.run(
     `INSERT OR REPLACE INTO orders BY NAME
      SELECT s.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}),
             coalesce(status_code.is_terminal, false) AS is_terminal,
-            coalesce(stored.first_seen_at, s.last_seen_at) AS first_seen_at
+            ${anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at'} AS first_seen_at
      FROM ${STAGED} AS s
-     LEFT JOIN orders AS stored ON stored.order_code = s.order_code
+     ${anyStored ? 'LEFT JOIN orders AS stored ON stored.order_code = s.order_code' : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
   // The staging table stays until the next batch replaces it: dropping it took as long as a history insert.
