@@ -161,7 +161,8 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
      ${anyStored ? 'LEFT JOIN orders AS stored ON stored.order_code = s.order_code' : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
-  // The staging table stays until the next batch replaces it: dropping it took as long as a history insert.
+  // Dropped at once: kept until the next batch, a batch's staged snapshots held 10 to 20 MB of DuckDB's memory.
+  await sql.run(`DROP TABLE ${STAGED}`);
 }
 
 /** The spool line of one lookup_results row. */
