@@ -1,11 +1,12 @@
 /**
  * Warehouse load throughput: the pipeline's loader against DuckDB's own bulk load of the same data.
  *
- * (a) pipeline: `loadLookupBatch` over batches of synthetic tracking snapshots (5 statuses, 6
- *     trackings, 4 price lines each, plus one lookup result per snapshot) into a fresh warehouse: spool
- *     NDJSON, read_json, replace history rows, upsert orders, in one transaction per batch.
+ * (a) pipeline: `loadLookupBatch` over batches of synthetic tracking answers as the carrier writes
+ *     them (5 statuses, 6 trackings, 4 price lines each, plus one lookup result per answer) into a
+ *     fresh warehouse: each answer's spool line, the spool file, read_json with the conversion of
+ *     date-times and money, replace history rows, upsert orders, in one transaction per batch.
  * (b) engine: `read_json` + UNNEST over the same NDJSON lines, written once to one file beforehand,
- *     into fresh tables of the same columns with plain CREATE TABLE AS.
+ *     into fresh tables of the same columns (the same conversions) with plain CREATE TABLE AS.
  *
  * Each of `--rounds` rounds runs both loads afresh; the best run of each is compared, as the one least
  * disturbed by other work on the machine (the median is reported too). Prints one JSON line on stdout
