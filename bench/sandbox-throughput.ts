@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { OPERATION_PATHS } from '../src/carrier/contract.js';
-import { processCpuSeconds } from './support/process-cpu.js';
+import { processCpuSeconds, processPeakMemoryMb } from './support/process-cpu.js';
 import { startSandboxProcess, stopSandboxProcess, type ListeningLine } from './support/sandbox-process.js';
 
 
@@ -135,6 +135,7 @@ async function main(): Promise<number> {
     const cpuBefore = await processCpuSeconds(child.pid!);
     const run = await drive(pool, paths.slice(settings.warmup), settings.connections, settings.maxSeconds);
     const sandboxCpuUsPerLookup = Math.round((((await processCpuSeconds(child.pid!)) - cpuBefore) / run.done) * 1e6);
+    const sandboxPeakMemoryMb = await processPeakMemoryMb(child.pid!);
     const sorted = run.latenciesMs.slice().sort();
     const lookupsPerSecond = Math.round(run.done / run.seconds);
     const errors = warm.errors + run.errors;
@@ -147,6 +148,7 @@ async function main(): Promise<number> {
       p50Ms: round2(percentile(sorted, 50)),
       p99Ms: round2(percentile(sorted, 99)),
       sandboxCpuUsPerLookup,
+      sandboxPeakMemoryMb,
       errors,
       firstError: warm.firstError ?? run.firstError,
       connections: settings.connections,
@@ -160,7 +162,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     process.stderr.write(
       `sandbox tracking lookups: ${lookupsPerSecond.toLocaleString('en-US')}/s over ${report.lookups.toLocaleString('en-US')} lookups ` +
-        `(p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms, sandbox CPU ${sandboxCpuUsPerLookup} µs per lookup, ${errors} errors, ` +
+        `(p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms, sandbox CPU ${sandboxCpuUsPerLookup} µs per lookup, sandbox peak memory ${sandboxPeakMemoryMb} MB, ${errors} errors, ` +
         `${settings.connections} connections, ${report.cpus} CPUs): ` +
         `${passed ? 'meets' : 'MISSES'} the target of ${settings.target.toLocaleString('en-US')}/s${errors > 0 ? ' without errors' : ''}\n`,
     );

@@ -9,3 +9,10 @@ export async function processCpuSeconds(pid: number): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/** Peak resident memory of another process in MB, from /proc/PID/status (Linux). */
+export async function processPeakMemoryMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmHWM:\s+(\d+) kB/m.exec(status)?.[1];
+  return Math.round(Number(kb) / 1024);
+}
