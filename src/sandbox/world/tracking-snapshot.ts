@@ -8,7 +8,7 @@ import {
 } from '../../carrier/contract.js';
 import { jsonNullableString, jsonNumber, jsonString, type JsonBytes } from '../json-bytes.js';
 import { billedChargesAt, rebilledAt } from './billing.js';
-import type { OrderPlan, StatusEvent } from './order-plan.js';
+import type { HandlingStep, OrderPlan, StatusEvent } from './order-plan.js';
 
 /** Bytes of serialized tracking results kept; the default world's orders fit many times over. */
 const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
@@ -48,24 +48,13 @@ export function trackingAnswerAt(plan: OrderPlan, at: number): Buffer | undefine
   }
   if (delivered) lastFailure = undefined;
   const charges = billedChargesAt(plan, at);
-  const time = (ms: number) => jsonString(formatCarrierDateTime(ms));
   const priceInfo = charges.lines.map(
     (l) => `{"serviceName":${jsonString(l.serviceName)},"serviceID":${jsonString(l.serviceID)},"cost":${jsonNumber(l.cost)}}`,
   );
-  const statuses = events.map(
-    (e) =>
-      `{"time":${time(e.at)},"status":${jsonString(e.status)},"statusName":${jsonString(statusName(e.status))},` +
-      `"trackingName":${jsonString(statusDisplayName(e.status))},"provinceName":${jsonString(e.province.name)},` +
-      `"postOfficeName":${jsonString(e.office.name)}}`,
-  );
+  const statuses = events.map((e) => `{"time":${time(e.at)}${statusItemRest(e)}`);
   const trackings: string[] = [];
   for (const s of plan.steps) {
-    if (s.at > at) continue;
-    trackings.push(
-      `{"statusID":${jsonString(s.statusID)},"statusName":${jsonString(findTrackingStep(s.statusID)?.displayName ?? s.statusID)},` +
-        `"postOfficeID":${jsonString(s.office.id)},"postOfficeName":${jsonString(s.office.name)},"provinceID":${jsonString(s.province.id)},` +
-        `"provinceName":${jsonString(s.province.name)},"dateChange":${time(s.at)},"notes":${jsonNullableString(s.notes)}}`,
-    );
+    if (s.at <= at) trackings.push(`${trackingItemStart(s)}"dateChange":${time(s.at)},"notes":${jsonNullableString(s.notes)}}`);
   }
   const text = (
     `{"errorMessage":null,"errorCode":null,"orderCode":${jsonString(plan.code)},"externalCode":${jsonNullableString(plan.externalCode)},` +
@@ -85,6 +74,50 @@ export function trackingAnswerAt(plan: OrderPlan, at: number): Buffer | undefine
     `"estimateRoutes":null,"confirmImage":null}`
   ) as JsonBytes;
   return Buffer.from(text, 'latin1');
+}
+
+/** An instant as JSON: the carrier's form has no character JSON escapes. */
+function time(ms: number): JsonBytes {
+  return `"${formatCarrierDateTime(ms)}"` as JsonBytes;
+}
+
+/**
+ * JSON of the parts of statuses[] and trackings[] items that the same status or step at the same
+ * post office repeats from order to order, by status or step, office and province.
+ */
+const itemParts = new Map<string, JsonBytes>();
+const ITEM_PARTS_LIMIT = 10_000;
+
+function itemPart(key: string, build: () => string): JsonBytes {
+  let part = itemParts.get(key);
+  if (part === undefined) {
+    part = build() as JsonBytes;
+    if (itemParts.size >= ITEM_PARTS_LIMIT) itemParts.clear();
+    itemParts.set(key, part);
+  }
+  return part;
+}
+
+/** A statuses[] item after its time, closing brace included. */
+function statusItemRest(e: StatusEvent): JsonBytes {
+  return itemPart(
+    `status ${e.status} ${e.office.id} ${e.province.id}`,
+    () =>
+      `,"status":${jsonString(e.status)},"statusName":${jsonString(statusName(e.status))},` +
+      `"trackingName":${jsonString(statusDisplayName(e.status))},"provinceName":${jsonString(e.province.name)},` +
+      `"postOfficeName":${jsonString(e.office.name)}}`,
+  );
+}
+
+/** A trackings[] item up to its date, the comma after provinceName included. */
+function trackingItemStart(s: HandlingStep): JsonBytes {
+  return itemPart(
+    `step ${s.statusID} ${s.office.id} ${s.province.id}`,
+    () =>
+      `{"statusID":${jsonString(s.statusID)},"statusName":${jsonString(findTrackingStep(s.statusID)?.displayName ?? s.statusID)},` +
+      `"postOfficeID":${jsonString(s.office.id)},"postOfficeName":${jsonString(s.office.name)},"provinceID":${jsonString(s.province.id)},` +
+      `"provinceName":${jsonString(s.province.name)},`,
+  );
 }
 
 /** The order's tracking result at `at` as an object, as a client reads it; undefined before the order exists. */
