@@ -10,8 +10,8 @@ import { jsonNullableString, jsonNumber, jsonString, type JsonBytes } from '../j
 import { billedChargesAt, rebilledAt } from './billing.js';
 import type { HandlingStep, OrderPlan, StatusEvent } from './order-plan.js';
 
-/** Bytes of serialized tracking results kept; the default world's orders fit many times over. */
-const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+/** Bytes of serialized tracking results kept: about 5,000 answers, as many as the plans kept for lookups. */
+const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 
 const DELIVERY_NOTE = jsonString('Đã giao hàng thành công');
 
