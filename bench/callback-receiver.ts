@@ -5,13 +5,14 @@
  * Usage: node dist/bench/callback-receiver.js [--total N]
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { latencyPercentile, runCallbackLoad, type LoadReport } from './support/callback-load.js';
+import { processCpuSeconds } from './support/process-cpu.js';
 
 const CLI_PATH = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const { values } = parseArgs({ options: { total: { type: 'string', default: '20000' } } });
@@ -30,11 +31,7 @@ const url = await new Promise<string>((resolve, reject) => {
   });
 });
 
-/** CPU seconds the receiver has used (user + system), from /proc. */
-async function receiverCpuSeconds(): Promise<number> {
-  const fields = (await readFile(`/proc/${child.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const receiverCpuSeconds = () => processCpuSeconds(child.pid!);
 
 function describe(label: string, report: LoadReport, cpuSeconds: number): void {
   const acknowledged = report.outcomes.filter((o) => o.accepted).length;

@@ -3,10 +3,14 @@
  *
  * The sandbox runs in a child process (`parcel-recon sandbox`) so that this load generator does not
  * share its event loop; this process drives it over keep-alive HTTP with an undici Pool, mixing valid
- * order codes of every account. Prints one JSON line on stdout (and a readable line on stderr); exits
- * 1 when the rate is under the target or any lookup failed, 2 on a bad flag.
+ * order codes of every account. Besides the rate it reports the sandbox process's CPU time per lookup
+ * (user + system, all its threads), which other work on the machine disturbs less. Prints one JSON line
+ * on stdout (and a readable line on stderr); exits 1 when the rate is under the target or any lookup
+ * failed, 2 on a bad flag.
  *
  *   npm run bench:sandbox -- --lookups 60000 --connections 64 --target 5000
+ *   npm run bench:sandbox -- --orders-per-account 200000    (each code looked up once, as a tracking run does)
+ *   npm run bench:sandbox -- --cpu-prof-dir DIR             (the sandbox writes a CPU profile into DIR when it stops)
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -14,6 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { OPERATION_PATHS } from '../src/carrier/contract.js';
+import { processCpuSeconds, processPeakMemoryMb } from './support/process-cpu.js';
 import { startSandboxProcess, stopSandboxProcess, type ListeningLine } from './support/sandbox-process.js';
 
 
@@ -24,6 +29,7 @@ interface BenchSettings {
   maxSeconds: number;
   target: number;
   ordersPerAccount: number;
+  cpuProfileDir: string | undefined;
 }
 
 function readSettings(): BenchSettings {
@@ -34,8 +40,10 @@ function readSettings(): BenchSettings {
       connections: { type: 'string', default: '64' },
       'max-seconds': { type: 'string', default: '60' },
       target: { type: 'string', default: '5000' },
-      // The sandbox's own default world: every order is looked up many times, as a nightly run of several partners would.
+      // The sandbox's own default world: every order is looked up many times. With as many orders per
+      // account as lookups, or more, each code is looked up once, as in a tracking run.
       'orders-per-account': { type: 'string', default: '500' },
+      'cpu-prof-dir': { type: 'string' },
     },
   });
   const positive = (flag: string, text: string): number => {
@@ -53,6 +61,7 @@ function readSettings(): BenchSettings {
     maxSeconds: positive('max-seconds', values['max-seconds']),
     target: positive('target', values.target),
     ordersPerAccount: positive('orders-per-account', values['orders-per-account']),
+    cpuProfileDir: values['cpu-prof-dir'],
   };
 }
 
@@ -116,13 +125,17 @@ async function main(): Promise<number> {
   const settings = readSettings();
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-bench-'));
   const keysFile = join(dir, 'keys.json');
-  const { child, listening } = await startSandboxProcess(keysFile, ['--orders-per-account', String(settings.ordersPerAccount)]);
+  const profiling = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir];
+  const { child, listening } = await startSandboxProcess(keysFile, ['--orders-per-account', String(settings.ordersPerAccount)], profiling);
   const pool = new Pool(listening.url, { connections: settings.connections, pipelining: 1 });
   try {
     const keys = JSON.parse(await readFile(keysFile, 'utf8')) as Record<string, string>;
     const paths = lookupPaths(listening, keys, settings.ordersPerAccount, settings.warmup + settings.lookups);
     const warm = await drive(pool, paths.slice(0, settings.warmup), settings.connections, settings.maxSeconds);
+    const cpuBefore = await processCpuSeconds(child.pid!);
     const run = await drive(pool, paths.slice(settings.warmup), settings.connections, settings.maxSeconds);
+    const sandboxCpuUsPerLookup = Math.round((((await processCpuSeconds(child.pid!)) - cpuBefore) / run.done) * 1e6);
+    const sandboxPeakMemoryMb = await processPeakMemoryMb(child.pid!);
     const sorted = run.latenciesMs.slice().sort();
     const lookupsPerSecond = Math.round(run.done / run.seconds);
     const errors = warm.errors + run.errors;
@@ -134,10 +147,13 @@ async function main(): Promise<number> {
       lookupsPerSecond,
       p50Ms: round2(percentile(sorted, 50)),
       p99Ms: round2(percentile(sorted, 99)),
+      sandboxCpuUsPerLookup,
+      sandboxPeakMemoryMb,
       errors,
       firstError: warm.firstError ?? run.firstError,
       connections: settings.connections,
       accounts: listening.accounts.length,
+      ordersPerAccount: settings.ordersPerAccount,
       target: settings.target,
       passed,
       cpus: cpus().length,
@@ -146,7 +162,8 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     process.stderr.write(
       `sandbox tracking lookups: ${lookupsPerSecond.toLocaleString('en-US')}/s over ${report.lookups.toLocaleString('en-US')} lookups ` +
-        `(p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms, ${errors} errors, ${settings.connections} connections, ${report.cpus} CPUs): ` +
+        `(p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms, sandbox CPU ${sandboxCpuUsPerLookup} µs per lookup, sandbox peak memory ${sandboxPeakMemoryMb} MB, ${errors} errors, ` +
+        `${settings.connections} connections, ${report.cpus} CPUs): ` +
         `${passed ? 'meets' : 'MISSES'} the target of ${settings.target.toLocaleString('en-US')}/s${errors > 0 ? ' without errors' : ''}\n`,
     );
     return passed ? 0 : 1;

@@ -554,6 +554,24 @@ describe('formatting carrier date-times', () => {
     }
     expect(parseCarrierInstant(formatCarrierDateTime(deliveredAt, 7, '6223'))).toBe('2019-08-07T04:24:12.494622Z');
   });
+
+  it('writes whole seconds as Date does, before 1970, across day ends and at the ends of four-digit years', () => {
+    const localOf = (ms: number, offsetMinutes = 420) => new Date(ms + offsetMinutes * 60_000).toISOString();
+    const instants = [
+      0, -1, -25_200_000, -25_200_001, Date.parse('2026-11-21T16:59:59.999Z'), Date.parse('2026-11-21T17:00:00Z'),
+      Date.parse('0000-01-01T00:00:00Z') - 25_200_000, Date.parse('9999-12-31T23:59:59.999Z') - 25_200_000,
+    ];
+    for (let i = 0; i < 2_000; i++) instants.push(Math.round((i - 1_000) * 7_919_000_003.7));
+    for (const ms of instants) {
+      expect(formatCarrierDateTime(ms)).toBe(`${localOf(ms).slice(0, 19)}+07:00`);
+      expect(carrierDayOf(ms)).toBe(localOf(ms).slice(0, 10));
+      expect(carrierDayOf(ms, -300)).toBe(localOf(ms, -300).slice(0, 10));
+    }
+    // Outside four-digit years, as Date writes them.
+    const farFuture = Date.parse('9999-12-31T17:00:00Z');
+    expect(formatCarrierDateTime(farFuture)).toBe(`${localOf(farFuture).slice(0, 19)}+07:00`);
+    expect(carrierDayOf(farFuture)).toBe(localOf(farFuture).slice(0, 10));
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

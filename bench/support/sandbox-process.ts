@@ -13,11 +13,14 @@ export interface ListeningLine {
   accounts: { alias: string; firstOrder: string }[];
 }
 
-/** Starts `parcel-recon sandbox` (manual clock, fixed start, keys written to `keysFile`) and resolves with its 'listening' log line. */
-export function startSandboxProcess(keysFile: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; listening: ListeningLine }> {
+/**
+ * Starts `parcel-recon sandbox` (manual clock, fixed start, keys written to `keysFile`) and resolves
+ * with its 'listening' log line. `nodeArgs` go to Node itself (`--cpu-prof`, which NODE_OPTIONS refuses).
+ */
+export function startSandboxProcess(keysFile: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<{ child: ChildProcess; listening: ListeningLine }> {
   const child = spawn(
     process.execPath,
-    [CLI_PATH, 'sandbox', '--port', '0', '--clock', 'manual', '--start', SANDBOX_START, '--keys-out', keysFile, ...extraArgs],
+    [...nodeArgs, CLI_PATH, 'sandbox', '--port', '0', '--clock', 'manual', '--start', SANDBOX_START, '--keys-out', keysFile, ...extraArgs],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   return new Promise((resolve, reject) => {

@@ -18,6 +18,7 @@ import type { AnomalyTruth, OrderTruth } from '../../src/sandbox/ground-truth.js
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';
 import { ANOMALY_KINDS, type AnomalyKind } from '../../src/sandbox/world/order-plan.js';
+import { volumetricWeight } from '../../src/sandbox/world/tariff.js';
 import {
   clientHubs,
   epochOf,
@@ -138,6 +139,25 @@ function expectCleanBills(world: World): void {
   expect(clean.filter((s) => s.calWeight > s.realWeight).length).toBeGreaterThan(0);
   expect(new Set(clean.map((s) => s.serviceTypeID)).size).toBeGreaterThan(1);
 }
+
+describe('volumetric weight', () => {
+  const decimal = (l: number, w: number, h: number) =>
+    Number(new Big(l).times(w).times(h).div(PUBLISHED_PRICING.volumetricDivisor).round(2, Big.roundHalfUp));
+
+  it('rounds exact halves up, in whole centimetres and in fractions, as decimal arithmetic does', () => {
+    // 870 / 6000 = 0.145 exactly, which binary floating point rounds down.
+    expect(volumetricWeight({ length: 30, width: 29, height: 1, realWeight: 0 })).toBe(0.15);
+    expect(volumetricWeight({ length: 29, width: 1.5, height: 20, realWeight: 0 })).toBe(0.15);
+    for (let l = 1; l <= 61; l += 3) {
+      for (let w = 1; w <= 51; w += 2) {
+        for (let h = 1; h <= 41; h++) {
+          expect(volumetricWeight({ length: l, width: w, height: h, realWeight: 0 })).toBe(decimal(l, w, h));
+          expect(volumetricWeight({ length: l, width: w, height: h + 0.5, realWeight: 0 })).toBe(decimal(l, w, h + 0.5));
+        }
+      }
+    }
+  });
+});
 
 describe('pricing relations in the default world', () => {
   let world: World;

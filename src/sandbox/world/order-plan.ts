@@ -95,6 +95,11 @@ const DELAY_WEIGHTS: readonly (readonly [string, number])[] = DELAY_REASONS.map(
   ['09', '10', '11', '12', '13'].includes(r.code) ? 8 : ['01', '04', '08', '35'].includes(r.code) ? 4 : 1,
 ]);
 
+/** Provinces an order's parcels are sorted through on the way. */
+const HUB_PROVINCES = PROVINCES.filter((p) => !p.farRegion);
+const SERVICE_WEIGHTS: readonly (readonly [ServiceType, number])[] = [[SERVICE_TYPES[0]!, 7], [SERVICE_TYPES[1]!, 3]];
+const QUANTITY_WEIGHTS: readonly (readonly [number, number])[] = [[1, 8], [2, 2], [3, 1]];
+
 function noteOf(code: string): string {
   return DELAY_REASONS.find((r) => r.code === code)?.note ?? '';
 }
@@ -114,7 +119,7 @@ export function planOrder(
   const origin = account.hubProvince;
   const originOffice = rng.pick(origin.postOffices);
   const destinationOffice = rng.pick(destinationProvince.postOffices);
-  const hubProvince = rng.pick(PROVINCES.filter((p) => !p.farRegion));
+  const hubProvince = rng.pick(HUB_PROVINCES);
   const hubOffice = rng.pick(hubProvince.postOffices);
 
   const events: StatusEvent[] = [];
@@ -171,7 +176,7 @@ export function planOrder(
     }
   }
 
-  const service = rng.pickWeighted([[SERVICE_TYPES[0]!, 7], [SERVICE_TYPES[1]!, 3]]);
+  const service = rng.pickWeighted(SERVICE_WEIGHTS);
   const mailerTypeID = rng.chance(0.15) ? 'TL' : 'HH';
   const small = mailerTypeID === 'TL';
   const length = small ? rng.int(20, 35) : rng.int(5, 60);
@@ -190,7 +195,7 @@ export function planOrder(
     referenceCode: rng.chance(0.5) ? `REF${rng.hex(8).toUpperCase()}` : null,
     service,
     mailerTypeID,
-    quantity: small ? 1 : rng.pickWeighted([[1, 8], [2, 2], [3, 1]]),
+    quantity: small ? 1 : rng.pickWeighted(QUANTITY_WEIGHTS),
     length,
     width,
     height,
