@@ -5,12 +5,13 @@
  * charges rows may come in any order, which lets DuckDB write them on every thread: the JSON file of
  * many chunks must still be one JSON array holding every order once.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
+import { writeReportTables } from '../../src/reports/writers/report-writer.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
 
@@ -102,5 +103,22 @@ describe('CSV reports of many chunks', () => {
     expect(new Set(objects.map((o) => o.order_code)).size).toBe(20_000);
     expect(Object.keys(objects[0]!)).toEqual(expected.columns);
     for (const o of objects) expect([o.total_service_cost, o.flags_failed]).toEqual(fromParquet.get(o.order_code as string));
+  });
+
+  it('puts the session back in order after a file written in any order', async () => {
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+    const setting = async () => (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!.kept;
+    try {
+      const table = { name: 'orders-any-order', query: 'SELECT order_code FROM orders', anyOrder: true };
+      const range = { from: '2026-10-01', to: '2026-12-31' };
+      await mkdir(join(dir, 'any-order'));
+      await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'json', range });
+      expect(await setting()).toBe(true);
+      await warehouse.run('SET preserve_insertion_order = false');
+      await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'parquet', range });
+      expect(await setting()).toBe(false);
+    } finally {
+      await warehouse.close();
+    }
   });
 });
