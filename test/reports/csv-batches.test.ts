@@ -1,14 +1,17 @@
 /**
  * CSV files of many chunks: DuckDB hands rows over 2,048 at a time and every batch after the first is
  * stringified in a worker thread. The files must hold every row once, in the query's order, each value
- * as DuckDB writes it as text: the same as the Parquet file of the same run read back as text.
+ * as DuckDB writes it as text: the same as the Parquet file of the same run read back as text. The
+ * charges rows may come in any order, which lets DuckDB write them on every thread: the JSON file of
+ * many chunks must still be one JSON array holding every order once.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
+import { writeReportTables } from '../../src/reports/writers/report-writer.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
 
@@ -85,5 +88,37 @@ describe('CSV reports of many chunks', () => {
     expect(rows.sort(byCode)).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')).sort(byCode));
     const price = header!.indexOf('fuel_expected');
     expect(rows.every((row) => /^\d+\.\d{4}$/.test(row[price]!))).toBe(true);
+  });
+
+  it('writes the charges audit as one JSON array of every order once, the values of the Parquet file', async () => {
+    const json = await report('charges', 'json');
+    const parquet = await report('charges', 'parquet');
+    const expected = await parquetAsText(parquet.charges!);
+    const objects = JSON.parse(await readFile(json.charges!, 'utf8')) as Record<string, unknown>[];
+    const code = expected.columns.indexOf('order_code');
+    const total = expected.columns.indexOf('total_service_cost');
+    const flags = expected.columns.indexOf('flags_failed');
+    const fromParquet = new Map(expected.rows.map((row) => [row[code], [Number(row[total]), Number(row[flags])]]));
+    expect(objects.length).toBe(20_000);
+    expect(new Set(objects.map((o) => o.order_code)).size).toBe(20_000);
+    expect(Object.keys(objects[0]!)).toEqual(expected.columns);
+    for (const o of objects) expect([o.total_service_cost, o.flags_failed]).toEqual(fromParquet.get(o.order_code as string));
+  });
+
+  it('puts the session back in order after a file written in any order', async () => {
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+    const setting = async () => (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!.kept;
+    try {
+      const table = { name: 'orders-any-order', query: 'SELECT order_code FROM orders', anyOrder: true };
+      const range = { from: '2026-10-01', to: '2026-12-31' };
+      await mkdir(join(dir, 'any-order'));
+      await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'json', range });
+      expect(await setting()).toBe(true);
+      await warehouse.run('SET preserve_insertion_order = false');
+      await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'parquet', range });
+      expect(await setting()).toBe(false);
+    } finally {
+      await warehouse.close();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { stringify } from 'csv-stringify/sync';
+import { csvLines } from './csv-lines.js';
 
 /**
  * A worker of the CSV stringify pool: takes a batch of rows as the JSON text of an array of row
@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
  */
 parentPort!.on('message', ({ id, rows }: { id: number; rows: string }) => {
   try {
-    parentPort!.postMessage({ id, csv: stringify(JSON.parse(rows) as (string | null)[][]) });
+    parentPort!.postMessage({ id, csv: csvLines(JSON.parse(rows) as (string | null)[][]) });
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { stringify } from 'csv-stringify/sync';
 import { sqlName } from '../report-sql.js';
+import { csvLines } from './csv-lines.js';
 import type { CsvStringifyPool } from './csv-stringify-pool.js';
 import { narrowDecimals } from './narrow-decimals.js';
 
@@ -58,7 +59,7 @@ export async function writeCsv(connection: DuckDBConnection, query: string, path
       inFlight.push(pool.stringify(batch));
       while (inFlight.length >= pool.depth) await write(await inFlight.shift()!);
     }
-    if (first !== undefined) await write(stringify(JSON.parse(first) as (string | null)[][]));
+    if (first !== undefined) await write(csvLines(JSON.parse(first) as (string | null)[][]));
     while (inFlight.length > 0) await write(await inFlight.shift()!);
   } finally {
     // A failed batch leaves the others to settle unread.
