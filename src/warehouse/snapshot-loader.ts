@@ -151,9 +151,9 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
-  // Joining the stored orders scans all of them: only when some are there.
+  // Joining the stored orders scans all of them, and replacing checks each row for one: only when some are there.
   await sql.run(
-    `INSERT OR REPLACE INTO orders BY NAME
+    `${anyStored ? 'INSERT OR REPLACE' : 'INSERT'} INTO orders BY NAME
      SELECT s.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}),
             coalesce(status_code.is_terminal, false) AS is_terminal,
             ${anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at'} AS first_seen_at
