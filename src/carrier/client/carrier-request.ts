@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Dispatcher, Pool } from 'undici';
 import { HttpStatusFailure, RateLimitedFailure, retryAfterMsOf, transportFailure } from './lookup-failures.js';
 
@@ -14,7 +15,8 @@ export async function carrierRequestText(pool: Pool, request: Dispatcher.Request
 
 /**
  * carrierRequestText's body as its UTF-8 bytes (without a byte order mark), for a caller that also
- * writes them out as they came, without encoding them again.
+ * writes them out as they came, without encoding them again. Bytes that are not UTF-8 come back as
+ * the text decoder reads them (each bad sequence a U+FFFD), so the bytes and the text always agree.
  */
 export async function carrierRequestBytes(pool: Pool, request: Dispatcher.RequestOptions, timeoutMs: number): Promise<Buffer> {
   let statusCode: number;
@@ -32,5 +34,6 @@ export async function carrierRequestBytes(pool: Pool, request: Dispatcher.Reques
   }
   if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(retryAfter));
   if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
-  return body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
+  const text = body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
+  return isUtf8(text) ? text : Buffer.from(text.toString('utf8'), 'utf8');
 }
