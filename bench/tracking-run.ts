@@ -13,6 +13,7 @@
  * settings, so that the rate of sends can be taken. Prints one JSON line on stdout
  * and a readable line on stderr; exits 1 when the target is missed, 2 on a bad flag.
  */
+import './support/tracking-allocator.js';
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

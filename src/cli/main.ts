@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks-command.js';
 import { demoCommand } from './commands/demo-command.js';
