@@ -15,6 +15,7 @@ import { scheduleCommand } from './commands/schedule-command.js';
 import { sqlCommand } from './commands/sql-command.js';
 import { trackCommand } from './commands/track-command.js';
 import { SourceError } from '../sources/order-code-source.js';
+import { WarehouseError } from '../warehouse/warehouse-errors.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const program = new Command('parcel-recon')
@@ -40,7 +41,7 @@ const COMMANDS = [
 ];
 for (const command of COMMANDS) program.addCommand(command.exitOverride());
 
-/** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace. */
+/** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace; so is a warehouse failure (exit code 1). */
 async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
@@ -53,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof SourceError) {
       process.stderr.write(`parcel-recon: ${error.message}\n`);
       return EXIT.BAD_INPUT;
+    }
+    if (error instanceof WarehouseError) {
+      process.stderr.write(`parcel-recon: ${error.message}\n`);
+      return EXIT.FAILURE;
     }
     if (error instanceof UserError) {
       process.stderr.write(`parcel-recon: ${error.message}\n`);

@@ -39,7 +39,7 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
 export async function loadCallbackJournalSlice(warehouse: Warehouse, slice: CallbackJournalSlice, spoolDir: string): Promise<number> {
   return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {
     const file = slice.lines.length === 0 ? undefined : await spool.write(slice.lines);
-    return warehouse.transaction(async (sql) => {
+    return warehouse.loadTransaction(async (sql) => {
       let inserted = 0;
       if (file !== undefined) {
         await sql.run(
@@ -75,6 +75,6 @@ export async function loadCallbackJournalSlice(warehouse: Warehouse, slice: Call
         { segment: slice.segment, endOffset: slice.endOffset, lineCount: slice.lineCount },
       );
       return inserted;
-    });
+    }, `${slice.lineCount} callbacks`);
   });
 }

@@ -55,10 +55,10 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
   await withNdjsonSpool(spoolDir, 'image-lists', async (spool) => {
     const listsFile = lists.length === 0 ? undefined : await spool.write(lists.map(listSpoolLine));
     const resultsFile = batch.results.length === 0 ? undefined : await spool.write(batch.results.map(resultSpoolLine));
-    await warehouse.transaction(async (sql) => {
+    await warehouse.loadTransaction(async (sql) => {
       if (listsFile !== undefined) await replaceLists(sql, listsFile);
       if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-    });
+    }, `a batch of ${batch.results.length} image lookups`);
   });
 }
 

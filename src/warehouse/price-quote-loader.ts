@@ -79,7 +79,7 @@ export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly Price
   await withNdjsonSpool(spoolDir, 'price-quotes', async (spool) => {
     const quotesFile = await spool.write(rows.map(quoteSpoolLine));
     const linesFile = await spool.write(lineSpoolLines(rows));
-    await warehouse.transaction(async (sql) => {
+    await warehouse.loadTransaction(async (sql) => {
       await sql.run(
         `INSERT OR REPLACE INTO price_quotes BY NAME
          SELECT quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
@@ -112,6 +112,6 @@ export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly Price
          })`,
         { file: linesFile },
       );
-    });
+    }, `a batch of ${rows.length} price quotes`);
   });
 }

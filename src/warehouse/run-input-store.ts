@@ -1,7 +1,7 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
-import type { Warehouse } from './warehouse.js';
+import type { SqlRunner, Warehouse } from './warehouse.js';
 
 /** One row a run read from its source, valid or rejected, in source order. */
 export interface RunInputRow {
@@ -54,14 +54,16 @@ export async function appendRunInputs(warehouse: Warehouse, runId: string, rows:
   );
   await withNdjsonSpool(spoolDir, 'run-inputs', async (spool) => {
     const file = await spool.write(lines);
-    await warehouse.run(
-      `INSERT OR IGNORE INTO run_inputs
-       SELECT $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
-       FROM read_json($file, format = 'newline_delimited', columns = {
-         seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR'
-       })`,
-      { runId, file },
-    );
+    const insert = (sql: SqlRunner) =>
+      sql.run(
+        `INSERT OR IGNORE INTO run_inputs
+         SELECT $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
+         FROM read_json($file, format = 'newline_delimited', columns = {
+           seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR'
+         })`,
+        { runId, file },
+      );
+    await warehouse.loadTransaction(insert, `${rows.length} input rows`, 'raise --memory-limit');
   });
 }
 

@@ -78,13 +78,13 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
   await withNdjsonSpool(spoolDir, 'lookup-results', async (spool) => {
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
     const load = (snapshotFiles: readonly string[]) =>
-      warehouse.transaction(async (sql) => {
+      warehouse.loadTransaction(async (sql) => {
         if (snapshotFiles.length > 0) {
           await stageSnapshots(sql, snapshotFiles);
           await replaceStagedOrders(sql);
         }
         if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-      });
+      }, `a batch of ${results.length} lookups`, 'lower --batch-size or raise --memory-limit');
     try {
       await load(batch.snapshotFiles);
     } catch (error) {

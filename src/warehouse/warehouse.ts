@@ -40,6 +40,11 @@ function directRunner(connection: DuckDBConnection): SqlRunner {
   };
 }
 
+/** DuckDB's error when an allocation would pass its memory_limit. */
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('Out of Memory Error');
+}
+
 /**
  * One DuckDB connection and the queue in front of it. DuckDB transactions belong to a connection and
  * the pipeline works concurrently, so every use goes through the queue: `exclusive`, `transaction`,
@@ -80,6 +85,36 @@ export class WarehouseSession implements SqlRunner {
         throw error;
       }
     });
+  }
+
+  /**
+   * A transaction that bulk-loads (read_json with its 32 MiB buffer per thread, temporary tables, many
+   * rows), which DuckDB may not fit in its memory limit beside the committed rows it holds in memory
+   * until a checkpoint (50 MB and more in a tracking run): when DuckDB runs out of memory, the work is
+   * rolled back, the warehouse checkpointed, and the work run once more. `work` must touch nothing
+   * but the database. A second shortage is a WarehouseError that names the memory limit, what was
+   * loading (`what`) and what the operator can change (`remedy`).
+   */
+  async loadTransaction<T>(work: (sql: SqlRunner) => Promise<T>, what: string, remedy = 'raise the memory limit'): Promise<T> {
+    try {
+      return await this.transaction(work);
+    } catch (error) {
+      if (!isOutOfMemory(error)) throw error;
+    }
+    // Refused while another connection's transaction is open (the quota ledger's are brief): the retry then tells.
+    await this.run('CHECKPOINT').catch(() => undefined);
+    try {
+      return await this.transaction(work);
+    } catch (error) {
+      if (!isOutOfMemory(error)) throw error;
+      const limit = await this.memoryLimit();
+      throw new WarehouseError(`DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint: ${remedy}`, { cause: error });
+    }
+  }
+
+  private async memoryLimit(): Promise<string> {
+    const reader = await this.readAll("SELECT current_setting('memory_limit') AS memory_limit");
+    return String(reader.getRowObjectsJS()[0]?.memory_limit);
   }
 
   run(sql: string, parameters?: SqlParameters): Promise<number> {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkTrackingResult, type CarrierInstant, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
 import { loadLookupBatch, type LookupOutcome, type LookupResultRow } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
@@ -333,6 +334,37 @@ describe('loadLookupBatch', () => {
       ),
     ).toEqual([{ orders: '4500', charged: '4500', trackings: '13500', results: '4500' }]);
     expect(await readdir(spoolDir)).toEqual([]);
+  });
+
+  it('loads batches that do not fit beside the rows DuckDB holds until a checkpoint, by checkpointing first', async () => {
+    // No automatic checkpoint: committed rows stay in DuckDB's memory (about 50 MB of them), and by the
+    // eighth batch its read_json buffers (32 MiB a thread) and staged answers no longer fit beside them.
+    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '120MB', checkpointThreshold: '1GB' });
+    const spoolDir = join(dir, 'spool');
+    for (let batchNo = 0; batchNo < 9; batchNo++) {
+      const codes = Array.from({ length: 5_000 }, (_, i) => `247EXP${batchNo}${String(i).padStart(5, '0')}`);
+      await loadLookupBatch(
+        warehouse,
+        { snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)), results: codes.map((orderCode) => okResult(orderCode, SEEN_1)) },
+        spoolDir,
+      );
+    }
+    expect(await rowsOf(warehouse, 'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_trackings) AS trackings')).toEqual([
+      { orders: '45000', trackings: '135000' },
+    ]);
+  });
+
+  it('names the memory limit when a batch does not fit even after a checkpoint', async () => {
+    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '40MB' });
+    const codes = ['247EXP000001', '247EXP000002'];
+    const batch = { snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)), results: codes.map((orderCode) => okResult(orderCode, SEEN_1)) };
+    const failure = await loadLookupBatch(warehouse, batch, join(dir, 'spool')).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WarehouseError);
+    expect((failure as Error).message).toMatch(/^DuckDB ran out of memory \(memory_limit 38\.1 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/);
+    expect(await rowsOf(warehouse, 'SELECT count(*) AS orders FROM orders')).toEqual([{ orders: '0' }]);
   });
 
   it('replaces a lookup result of the same run and order', async () => {

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { checkTrackingResult, type CarrierInstant, type TrackingSnapshot, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
 import { spooledSnapshot, type SpooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
-import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { Warehouse, type WarehouseOptions } from '../../src/warehouse/warehouse.js';
 
 /**
  * A temporary directory per test, removed (with any warehouse opened in it closed) after the test.
  * Call at the top level of a test file.
  */
-export function useTempDirs(): { dir(): Promise<string>; open(name?: string): Promise<{ warehouse: Warehouse; dir: string; path: string }> } {
+export function useTempDirs(): {
+  dir(): Promise<string>;
+  open(name?: string, options?: WarehouseOptions): Promise<{ warehouse: Warehouse; dir: string; path: string }>;
+} {
   const dirs: string[] = [];
   const warehouses: Warehouse[] = [];
   afterEach(async () => {
@@ -24,10 +27,10 @@ export function useTempDirs(): { dir(): Promise<string>; open(name?: string): Pr
   };
   return {
     dir,
-    async open(name = 'recon.duckdb') {
+    async open(name = 'recon.duckdb', options?: WarehouseOptions) {
       const base = await dir();
       const path = join(base, 'data', name);
-      const warehouse = await Warehouse.open(path);
+      const warehouse = await Warehouse.open(path, options);
       warehouses.push(warehouse);
       return { warehouse, dir: base, path };
     },
