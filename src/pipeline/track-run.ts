@@ -190,6 +190,9 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   // Every lookup waiting to retry listens to it.
   setMaxListeners(0, stopping);
   const batcher = new ResultBatcher(warehouse, runId, spoolDir, options.dataDir, now);
+  const stopLoadRetryLog = warehouse.onLoadRetry((what) =>
+    log.warn({ what }, 'DuckDB ran out of memory loading a batch: checkpointed and loading it again (a smaller --batch-size or a larger --memory-limit avoids it)'),
+  );
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
   let done = 0;
   const progress = () => ({ done, total, counters, quota: quotaStates() });
@@ -269,6 +272,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     await window.drained();
     await batcher.flush();
   } finally {
+    stopLoadRetryLog();
     clearInterval(ticker);
     stopping.removeEventListener('abort', stopListener);
     options.progress?.update(progress());

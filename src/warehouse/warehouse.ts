@@ -54,6 +54,7 @@ function isOutOfMemory(error: unknown): boolean {
 export class WarehouseSession implements SqlRunner {
   private queue: Promise<unknown> = Promise.resolve();
   protected closed = false;
+  private readonly loadRetryListeners = new Set<(what: string) => void>();
 
   constructor(
     /** The warehouse's path as given, for messages. */
@@ -101,6 +102,7 @@ export class WarehouseSession implements SqlRunner {
     } catch (error) {
       if (!isOutOfMemory(error)) throw error;
     }
+    for (const listener of this.loadRetryListeners) listener(what);
     // Refused while another connection's transaction is open (the quota ledger's are brief): the retry then tells.
     await this.run('CHECKPOINT').catch(() => undefined);
     try {
@@ -110,6 +112,12 @@ export class WarehouseSession implements SqlRunner {
       const limit = await this.memoryLimit();
       throw new WarehouseError(`DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint: ${remedy}`, { cause: error });
     }
+  }
+
+  /** Calls `listener` with what was loading each time loadTransaction checkpoints to retry; returns its removal. */
+  onLoadRetry(listener: (what: string) => void): () => void {
+    this.loadRetryListeners.add(listener);
+    return () => this.loadRetryListeners.delete(listener);
   }
 
   private async memoryLimit(): Promise<string> {

@@ -341,6 +341,8 @@ describe('loadLookupBatch', () => {
     // eighth batch its read_json buffers (32 MiB a thread) and staged answers no longer fit beside them.
     const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '120MB', checkpointThreshold: '1GB' });
     const spoolDir = join(dir, 'spool');
+    const retried: string[] = [];
+    warehouse.onLoadRetry((what) => retried.push(what));
     for (let batchNo = 0; batchNo < 9; batchNo++) {
       const codes = Array.from({ length: 5_000 }, (_, i) => `247EXP${batchNo}${String(i).padStart(5, '0')}`);
       await loadLookupBatch(
@@ -352,6 +354,8 @@ describe('loadLookupBatch', () => {
     expect(await rowsOf(warehouse, 'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_trackings) AS trackings')).toEqual([
       { orders: '45000', trackings: '135000' },
     ]);
+    expect(retried.length).toBeGreaterThan(0);
+    expect(retried).toContain('a batch of 5000 lookups');
   });
 
   it('names the memory limit when a batch does not fit even after a checkpoint', async () => {
