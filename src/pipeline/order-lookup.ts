@@ -1,6 +1,6 @@
 import Bottleneck from 'bottleneck';
 import pRetry, { AbortError } from 'p-retry';
-import { findTrackingErrorCode, TRACKING_ERROR, type TrackingSnapshot } from '../carrier/contract.js';
+import { findTrackingErrorCode, TRACKING_ERROR } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { CarrierExceptionFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
 import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
@@ -15,7 +15,8 @@ export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 
 /** What became of one order's lookup. */
 export type OrderOutcome =
-  | { readonly kind: 'ok'; readonly snapshot: TrackingSnapshot; readonly body: Buffer; readonly attempts: number }
+  /** A snapshot the contract accepted: the order code it names, and its body as it came (which the loader reads). */
+  | { readonly kind: 'ok'; readonly orderCode: string; readonly body: Buffer; readonly attempts: number }
   | { readonly kind: 'carrier_error'; readonly errorCode: string; readonly errorMessage: string | null; readonly body: Buffer; readonly attempts: number }
   | { readonly kind: 'transport_error'; readonly errorCode: string; readonly errorMessage: string; readonly attempts: number }
   | { readonly kind: 'deferred'; readonly reason: DeferReason; readonly attempts: number };
@@ -83,7 +84,7 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
       },
       transientRetryOptions(retry, stopping, (failure, attempt) => context.onRetry?.(orderCode, failure, attempt)),
     );
-    if (answer.kind === 'snapshot') return { kind: 'ok', snapshot: answer.snapshot, body: answer.body, attempts };
+    if (answer.kind === 'snapshot') return { kind: 'ok', orderCode: answer.snapshot.orderCode, body: answer.body, attempts };
     return { kind: 'carrier_error', errorCode: answer.error.errorCode, errorMessage: answer.error.errorMessage, body: answer.body, attempts };
   } catch (error) {
     if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };

@@ -50,7 +50,7 @@ export class ResultBatcher {
     });
     switch (outcome.kind) {
       case 'ok':
-        this.files.addSnapshot({ runId: this.runId, orderCode: outcome.snapshot.orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
+        this.files.addSnapshot({ runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
