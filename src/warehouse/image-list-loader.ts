@@ -58,7 +58,7 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
     await warehouse.loadTransaction(async (sql) => {
       if (listsFile !== undefined) await replaceLists(sql, listsFile);
       if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-    }, `a batch of ${batch.results.length} image lookups`);
+    }, `a batch of ${batch.results.length} image lookups`, 'lower --batch-size');
   });
 }
 

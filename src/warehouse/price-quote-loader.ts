@@ -112,6 +112,6 @@ export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly Price
          })`,
         { file: linesFile },
       );
-    }, `a batch of ${rows.length} price quotes`);
+    }, `a batch of ${rows.length} price quotes`, 'lower --batch-size');
   });
 }

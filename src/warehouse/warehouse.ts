@@ -96,7 +96,7 @@ export class WarehouseSession implements SqlRunner {
    * but the database. A second shortage is a WarehouseError that names the memory limit, what was
    * loading (`what`) and what the operator can change (`remedy`).
    */
-  async loadTransaction<T>(work: (sql: SqlRunner) => Promise<T>, what: string, remedy = 'raise the memory limit'): Promise<T> {
+  async loadTransaction<T>(work: (sql: SqlRunner) => Promise<T>, what: string, remedy = 'the memory limit is too small for it'): Promise<T> {
     try {
       return await this.transaction(work);
     } catch (error) {
