@@ -13,12 +13,14 @@
  * (c) the loader alone: `loadLookupBatch`, one transaction per `--batch` answers, each batch's spool
  *     lines built and written before it loads (reported beside the ratio, not judged).
  *
+ * Every side runs DuckDB with `--threads` threads, by default as many as `track` gives it (one).
+ *
  * Each of `--rounds` rounds runs the loads afresh; the best run of each is compared, as the one least
  * disturbed by other work on the machine (the median is reported too). Prints one JSON line on stdout
  * and a readable line on stderr; exits 1 when the pipeline takes more than `--target` times the
  * engine's time, 2 on a bad flag.
  *
- *   npm run bench:load -- --snapshots 100000 --batch 5000 --rounds 3 --target 1.5
+ *   npm run bench:load -- --snapshots 100000 --batch 5000 --rounds 3 --target 1.5 [--threads 1]
  *   BENCH_SNAPSHOTS=20000 npm run bench:load
  */
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
@@ -31,6 +33,7 @@ import { loadLookupBatch, spooledSnapshot, type SpooledAnswer, type LookupBatch,
 import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, answerSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
 import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
 import { ResultBatcher } from '../src/pipeline/result-batcher.js';
+import { TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
 
 const RUN_ID = 'bench-run';
 const START_MS = Date.parse('2026-11-01T00:00:00Z');
@@ -41,6 +44,8 @@ interface BenchSettings {
   batch: number;
   rounds: number;
   target: number;
+  /** DuckDB's threads, the same on every side: by default `track`'s. */
+  threads: number;
 }
 
 function readSettings(): BenchSettings {
@@ -50,6 +55,7 @@ function readSettings(): BenchSettings {
       batch: { type: 'string', default: process.env.BENCH_BATCH ?? '5000' },
       rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '3' },
       target: { type: 'string', default: '1.5' },
+      threads: { type: 'string', default: String(TRACKING_WAREHOUSE_OPTIONS.threads) },
     },
   });
   const positive = (flag: string, text: string, integer: boolean): number => {
@@ -65,6 +71,7 @@ function readSettings(): BenchSettings {
     batch: positive('batch', values.batch, true),
     rounds: positive('rounds', values.rounds, true),
     target: positive('target', values.target, false),
+    threads: positive('threads', values.threads, true),
   };
 }
 
@@ -269,7 +276,7 @@ function allAnswers(settings: BenchSettings): BenchAnswer[] {
  * limits the run, as here where the answers come without waiting).
  */
 async function measurePipeline(dir: string, settings: BenchSettings, answers: readonly BenchAnswer[]): Promise<Timing & { rows: TableRows }> {
-  const warehouse = await Warehouse.open(join(dir, 'pipeline.duckdb'));
+  const warehouse = await Warehouse.open(join(dir, 'pipeline.duckdb'), { threads: settings.threads });
   try {
     const seenAt = START_MS + 40 * 24 * HOUR_MS;
     const batcher = new ResultBatcher(warehouse, RUN_ID, join(dir, 'spool'), dir, () => seenAt);
@@ -288,7 +295,7 @@ async function measurePipeline(dir: string, settings: BenchSettings, answers: re
 
 /** The loader alone, one transaction per `--batch` answers, each batch's spool lines built and written before it loads. */
 async function measureLoader(dir: string, settings: BenchSettings): Promise<Timing & { rows: TableRows }> {
-  const warehouse = await Warehouse.open(join(dir, 'loader.duckdb'));
+  const warehouse = await Warehouse.open(join(dir, 'loader.duckdb'), { threads: settings.threads });
   try {
     const spoolDir = join(dir, 'spool');
     const total: Timing = { seconds: 0, cpuSeconds: 0 };
@@ -320,10 +327,10 @@ async function writeEngineInput(path: string, settings: BenchSettings): Promise<
   }
 }
 
-async function measureEngine(dir: string, inputFile: string): Promise<Timing & { rows: TableRows }> {
+async function measureEngine(dir: string, inputFile: string, threads: number): Promise<Timing & { rows: TableRows }> {
   const instance = await DuckDBInstance.create(join(dir, 'engine.duckdb'), {
     memory_limit: DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
-    threads: String(DEFAULT_WAREHOUSE_OPTIONS.threads),
+    threads: String(threads),
   });
   const connection = await instance.connect();
   try {
@@ -383,7 +390,7 @@ async function main(): Promise<void> {
     for (let roundNo = 0; roundNo < settings.rounds; roundNo++) {
       const roundDir = join(dir, `round-${roundNo}`);
       await mkdir(roundDir);
-      engineRuns.push(await measureEngine(roundDir, inputFile));
+      engineRuns.push(await measureEngine(roundDir, inputFile, settings.threads));
       pipelineRuns.push(await measurePipeline(roundDir, settings, answers));
       loaderRuns.push(await measureLoader(roundDir, settings));
       await rm(roundDir, { recursive: true, force: true });
@@ -401,6 +408,7 @@ async function main(): Promise<void> {
       snapshots: settings.snapshots,
       batch: settings.batch,
       rounds: settings.rounds,
+      threads: settings.threads,
       cpus: cpus().length,
       loadAverage: round(loadavg()[0] ?? 0, 2),
       rows: engineRuns[0]?.rows,
@@ -417,7 +425,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(report)}\n`);
     process.stderr.write(
-      `warehouse-load: ${settings.snapshots} snapshots (${totalRows(engineRuns[0]?.rows as TableRows)} rows) in batches of ${settings.batch}, best of ${settings.rounds}: ` +
+      `warehouse-load: ${settings.snapshots} snapshots (${totalRows(engineRuns[0]?.rows as TableRows)} rows) in batches of ${settings.batch}, ${settings.threads} DuckDB thread(s), best of ${settings.rounds}: ` +
         `pipeline ${pipeline.seconds}s (${pipeline.snapshotsPerSecond} snapshots/s, ${pipeline.rowsPerSecond} rows/s), ` +
         `engine ${engine.seconds}s (${engine.snapshotsPerSecond} snapshots/s, ${engine.rowsPerSecond} rows/s), ` +
         `ratio ${report.ratio} (median ${report.medianRatio}, CPU time ${report.cpuRatio}; target ${settings.target}) ${report.ok ? 'OK' : 'OVER TARGET'}; ` +
