@@ -1,5 +1,6 @@
 import { STATUS } from '../carrier/contract.js';
-import { carrierDate, carrierIsoWeek, scoped, sqlText, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import { sqlText } from '../warehouse/sql-literals.js';
+import { carrierDate, carrierIsoWeek, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
 
 /** Meaning shown for an attempt whose reason no snapshot or callback brought. */
 export const UNKNOWN_REASON = 'reason not observed';

@@ -5,7 +5,8 @@ import { CHARGE_CHECKS, chargesTables, type ChargeRules } from './charges-report
 import { failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
 import { FINDING_KINDS, partnerInvoicesQuery, reconcileTables, RUN_FINDINGS, type ReconcileRules } from './reconcile-report.js';
-import { carrierDate, sqlText, type ReportScope, type ReportTables } from './report-sql.js';
+import { sqlText } from '../warehouse/sql-literals.js';
+import { carrierDate, type ReportScope, type ReportTables } from './report-sql.js';
 import { writeReportTables, type ReportFormat, type WrittenFile } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */

@@ -1,14 +1,5 @@
 import { CARRIER_UTC_OFFSET_MINUTES } from '../carrier/contract.js';
-
-/** A text as a SQL string literal. */
-export function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-/** A name (column, table) as a SQL identifier. */
-export function sqlName(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
+import { sqlText } from '../warehouse/sql-literals.js';
 
 /** The carrier-local wall time of a TIMESTAMPTZ column, whatever the session's time zone. */
 export function carrierLocalTime(column: string): string {

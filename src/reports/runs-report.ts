@@ -1,5 +1,6 @@
 import { TOTAL_ALIAS } from '../quota/quota-policy.js';
-import { sqlText, type ReportScope } from './report-sql.js';
+import { sqlText } from '../warehouse/sql-literals.js';
+import type { ReportScope } from './report-sql.js';
 
 /** `carrier_day` conditions of a scope's days (the runs' and the quota ledger's day column). */
 function carrierDayCondition(scope: ReportScope): string[] {

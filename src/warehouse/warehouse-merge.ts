@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { sqlText } from './sql-literals.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
@@ -12,10 +13,6 @@ export interface MergedFile {
   readonly path: string;
   /** Rows each table gained or changed from this file. */
   readonly rows: Record<string, number>;
-}
-
-function quotedPath(path: string): string {
-  return `'${path.replaceAll("'", "''")}'`;
 }
 
 async function baseTables(sql: SqlRunner, catalog: string): Promise<{ name: string; keyed: boolean }[]> {
@@ -48,7 +45,7 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
   for (const file of files) {
     if (resolve(file) === targetPath) throw new WarehouseError(`merge: ${file} is the target warehouse itself`);
     try {
-      await target.run(`ATTACH ${quotedPath(file)} AS ${SOURCE} (READ_ONLY)`);
+      await target.run(`ATTACH ${sqlText(file)} AS ${SOURCE} (READ_ONLY)`);
     } catch (error) {
       throw new WarehouseError(`merge: cannot open ${file} read-only: ${firstLineOf(error)}`);
     }

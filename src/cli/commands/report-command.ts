@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
-import { sqlText } from '../../reports/report-sql.js';
+import { sqlText } from '../../warehouse/sql-literals.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import {

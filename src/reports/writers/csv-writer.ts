@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { stringify } from 'csv-stringify/sync';
-import { sqlName } from '../report-sql.js';
+import { sqlName } from '../../warehouse/sql-literals.js';
 import { csvLines } from './csv-lines.js';
 import type { CsvStringifyPool } from './csv-stringify-pool.js';
 import { narrowDecimals } from './narrow-decimals.js';

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlText } from '../report-sql.js';
+import { sqlText } from '../../warehouse/sql-literals.js';
 import { narrowDecimals } from './narrow-decimals.js';
 
 /** Writes a query's rows with DuckDB's own writer: `parquet`, or `json` (one JSON array). Returns the number of rows. */

@@ -1,5 +1,5 @@
 import { DuckDBDecimalType, type DuckDBConnection } from '@duckdb/node-api';
-import { sqlName } from '../report-sql.js';
+import { sqlName } from '../../warehouse/sql-literals.js';
 
 /** The widest DECIMAL DuckDB holds in 64 bits; wider ones take 128-bit integers. */
 const NARROW_WIDTH = 18;
