@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
+import { sqlText } from './sql-literals.js';
 import { WarehouseBusyError, WarehouseError, firstLineOf, lockHolderPid } from './warehouse-errors.js';
 
 export interface WarehouseOptions {
@@ -21,6 +22,12 @@ export interface WarehouseOptions {
  * came every two batches of 5,000 snapshots and took more time than the loads themselves.
  */
 export const DEFAULT_WAREHOUSE_OPTIONS = { memoryLimit: '512MB', threads: 2, checkpointThreshold: '256MB' } as const;
+
+/** The engine settings a warehouse is opened with, and that `withSettings` changes for a while. */
+export type WarehouseTuning = Pick<WarehouseOptions, 'memoryLimit' | 'threads' | 'checkpointThreshold'>;
+
+/** DuckDB's name of each tuning setting. */
+const TUNING_SETTINGS = { memoryLimit: 'memory_limit', threads: 'threads', checkpointThreshold: 'checkpoint_threshold' } as const;
 
 export type SqlParameters = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -159,8 +166,27 @@ export class Warehouse extends WarehouseSession {
     private readonly instance: DuckDBInstance,
     connection: DuckDBConnection,
     readonly readOnly: boolean,
+    private readonly tuning: Required<WarehouseTuning>,
   ) {
     super(path, connection);
+  }
+
+  /**
+   * Runs `work` with DuckDB's memory limit, threads or checkpoint threshold changed (those `settings`
+   * gives), then puts back the ones the warehouse was opened with, whatever happened: one step of a
+   * job can run as its own command would.
+   */
+  async withSettings<T>(settings: WarehouseTuning, work: () => Promise<T>): Promise<T> {
+    const names = (Object.keys(TUNING_SETTINGS) as (keyof WarehouseTuning)[]).filter((name) => settings[name] !== undefined);
+    const apply = async (values: WarehouseTuning) => {
+      for (const name of names) await this.run(`SET ${TUNING_SETTINGS[name]} = ${sqlText(String(values[name]))}`);
+    };
+    await apply(settings);
+    try {
+      return await work();
+    } finally {
+      await apply(this.tuning);
+    }
   }
 
   /**
@@ -190,7 +216,7 @@ export class Warehouse extends WarehouseSession {
         instance.closeSync();
         throw error;
       }
-      return new Warehouse(path, absolutePath, instance, connection, readOnly);
+      return new Warehouse(path, absolutePath, instance, connection, readOnly, tuningOf(options));
     } catch (error) {
       Warehouse.openPaths.delete(absolutePath);
       throw error;
@@ -221,11 +247,20 @@ export class Warehouse extends WarehouseSession {
   }
 }
 
+function tuningOf(options: WarehouseOptions): Required<WarehouseTuning> {
+  return {
+    memoryLimit: options.memoryLimit ?? DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
+    threads: options.threads ?? DEFAULT_WAREHOUSE_OPTIONS.threads,
+    checkpointThreshold: options.checkpointThreshold ?? DEFAULT_WAREHOUSE_OPTIONS.checkpointThreshold,
+  };
+}
+
 async function createInstance(path: string, absolutePath: string, readOnly: boolean, options: WarehouseOptions): Promise<DuckDBInstance> {
+  const tuning = tuningOf(options);
   const config: Record<string, string> = {
-    memory_limit: options.memoryLimit ?? DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
-    threads: String(options.threads ?? DEFAULT_WAREHOUSE_OPTIONS.threads),
-    checkpoint_threshold: options.checkpointThreshold ?? DEFAULT_WAREHOUSE_OPTIONS.checkpointThreshold,
+    memory_limit: tuning.memoryLimit,
+    threads: String(tuning.threads),
+    checkpoint_threshold: tuning.checkpointThreshold,
     access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
   };
   try {

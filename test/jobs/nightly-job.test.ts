@@ -8,6 +8,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli as runCli, startCli } from '../support/cli-process.js';
 import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 interface JobSummary {
   runId: string;
@@ -125,6 +126,45 @@ describe('jobs run nightly', () => {
     // The second night skips the orders that became terminal on the first.
     const [terminal] = await workspace.query<{ n: string }>(`SELECT count(*) AS n FROM lookup_results l JOIN runs r USING (run_id) WHERE r.job = 'nightly-track' AND r.carrier_day = '2026-11-20' AND l.outcome = 'ok' AND l.order_code IN (SELECT order_code FROM orders WHERE is_terminal AND last_seen_at < '2026-11-21T00:00:00+07')`);
     expect(summaries[1]!.counts.lookupsSpent).toBe(summaries[0]!.counts.lookupsSpent - Number(terminal!.n));
+  });
+
+  /** A nightly job over one order into a warehouse of its own, with `track.memoryLimit` set to `memoryLimit`. */
+  async function nightlyWithTrackMemory(name: string, memoryLimit: string) {
+    const dbPath = join(workspace.dir, `${name}.duckdb`);
+    const account = sandbox.state.world.accounts[0]!;
+    const csv = await workspace.writeCsv(`${name}.csv`, [['order_code', 'account'], [sandbox.state.world.orderCode(account.index, 0), account.alias]]);
+    const jobConfig = join(workspace.dir, `${name}.config.json`);
+    await writeFile(jobConfig, JSON.stringify({ warehouse: dbPath, dataDir: join(workspace.dir, name), trackingUrl: sandbox.url, source: { inputs: [csv] }, track: { memoryLimit } }));
+    const result = await runCli(['jobs', 'run', 'nightly', '--config', jobConfig, '--json'], nowEnv());
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+    try {
+      const runs = (await warehouse.readAll('SELECT job, exit_state, CAST(looked_up_ok AS INTEGER) AS looked_up_ok FROM runs ORDER BY job')).getRowObjectsJson();
+      return { result, runs };
+    } finally {
+      await warehouse.close();
+    }
+  }
+
+  it("runs its tracking step on track's one DuckDB thread: within 48MB, less than two threads' JSON buffers take", async () => {
+    const { result, runs } = await nightlyWithTrackMemory('one-thread', '48MB');
+    expect(result.stderr).not.toMatch(/out of memory|unexpected failure/);
+    expect(result.code).toBe(0);
+    expect(runs).toEqual([
+      { job: 'nightly', exit_state: 'ok', looked_up_ok: 1 },
+      { job: 'nightly-track', exit_state: 'ok', looked_up_ok: 1 },
+    ]);
+  });
+
+  it("gives its tracking step the configuration's track.memoryLimit, and the rest of the job the general limit", async () => {
+    const { result, runs } = await nightlyWithTrackMemory('small-memory', '30MB');
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(/^parcel-recon: DuckDB ran out of memory \(memory_limit 28\.6 MiB\) loading 1 input rows, even after a checkpoint: raise --memory-limit$/);
+    expect(result.stderr).not.toContain('    at ');
+    // The job opened the warehouse and recorded how it ended at the general limit.
+    expect(runs).toEqual([
+      { job: 'nightly', exit_state: 'failed', looked_up_ok: 0 },
+      { job: 'nightly-track', exit_state: 'failed', looked_up_ok: 0 },
+    ]);
   });
 
   it('refuses a second run while one holds the lock, and takes over the lock after SIGKILL', async () => {

@@ -259,6 +259,33 @@ describe('Warehouse.transaction', () => {
   });
 });
 
+describe('Warehouse.withSettings', () => {
+  const TUNING_QUERY = "SELECT current_setting('threads') AS threads, current_setting('memory_limit') AS memory_limit, current_setting('checkpoint_threshold') AS checkpoint_threshold";
+
+  it("runs the work with the given engine settings, then puts back the ones the warehouse was opened with", async () => {
+    const { warehouse } = await temp.open('tuned.duckdb', { memoryLimit: '256MB', threads: 2, checkpointThreshold: '64MB' });
+    const opened = await rowsOf(warehouse, TUNING_QUERY);
+    const during = await warehouse.withSettings({ memoryLimit: '128MB', threads: 1, checkpointThreshold: '32MB' }, () => rowsOf(warehouse, TUNING_QUERY));
+    expect(during).toEqual([{ threads: '1', memory_limit: '122.0 MiB', checkpoint_threshold: '30.5 MiB' }]);
+    expect(opened).toEqual([{ threads: '2', memory_limit: '244.1 MiB', checkpoint_threshold: '61.0 MiB' }]);
+    expect(await rowsOf(warehouse, TUNING_QUERY)).toEqual(opened);
+  });
+
+  it('puts them back when the work fails, and changes only the settings given', async () => {
+    const { warehouse } = await temp.open('tuned-failing.duckdb', { memoryLimit: '256MB', threads: 2, checkpointThreshold: '64MB' });
+    const opened = await rowsOf(warehouse, TUNING_QUERY);
+    let during: unknown;
+    await expect(
+      warehouse.withSettings({ threads: 1 }, async () => {
+        during = await rowsOf(warehouse, TUNING_QUERY);
+        throw new Error('the step failed');
+      }),
+    ).rejects.toThrow('the step failed');
+    expect(during).toEqual([{ ...opened[0], threads: '1' }]);
+    expect(await rowsOf(warehouse, TUNING_QUERY)).toEqual(opened);
+  });
+});
+
 /** A child process that opens `path` with DuckDB and keeps it open until killed. */
 async function holdInAnotherProcess(path: string): Promise<ChildProcess> {
   const script = `

@@ -46,8 +46,7 @@ export async function runNamedJob(
       now: runClock(env),
       stop,
       notifyUrl: jobNotifyUrl(config, env),
-      openWarehouse: () =>
-        openWarehouseForCommand(settings.dbPath, config.track.memoryLimit === undefined ? {} : { memoryLimit: config.track.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS),
+      openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
     });
   } catch (error) {
     if (error instanceof JobLockHeldError) throw new UserError(error.message, EXIT.JOB_LOCKED);
