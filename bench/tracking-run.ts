@@ -29,7 +29,7 @@ import { runTracking } from '../src/pipeline/track-run.js';
 import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
 import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
-import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
+import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { cpuSince, processCpu, type ProcessCpu } from './support/process-cpu.js';
 import { CLI_PATH, SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     }
   }
   keepHeapSmall();
-  const warehouse = await Warehouse.open(join(dir, 'recon.duckdb'), { ...TRACKING_WAREHOUSE_OPTIONS, ...(s.memoryLimit === undefined ? {} : { memoryLimit: s.memoryLimit }) });
+  const warehouse = await Warehouse.open(join(dir, 'recon.duckdb'), trackingWarehouseOptions(s.memoryLimit));
   try {
     const keys = new KeyRing(keyEntries);
     await writeCodes(csv, listening.accounts, s.codes);

@@ -8,7 +8,7 @@ import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from '
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
-import { TRACKING_WAREHOUSE_OPTIONS } from './tracking-memory.js';
+import { trackingWarehouseOptions } from './tracking-memory.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
 async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {
@@ -38,7 +38,7 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
     reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format, periodDays: config.reports.periodDays },
     financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
-    trackingWarehouse: { ...TRACKING_WAREHOUSE_OPTIONS, ...(config.track.memoryLimit === undefined ? {} : { memoryLimit: config.track.memoryLimit }) },
+    trackingWarehouse: trackingWarehouseOptions(config.track.memoryLimit),
     pricing: async () => {
       const flags = CustomerOperationFlagsSchema.parse({ baseUrl: env[BASE_URL_ENV] ?? config.baseUrl, db: dbPath, dataDir, ...config.price });
       const { options } = await customerRunOptions(flags, env, logger, 'finance-audit-price', await jobKeys(config, env));

@@ -14,6 +14,11 @@ import type { WarehouseOptions } from '../warehouse/warehouse.js';
  */
 export const TRACKING_WAREHOUSE_OPTIONS = { memoryLimit: '128MB', checkpointThreshold: '32MB', threads: 1 } as const satisfies WarehouseOptions;
 
+/** A tracking run's warehouse settings, with the operator's memory limit when one is given. */
+export function trackingWarehouseOptions(memoryLimit: string | undefined) {
+  return { ...TRACKING_WAREHOUSE_OPTIONS, ...(memoryLimit === undefined ? {} : { memoryLimit }) };
+}
+
 /**
  * V8 lets its heap grow to several times what is live before a full collection: while tracking held
  * about 45 MB live, the heap reached 150 to 200 MB. A growing factor of 1.5 keeps it near 60 to 90 MB

@@ -21,7 +21,7 @@ import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS } from '../tracking-memory.js';
+import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS, trackingWarehouseOptions } from '../tracking-memory.js';
 
 export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
 export const DB_ENV = 'PARCEL_RECON_DB';
@@ -266,7 +266,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags, redisUrl } = await trackRunOptionsFromFlags(raw, process.env, logger);
       keepHeapSmall();
-      const warehouse = await openWarehouseForCommand(dbPath, { ...TRACKING_WAREHOUSE_OPTIONS, ...(flags.memoryLimit === undefined ? {} : { memoryLimit: flags.memoryLimit }) }, WAREHOUSE_BUSY_WAIT_MS);
+      const warehouse = await openWarehouseForCommand(dbPath, trackingWarehouseOptions(flags.memoryLimit), WAREHOUSE_BUSY_WAIT_MS);
       if (flags.plan) {
         try {
           const plan = await planTracking({ ...options, warehouse });
