@@ -7,10 +7,11 @@
  *   memory      peak memory (max RSS) tracking 1,000,000 codes (target: under 300 MB), of a
  *               `parcel-recon track` process as cron starts it (the summary's peakMemoryMb)
  *
- *   node dist/bench/tracking-run.js --scenario throughput [--codes N] [--concurrency N] [--rate N] [--batch-size N] [--memory-limit 256MB]
+ *   npm run bench:tracking -- --scenario throughput [--codes N] [--concurrency N] [--rate N] [--batch-size N] [--memory-limit 256MB]
  *
- * For throughput and rate-cap the pipeline runs in this process, with the track command's memory
- * settings, so that the rate of sends can be taken. Prints one JSON line on stdout
+ * For throughput and rate-cap the pipeline runs in this process, so that the rate of sends can be
+ * taken, with the track command's memory settings: those read at start come from the npm script,
+ * which runs this file under bin/node-with-track-settings. Prints one JSON line on stdout
  * and a readable line on stderr; exits 1 when the target is missed, 2 on a bad flag.
  */
 import './support/tracking-allocator.js';
@@ -31,7 +32,7 @@ import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { cpuSince, processCpu, type ProcessCpu } from './support/process-cpu.js';
-import { CLI_PATH, SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
+import { COMMAND_PATH, SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 
 type Scenario = 'throughput' | 'rate-cap' | 'memory';
 
@@ -204,12 +205,12 @@ interface TrackCommandSummary {
   readonly peakMemoryMb: number;
 }
 
-/** Runs `parcel-recon track` over the codes as a child process, as cron would, and takes its peak memory from its summary. */
+/** Runs `parcel-recon track` (bin/parcel-recon) over the codes as a child process, as cron would, and takes its peak memory from its summary. */
 async function measureTrackCommand(s: ReturnType<typeof settings>, dir: string, csv: string, keys: [string, string][], trackingUrl: string): Promise<number> {
-  const args = [CLI_PATH, 'track', '--input', csv, '--db', join(dir, 'recon.duckdb'), '--json', '--no-progress', '--log-level', 'warn', '--concurrency', String(s.concurrency), '--batch-size', String(s.batchSize)];
+  const args = ['track', '--input', csv, '--db', join(dir, 'recon.duckdb'), '--json', '--no-progress', '--log-level', 'warn', '--concurrency', String(s.concurrency), '--batch-size', String(s.batchSize)];
   if (s.memoryLimit !== undefined) args.push('--memory-limit', s.memoryLimit);
   const env = { ...process.env, PARCEL_RECON_API_KEYS: keys.map(([alias, key]) => `${alias}=${key}`).join(','), PARCEL_RECON_TRACKING_URL: trackingUrl };
-  const { stdout } = await promisify(execFile)(process.execPath, args, { env, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(COMMAND_PATH, args, { env, maxBuffer: 16 * 1024 * 1024 });
   const summary = JSON.parse(stdout) as TrackCommandSummary;
   const passed = summary.peakMemoryMb < 300;
   const report = {

@@ -4,6 +4,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const CLI_PATH = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+/** The installed command (package.json's bin), as cron starts it: `track` gets its start-time memory settings. */
+export const COMMAND_PATH = fileURLToPath(new URL('../../../bin/parcel-recon', import.meta.url));
 export const SANDBOX_START = '2026-11-20T22:00:00+07:00';
 const SANDBOX_READY_TIMEOUT_MS = 15_000;
 

@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { sandboxEnv } from '../support/cli-process.js';
+import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+
+const LAUNCHER = join(import.meta.dirname, '../../bin/parcel-recon');
+const TRACK_TUNABLES = 'glibc.malloc.arena_max=2';
+
+interface Launched {
+  readonly child: ChildProcess;
+  readonly ended: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Starts the installed command (through a symlink, as npm links it) with only PATH and `env` in its environment. */
+function launch(command: string, args: string[], env: Record<string, string>): Launched {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const ended = once(child, 'close').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  return { child, ended };
+}
+
+/**
+ * What the process under `pid` runs once the launcher has handed over to Node (`exec` keeps the pid):
+ * its arguments and its starting environment, from /proc.
+ */
+async function nodeProcessOf(pid: number): Promise<{ args: string[]; environment: string[] }> {
+  for (let tries = 0; tries < 200; tries++) {
+    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((arg) => arg !== '');
+    if (args.some((arg) => arg.endsWith('main.js'))) {
+      return { args, environment: (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0') };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`process ${pid} never became the Node.js command`);
+}
+
+describe('the parcel-recon command (bin/parcel-recon)', () => {
+  let sandbox: RunningSandbox;
+  let workspace: TrackingWorkspace;
+  let command: string;
+
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ ordersPerAccount: 5 });
+    workspace = await trackingWorkspace();
+    command = join(workspace.dir, 'parcel-recon');
+    await symlink(LAUNCHER, command);
+  });
+
+  afterAll(async () => {
+    await sandbox.stop();
+    await workspace.dispose();
+  });
+
+  it("starts track with the process settings read at start, and tracks what comes on standard input", async () => {
+    const account = sandbox.state.world.accounts[0]!;
+    const { child, ended } = launch(command, ['track', '--input', '-', '--db', workspace.dbPath, '--json', '--retry-min-ms', '5'], sandboxEnv(sandbox));
+    // Standard input still open: the process waits there, so what it runs can be read.
+    const { args, environment } = await nodeProcessOf(child.pid!);
+    expect(args.slice(1, 2)).toEqual(['--max-semi-space-size=8']);
+    expect(args.slice(3)).toEqual(['track', '--input', '-', '--db', workspace.dbPath, '--json', '--retry-min-ms', '5']);
+    expect(environment).toContain(`GLIBC_TUNABLES=${TRACK_TUNABLES}`);
+    // glibc splits its tunables in place at start: the second one follows the first's end.
+    expect(environment).toContain('glibc.malloc.mmap_threshold=131072');
+    child.stdin!.end(`order_code,account\n${sandbox.state.world.orderCode(0, 0)},${account.alias}\n`);
+    const result = await ended;
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { counters: { ok: number } }).counters.ok).toBe(1);
+    for (const key of Object.values(keysOf(sandbox))) expect(result.stderr.includes(key)).toBe(false);
+  });
+
+  it('leaves a GLIBC_TUNABLES the operator set as it is', async () => {
+    const { child, ended } = launch(command, ['track', '--input', '-', '--db', workspace.dbPath], { ...sandboxEnv(sandbox), GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' });
+    const { environment } = await nodeProcessOf(child.pid!);
+    expect(environment).toContain('GLIBC_TUNABLES=glibc.malloc.arena_max=4');
+    child.stdin!.end('order_code\n');
+    expect((await ended).code).toBe(0);
+  });
+
+  it("starts every other command as a plain Node.js process, and passes its exit code on", async () => {
+    const { child, ended } = launch(command, ['sandbox', '--port', '0'], {});
+    const { args, environment } = await nodeProcessOf(child.pid!);
+    expect(args.some((arg) => arg.startsWith('--max-semi-space-size'))).toBe(false);
+    expect(environment.some((entry) => entry.startsWith('GLIBC_TUNABLES='))).toBe(false);
+    child.kill('SIGTERM');
+    await ended;
+
+    const badFlag = await launch(command, ['track', '--no-such-flag'], {}).ended;
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr.trim().split('\n')).toEqual(["error: unknown option '--no-such-flag'"]);
+  });
+});
