@@ -21,6 +21,8 @@ export const MAX_BATCH_GROWTH = 4;
 export class ResultBatcher {
   private files: BatchFiles;
   private results: LookupResultRow[] = [];
+  /** Whether a snapshot gathered may be of an order the warehouse held before the run. */
+  private mayHoldStoredOrders = false;
   private flushing: Promise<void> = Promise.resolve();
   private flushesUnsettled = 0;
 
@@ -35,7 +37,12 @@ export class ResultBatcher {
     this.files = new BatchFiles(spoolDir, dataDir, runId);
   }
 
-  add(orderCode: string, alias: string, origin: string, outcome: OrderOutcome): void {
+  /**
+   * `storedBefore`: whether the warehouse held the order asked for when the run's work list was made.
+   * A run asks for each code once, so an answer naming the code asked, of an order not held then, is
+   * of a new order.
+   */
+  add(orderCode: string, alias: string, origin: string, outcome: OrderOutcome, storedBefore: boolean): void {
     const finishedAt = epochMsToInstant(this.now());
     const row = (outcomeName: LookupResultRow['outcome'], errorCode: string | null, errorMessage: string | null): LookupResultRow => ({
       runId: this.runId,
@@ -50,6 +57,7 @@ export class ResultBatcher {
     });
     switch (outcome.kind) {
       case 'ok':
+        if (storedBefore || outcome.orderCode !== orderCode) this.mayHoldStoredOrders = true;
         this.files.addSnapshot({ runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
         this.results.push(row('ok', null, null));
         break;
@@ -92,8 +100,10 @@ export class ResultBatcher {
   flush(): Promise<void> {
     const files = this.files;
     const results = this.results;
+    const newOrdersOnly = !this.mayHoldStoredOrders;
     this.files = new BatchFiles(this.spoolDir, this.dataDir, this.runId);
     this.results = [];
+    this.mayHoldStoredOrders = false;
     // The batch's files are finished at once, while the batch before commits; this batch commits after both.
     const written = files.finish();
     written.catch(() => undefined);
@@ -102,7 +112,7 @@ export class ResultBatcher {
       .then(async () => {
         const { snapshotFile } = await written;
         const snapshotFiles = snapshotFile === undefined ? [] : [snapshotFile];
-        if (results.length > 0) await loadLookupFiles(this.warehouse, { snapshotFiles, results }, this.spoolDir);
+        if (results.length > 0) await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
       })
       .finally(async () => {
         this.flushesUnsettled--;

@@ -13,7 +13,7 @@ import { readQuotaUsage, raiseQuotaUsageRows } from '../warehouse/quota-usage-st
 import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
 import type { QuotaPolicy } from '../quota/quota-policy.js';
 import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
-import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork } from '../warehouse/run-input-store.js';
+import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork, type RunWorkItem } from '../warehouse/run-input-store.js';
 import { failedLookups, findUnfinishedRun, finishRun, lookupOutcomeCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { stageInputs } from './input-staging.js';
@@ -207,9 +207,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     abandon: abandon.signal,
     onRetry: (orderCode, failure, attempt) => log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
   };
-  const record = (orderCode: string, alias: string, origin: string, outcome: OrderOutcome) => {
+  const record = (item: RunWorkItem, alias: string, outcome: OrderOutcome) => {
+    const { orderCode } = item;
     done++;
-    batcher.add(orderCode, alias, origin, outcome);
+    batcher.add(orderCode, alias, item.origin, outcome, item.storedBefore);
     switch (outcome.kind) {
       case 'ok':
         counters.ok++;
@@ -249,9 +250,9 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
         const alias = item.accountAlias ?? keys.aliasFor(null);
         if (alias === undefined) continue;
         if (stopping.aborted) {
-          record(item.orderCode, alias, item.origin, { kind: 'deferred', reason: 'stopping', attempts: 0 });
+          record(item, alias, { kind: 'deferred', reason: 'stopping', attempts: 0 });
         } else if (limiter.isSpent(alias)) {
-          record(item.orderCode, alias, item.origin, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
+          record(item, alias, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
         } else {
           await window.enter();
           void lookUpOrder(context, item.orderCode, alias)
@@ -260,7 +261,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
               log.error({ orderCode: item.orderCode, error: error instanceof Error ? error.message : String(error) }, 'lookup broke');
               return { kind: 'transport_error', errorCode: 'INTERNAL', errorMessage: error instanceof Error ? error.message : String(error), attempts: 0 };
             })
-            .then((outcome) => record(item.orderCode, alias, item.origin, outcome))
+            .then((outcome) => record(item, alias, outcome))
             .finally(() => window.leave());
         }
         if (batcher.shouldFlush(options.batchSize)) {

@@ -20,6 +20,8 @@ export interface RunWorkItem {
   readonly orderCode: string;
   readonly accountAlias: string | null;
   readonly origin: string;
+  /** Whether the warehouse held the order when the work list was made: a stored row to compare and replace. */
+  readonly storedBefore: boolean;
 }
 
 export interface RunWorkOptions {
@@ -111,7 +113,8 @@ export async function* streamRunWork(
   const workList = `run_work_${++workListCount}`;
   await warehouse.run(
     `CREATE TEMP TABLE ${workList} AS
-     SELECT order_code, account_alias, origin, row_number() OVER (ORDER BY last_seen_at ASC NULLS FIRST, seq) AS work_rank
+     SELECT order_code, account_alias, origin, last_seen_at IS NOT NULL AS stored_before,
+            row_number() OVER (ORDER BY last_seen_at ASC NULLS FIRST, seq) AS work_rank
      FROM (${RUN_WORK})
      ORDER BY work_rank`,
     { runId, refreshTerminal: options.refreshTerminal },
@@ -120,7 +123,7 @@ export async function* streamRunWork(
     let lastRank = 0;
     for (;;) {
       const reader = await warehouse.readAll(
-        `SELECT order_code, account_alias, origin, work_rank FROM ${workList} WHERE work_rank > $lastRank ORDER BY work_rank LIMIT $chunkSize`,
+        `SELECT order_code, account_alias, origin, stored_before, work_rank FROM ${workList} WHERE work_rank > $lastRank ORDER BY work_rank LIMIT $chunkSize`,
         { lastRank, chunkSize },
       );
       const rows = reader.getRowObjectsJS();
@@ -130,6 +133,7 @@ export async function* streamRunWork(
         orderCode: row.order_code as string,
         accountAlias: row.account_alias as string | null,
         origin: row.origin as string,
+        storedBefore: row.stored_before as boolean,
       }));
       if (rows.length < chunkSize) return;
     }

@@ -69,6 +69,11 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
 export interface LookupFilesBatch {
   readonly snapshotFiles: readonly string[];
   readonly results: readonly LookupResultRow[];
+  /**
+   * The caller knows that the warehouse held none of the snapshots' orders before: the check for
+   * stored ones is skipped (a join that scans every stored order's code, for each batch).
+   */
+  readonly newOrdersOnly?: boolean;
 }
 
 /** loadLookupBatch for snapshots already in spool files; the files are left where they are. */
@@ -81,7 +86,7 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
       warehouse.loadTransaction(async (sql) => {
         if (snapshotFiles.length > 0) {
           await stageSnapshots(sql, snapshotFiles);
-          await replaceStagedOrders(sql);
+          await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
         }
         if (resultsFile !== undefined) await loadResults(sql, resultsFile);
       }, `a batch of ${results.length} lookups`, 'lower --batch-size or raise --memory-limit');
@@ -134,11 +139,10 @@ async function stageSnapshots(sql: SqlRunner, files: readonly string[]): Promise
  * attempts they show; then replaces the history rows and upserts the orders. Orders seen for the
  * first time have no stored row to be stale against or to differ from, and no history rows to
  * replace (history rows are only ever written with their order's row): a batch of only such orders
- * skips those statements.
+ * skips those statements, and the count that finds them when the caller already knows.
  */
-async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
-  const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`);
-  const anyStored = countOf(stored.getRowObjectsJS()[0]?.stored) > 0;
+async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
+  const anyStored = !newOrdersOnly && (await countStoredOrders(sql)) > 0;
   if (anyStored) {
     await sql.run(
       `DELETE FROM ${STAGED} AS s
@@ -163,6 +167,12 @@ async function replaceStagedOrders(sql: SqlRunner): Promise<void> {
   );
   // Dropped at once: kept until the next batch, a batch's staged snapshots held 10 to 20 MB of DuckDB's memory.
   await sql.run(`DROP TABLE ${STAGED}`);
+}
+
+/** How many staged snapshots are of orders the warehouse holds. */
+async function countStoredOrders(sql: SqlRunner): Promise<number> {
+  const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`);
+  return countOf(stored.getRowObjectsJS()[0]?.stored);
 }
 
 /** The spool line of one lookup_results row. */
