@@ -245,7 +245,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   // Orders handed to the limiter at once: enough to keep every slot busy and its groups full.
   const window = new DispatchWindow(options.quota.maxConcurrent * 4);
   try {
-    for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal })) {
+    for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal, workDir: spoolDir })) {
       for (const item of chunk) {
         const alias = item.accountAlias ?? keys.aliasFor(null);
         if (alias === undefined) continue;

@@ -15,7 +15,7 @@ function input(seq: number, orderCode: string, accountAlias: string | null = 'sh
 
 async function workOf(warehouse: Warehouse, runId: string, refreshTerminal = false, chunkSize?: number): Promise<RunWorkItem[][]> {
   const chunks: RunWorkItem[][] = [];
-  for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal, chunkSize })) chunks.push(chunk);
+  for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal, chunkSize, workDir: await temp.dir() })) chunks.push(chunk);
   return chunks;
 }
 
@@ -128,7 +128,8 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
 
     const yielded: string[] = [];
     const sizes: number[] = [];
-    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 10 })) {
+    const workDir = join(dir, 'work');
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 10, workDir })) {
       sizes.push(chunk.length);
       yielded.push(...chunk.map((item) => item.orderCode));
       // Loading the chunk makes its orders seen, which would move them in a list computed afresh.
@@ -137,17 +138,19 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     }
     expect(sizes).toEqual([10, 10, 5]);
     expect(yielded).toEqual(codes);
-    expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name LIKE 'run_work_%'")).toEqual([{ n: '0' }]);
+    expect(await readdir(workDir)).toEqual([]);
   });
 
   it('drops its work list when the consumer stops early', async () => {
     const { warehouse, dir } = await temp.open();
     await appendRunInputs(warehouse, 'run-1', [input(1, 'CODE00001'), input(2, 'CODE00002')], join(dir, 'spool'));
-    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 1 })) {
+    const workDir = join(dir, 'work');
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 1, workDir })) {
       expect(chunk).toHaveLength(1);
+      expect(await readdir(workDir)).toHaveLength(1);
       break;
     }
-    expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM duckdb_tables() WHERE temporary AND table_name LIKE 'run_work_%'")).toEqual([{ n: '0' }]);
+    expect(await readdir(workDir)).toEqual([]);
   });
 
   it('streams a large run in chunks', async () => {
@@ -161,7 +164,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     let count = 0;
     let chunks = 0;
     let previous = '';
-    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false })) {
+    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, workDir: join(dir, 'work') })) {
       chunks++;
       count += chunk.length;
       for (const item of chunk) {
