@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
@@ -327,6 +328,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     exitState,
     summary,
   });
+  // The run's scratch files, a cut-off run's of the same id included: what they held is committed or looked up again.
+  await rm(spoolDir, { recursive: true, force: true });
   log.info({ summary }, 'run finished');
   return summary;
 }

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
@@ -113,6 +113,9 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     const summary = JSON.parse(resumed.stdout) as { resumed: boolean; runId: string; counters: { ok: number } };
     expect(summary.resumed).toBe(true);
     expect(resumed.stderr).toContain('run resumed');
+    // The killed runs left their work list and batch files; the finished run removes its scratch folder.
+    expect(await readdir(join(whole, 'spool'))).toEqual([]);
+    expect(await readdir(join(killed, 'spool'))).toEqual([]);
 
     expect(await tableChecksums(killedDb, COMPARED_TABLES)).toEqual(baseline);
     const sandboxSaw = (await sandboxSeen()) - seenBefore;
