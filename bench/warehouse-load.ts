@@ -30,7 +30,8 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { epochMsToInstant, formatCarrierDateTime, shareOfMoney, sumMoney, type TrackingSnapshotWire } from '../src/carrier/contract.js';
 import { loadLookupBatch, spooledSnapshot, type SpooledAnswer, type LookupBatch, type LookupResultRow } from '../src/warehouse/snapshot-loader.js';
-import { HISTORY_TABLES, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, answerSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
+import { HISTORY_TABLES, SPOOL_LINE_FIELDS, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, answerSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
+import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
 import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
 import { ResultBatcher } from '../src/pipeline/result-batcher.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
@@ -328,6 +329,22 @@ async function writeEngineInput(path: string, settings: BenchSettings): Promise<
   }
 }
 
+/** The spool lines' rows as DuckDB's own `read_json` reads them, with the fields the loader reads. */
+function readJsonSnapshotSpool(fileSql: string): string {
+  const columns = Object.entries(SPOOL_LINE_FIELDS)
+    .map(([name, structure]) => `${name}: '${sqlTypeOf(structure).replaceAll("'", "''")}'`)
+    .join(', ');
+  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM read_json(${fileSql}, columns = {${columns}}, format = 'newline_delimited'))`;
+}
+
+function sqlTypeOf(structure: JsonStructure): string {
+  if (typeof structure === 'string') return structure;
+  if (Array.isArray(structure)) return `${sqlTypeOf(structure[0])}[]`;
+  return `STRUCT(${Object.entries(structure as Record<string, JsonStructure>)
+    .map(([name, field]) => `"${name}" ${sqlTypeOf(field)}`)
+    .join(', ')})`;
+}
+
 async function measureEngine(dir: string, inputFile: string, threads: number): Promise<Timing & { rows: TableRows }> {
   const instance = await DuckDBInstance.create(join(dir, 'engine.duckdb'), {
     memory_limit: DEFAULT_WAREHOUSE_OPTIONS.memoryLimit,
@@ -336,7 +353,7 @@ async function measureEngine(dir: string, inputFile: string, threads: number): P
   const connection = await instance.connect();
   try {
     const timing = await timed(async () => {
-      await connection.run(`CREATE TABLE staged AS SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`, { file: inputFile });
+      await connection.run(`CREATE TABLE staged AS SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readJsonSnapshotSpool('$file')} AS s`, { file: inputFile });
       await connection.run('CREATE TABLE orders AS SELECT * EXCLUDE (price_info, statuses, trackings) FROM staged');
       for (const table of HISTORY_TABLES) await connection.run(`CREATE TABLE ${table} AS ${historyRowsSelect(table, 'staged')}`);
       await connection.run('DROP TABLE staged');

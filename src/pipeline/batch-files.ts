@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SpoolFile } from '../warehouse/ndjson-spool.js';
 import { ANSWER_SPOOL_LINE_END, answerSpoolLineStart, type AnswerSighting } from '../warehouse/snapshot-spool-format.js';
 import { RawSpoolFile } from './raw-spool.js';
 
@@ -19,7 +20,7 @@ const SPACE = 0x20;
 /** What a gathered batch left on disk. */
 export interface WrittenBatchFiles {
   /** The snapshot lines for the loader (plain NDJSON, in the spool folder); undefined when none. */
-  readonly snapshotFile: string | undefined;
+  readonly snapshotFile: SpoolFile | undefined;
   /** The batch's raw spool file; undefined when it had no answer. */
   readonly rawSpoolFile: string | undefined;
 }
@@ -31,6 +32,8 @@ export interface WrittenBatchFiles {
 class SpoolLineChunks {
   private buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   private used = 0;
+  /** The longest line added, in bytes with its line feed. */
+  longestLineBytes = 0;
 
   constructor(private readonly emit: (chunk: Buffer) => void) {}
 
@@ -41,6 +44,7 @@ class SpoolLineChunks {
       this.flush();
       if (worstCase > this.buffer.length) this.buffer = Buffer.allocUnsafe(worstCase);
     }
+    const lineStart = this.used;
     this.used += this.buffer.write(start, this.used, 'utf8');
     const bodyStart = this.used;
     this.used += body.copy(this.buffer, this.used);
@@ -50,6 +54,7 @@ class SpoolLineChunks {
     }
     this.used += this.buffer.write(ANSWER_SPOOL_LINE_END, this.used, 'utf8');
     this.buffer[this.used++] = LINE_FEED;
+    this.longestLineBytes = Math.max(this.longestLineBytes, this.used - lineStart);
   }
 
   flush(): void {
@@ -94,7 +99,8 @@ export class BatchFiles {
     await this.snapshotWrites;
     if (this.snapshotFile !== undefined) await (await this.snapshotFile.handle).close();
     const rawSpoolFile = await this.rawSpool?.commit();
-    return { snapshotFile: this.snapshotFile?.path, rawSpoolFile };
+    const snapshotFile = this.snapshotFile === undefined ? undefined : { path: this.snapshotFile.path, longestLineBytes: this.snapshotLines.longestLineBytes };
+    return { snapshotFile, rawSpoolFile };
   }
 
   /** Removes the loader's file (the raw spool file stays: it is the run's record). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { answerBodyAsRead } from '../carrier/answer-body.js';
 import { checkTrackingResult } from '../carrier/contract.js';
 import { loadLookupBatch, spooledSnapshot, type SpooledSnapshot } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -67,7 +68,10 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
         }
         const checked = checkTrackingResult(decoded);
         if (!checked.ok) unreadable++;
-        else if (checked.value.kind === 'snapshot') loaded.push(spooledSnapshot({ orderCode: checked.value.snapshot.orderCode, body: response.body, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
+        else if (checked.value.kind === 'snapshot') {
+          const body = answerBodyAsRead(Buffer.from(response.body), decoded).toString('utf8');
+          loaded.push(spooledSnapshot({ orderCode: checked.value.snapshot.orderCode, body, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
+        }
         else carrierErrors++;
       }
       await loadLookupBatch(warehouse, { snapshots: loaded, results: [] }, join(dataDir, 'spool', `replay-${runId}`));

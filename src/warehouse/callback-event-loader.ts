@@ -1,4 +1,4 @@
-import { withNdjsonSpool } from './ndjson-spool.js';
+import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -12,14 +12,29 @@ export interface CallbackJournalSlice {
   readonly lineCount: number;
 }
 
-/** The SQL types read_json gives each journal field; the names are CallbackEventRecord's. */
-const JOURNAL_COLUMNS = `{
-  eventId: 'VARCHAR', orderCode: 'VARCHAR', status: 'VARCHAR', statusName: 'VARCHAR', eventTime: 'TIMESTAMPTZ',
-  transactionId: 'VARCHAR', deliveryDate: 'TIMESTAMPTZ', receiverName: 'VARCHAR', mailman: 'VARCHAR',
-  deliveryNotes: 'VARCHAR', delayCode: 'VARCHAR', delayNotes: 'VARCHAR', requestFeedbackCount: 'INTEGER',
-  description: 'VARCHAR', externalCode: 'VARCHAR', referenceCode: 'VARCHAR', accountAlias: 'VARCHAR',
-  authMethod: 'VARCHAR', receivedAt: 'TIMESTAMPTZ', body: 'JSON'
-}`;
+/** The SQL types of each journal field; the names are CallbackEventRecord's. */
+const JOURNAL_FIELDS = {
+  eventId: 'VARCHAR',
+  orderCode: 'VARCHAR',
+  status: 'VARCHAR',
+  statusName: 'VARCHAR',
+  eventTime: 'TIMESTAMPTZ',
+  transactionId: 'VARCHAR',
+  deliveryDate: 'TIMESTAMPTZ',
+  receiverName: 'VARCHAR',
+  mailman: 'VARCHAR',
+  deliveryNotes: 'VARCHAR',
+  delayCode: 'VARCHAR',
+  delayNotes: 'VARCHAR',
+  requestFeedbackCount: 'INTEGER',
+  description: 'VARCHAR',
+  externalCode: 'VARCHAR',
+  referenceCode: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  authMethod: 'VARCHAR',
+  receivedAt: 'TIMESTAMPTZ',
+  body: 'JSON',
+} as const;
 
 const STAGED = 'staged_callback_events';
 
@@ -44,9 +59,9 @@ export async function loadCallbackJournalSlice(warehouse: Warehouse, slice: Call
       if (file !== undefined) {
         await sql.run(
           `CREATE OR REPLACE TEMP TABLE ${STAGED} AS
-           SELECT * FROM read_json($file, format = 'newline_delimited', columns = ${JOURNAL_COLUMNS})
+           SELECT * FROM ${spoolFileRows('$file', file, JOURNAL_FIELDS)}
            QUALIFY row_number() OVER (PARTITION BY eventId ORDER BY receivedAt) = 1`,
-          { file },
+          { file: file.path },
         );
         inserted = await sql.run(
           `INSERT INTO callback_events

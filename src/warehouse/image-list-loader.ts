@@ -1,5 +1,5 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { withNdjsonSpool } from './ndjson-spool.js';
+import { spoolFileRows, withNdjsonSpool, type JsonFields, type SpoolFile } from './ndjson-spool.js';
 import { loadResults, resultSpoolLine, type LookupResultRow } from './snapshot-loader.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
@@ -38,10 +38,13 @@ function listSpoolLine(list: ImageListRow): string {
   });
 }
 
-const LIST_COLUMNS = `{
-  orderCode: 'VARCHAR', accountAlias: 'VARCHAR', runId: 'VARCHAR', fetchedAt: 'TIMESTAMPTZ',
-  images: 'STRUCT("no" INTEGER, imageUrl VARCHAR, downloadedPath VARCHAR, downloadError VARCHAR)[]'
-}`;
+const LIST_FIELDS: JsonFields = {
+  orderCode: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  runId: 'VARCHAR',
+  fetchedAt: 'TIMESTAMPTZ',
+  images: [{ no: 'INTEGER', imageUrl: 'VARCHAR', downloadedPath: 'VARCHAR', downloadError: 'VARCHAR' }],
+};
 
 /**
  * Loads image lists in one transaction with the run's lookup_results rows, through NDJSON spool files:
@@ -62,8 +65,8 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
   });
 }
 
-async function replaceLists(sql: SqlRunner, file: string): Promise<void> {
-  await sql.run(`CREATE OR REPLACE TEMP TABLE staged_image_lists AS SELECT * FROM read_json($file, format = 'newline_delimited', columns = ${LIST_COLUMNS})`, { file });
+async function replaceLists(sql: SqlRunner, file: SpoolFile): Promise<void> {
+  await sql.run(`CREATE OR REPLACE TEMP TABLE staged_image_lists AS SELECT * FROM ${spoolFileRows('$file', file, LIST_FIELDS)}`, { file: file.path });
   await sql.run('DELETE FROM order_images WHERE order_code IN (SELECT orderCode FROM staged_image_lists)');
   await sql.run(
     `INSERT OR REPLACE INTO order_image_lists BY NAME

@@ -1,21 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sqlText } from './sql-literals.js';
 
 /** Bytes gathered before a write: few system calls, bounded memory whatever the batch size. */
 const WRITE_BUFFER_BYTES = 1024 * 1024;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit. */
 const MAX_UTF8_BYTES_PER_CHAR = 3;
 
-/** NDJSON files in a spool directory, which DuckDB reads with `read_json(..., format = 'newline_delimited')`. */
+/** An NDJSON file written to a spool, and the UTF-8 length of its longest line (which sizes DuckDB's line reader). */
+export interface SpoolFile {
+  readonly path: string;
+  readonly longestLineBytes: number;
+}
+
+/** NDJSON files in a spool directory, which DuckDB reads with spoolFileRows. */
 export interface NdjsonSpool {
-  /** Writes `lines` (each one JSON text without a newline) as a new file; returns its path. */
-  write(lines: Iterable<string>): Promise<string>;
+  /** Writes `lines` (each one JSON text without a newline) as a new file. */
+  write(lines: Iterable<string>): Promise<SpoolFile>;
 }
 
 /**
  * Runs `work` with a spool in `spoolDir`, then deletes the files it wrote, whatever happened. Bulk
- * rows enter the warehouse this way: one file, one `read_json` statement.
+ * rows enter the warehouse this way: one file, one statement (spoolFileRows).
  */
 export async function withNdjsonSpool<T>(spoolDir: string, label: string, work: (spool: NdjsonSpool) => Promise<T>): Promise<T> {
   await mkdir(spoolDir, { recursive: true });
@@ -24,8 +31,7 @@ export async function withNdjsonSpool<T>(spoolDir: string, label: string, work: 
     async write(lines) {
       const path = join(spoolDir, `${label}-${process.pid}-${randomUUID()}.ndjson`);
       written.push(path);
-      await writeLines(path, lines);
-      return path;
+      return { path, longestLineBytes: await writeLines(path, lines) };
     },
   };
   try {
@@ -37,10 +43,12 @@ export async function withNdjsonSpool<T>(spoolDir: string, label: string, work: 
 
 /**
  * Encodes the lines straight into one reused buffer: joining them into a string first and encoding
- * that took twice as long (the Vietnamese text makes V8 strings two-byte).
+ * that took twice as long (the Vietnamese text makes V8 strings two-byte). Returns the longest line's
+ * length in bytes.
  */
-async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+async function writeLines(path: string, lines: Iterable<string>): Promise<number> {
   const file = await open(path, 'wx');
+  let longest = 0;
   try {
     const buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
     let used = 0;
@@ -51,14 +59,48 @@ async function writeLines(path: string, lines: Iterable<string>): Promise<void> 
         used = 0;
       }
       if (worstCase > buffer.length) {
+        longest = Math.max(longest, Buffer.byteLength(line, 'utf8'));
         await file.write(`${line}\n`);
         continue;
       }
-      used += buffer.write(line, used, 'utf8');
+      const lineBytes = buffer.write(line, used, 'utf8');
+      longest = Math.max(longest, lineBytes);
+      used += lineBytes;
       buffer[used++] = 0x0a;
     }
     if (used > 0) await file.write(buffer, 0, used);
   } finally {
     await file.close();
   }
+  return longest;
+}
+
+/**
+ * How json_transform reads a line: a SQL type name for a value, an object of fields, or a one-item
+ * array for a list of that item.
+ */
+export type JsonStructure = string | { readonly [field: string]: JsonStructure } | readonly [JsonStructure];
+export type JsonFields = { readonly [field: string]: JsonStructure };
+
+/** The smallest buffer of DuckDB's line reader: a spool file of short lines reads in a few. */
+const MIN_LINE_READER_BYTES = 1024 * 1024;
+
+/**
+ * The rows of a spool file as SQL, one column per field of `fields` (extra fields in a line are
+ * ignored, missing ones are null); `fileSql` is the file's path as SQL text, e.g. a parameter `$file`.
+ *
+ * The file is read as lines by read_csv (with a separator and quote that JSON text never holds raw)
+ * and each line decoded by json_transform, rather than by read_json: read_json reserves a 32 MiB
+ * buffer of DuckDB's memory limit whatever the file's size (its minimum), a quarter of what `track`
+ * gave DuckDB then (128MB), while a batch's file needs a few. The line reader's buffer is sized to the longest
+ * line: read_csv refuses a line longer than its limit, and drops one at the end of a file.
+ */
+export function spoolFileRows(fileSql: string, file: Pick<SpoolFile, 'longestLineBytes'>, fields: JsonFields): string {
+  return `(SELECT unnest(json_transform(line, ${sqlText(JSON.stringify(fields))})) FROM ${spoolFileLines(fileSql, file)})`;
+}
+
+function spoolFileLines(fileSql: string, file: Pick<SpoolFile, 'longestLineBytes'>): string {
+  const maxLineBytes = Math.max(MIN_LINE_READER_BYTES, file.longestLineBytes + 2);
+  return `read_csv(${fileSql}, columns = {'line': 'VARCHAR'}, header = false, auto_detect = false, delim = E'\\x01', quote = '', escape = '',
+    max_line_size = ${maxLineBytes}, buffer_size = ${2 * maxLineBytes})`;
 }

@@ -1,5 +1,5 @@
 import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
-import { withNdjsonSpool } from './ndjson-spool.js';
+import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { moneyDecimal } from './carrier-value-sql.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -69,6 +69,47 @@ function* lineSpoolLines(rows: readonly PriceQuoteRow[]): Generator<string> {
   }
 }
 
+/** The fields of a quote's spool line (quoteSpoolLine). */
+const QUOTE_FIELDS = {
+  quoteId: 'VARCHAR',
+  runId: 'VARCHAR',
+  orderCode: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  toProvinceName: 'VARCHAR',
+  toDistrictName: 'VARCHAR',
+  toWardName: 'VARCHAR',
+  length: 'DOUBLE',
+  width: 'DOUBLE',
+  height: 'DOUBLE',
+  realWeight: 'DOUBLE',
+  clientHubId: 'VARCHAR',
+  serviceTypeId: 'VARCHAR',
+  ok: 'BOOLEAN',
+  errorCode: 'VARCHAR',
+  errorMessage: 'VARCHAR',
+  mainPrice: 'VARCHAR',
+  totalServiceCost: 'VARCHAR',
+  couponMoneyRemainder: 'VARCHAR',
+  depositChangeAmount: 'VARCHAR',
+  calWeight: 'DOUBLE',
+  weight: 'DOUBLE',
+  priceMatrixId: 'VARCHAR',
+  quotedAt: 'TIMESTAMPTZ',
+} as const;
+
+/** The fields of an ExtraServices line's spool line (lineSpoolLines). */
+const QUOTE_LINE_FIELDS = {
+  quoteId: 'VARCHAR',
+  lineNo: 'INTEGER',
+  extraServiceId: 'INTEGER',
+  serviceId: 'VARCHAR',
+  serviceName: 'VARCHAR',
+  type: 'INTEGER',
+  cost: 'VARCHAR',
+  informFee: 'VARCHAR',
+  isDefaultService: 'BOOLEAN',
+} as const;
+
 /**
  * Loads quotes and their ExtraServices lines in one transaction through two NDJSON spool files. A
  * failed quote is a row with ok = false, its error code and message, and no lines. Money enters as
@@ -89,28 +130,19 @@ export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly Price
                 ${moneyDecimal('mainPrice')} AS main_price, ${moneyDecimal('totalServiceCost')} AS total_service_cost,
                 ${moneyDecimal('couponMoneyRemainder')} AS coupon_money_remainder, ${moneyDecimal('depositChangeAmount')} AS deposit_change_amount,
                 calWeight AS cal_weight, weight, priceMatrixId AS price_matrix_id, quotedAt AS quoted_at
-         FROM read_json($file, format = 'newline_delimited', columns = {
-           quoteId: 'VARCHAR', runId: 'VARCHAR', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', toProvinceName: 'VARCHAR',
-           toDistrictName: 'VARCHAR', toWardName: 'VARCHAR', length: 'DOUBLE', width: 'DOUBLE', height: 'DOUBLE', realWeight: 'DOUBLE',
-           clientHubId: 'VARCHAR', serviceTypeId: 'VARCHAR', ok: 'BOOLEAN', errorCode: 'VARCHAR', errorMessage: 'VARCHAR',
-           mainPrice: 'VARCHAR', totalServiceCost: 'VARCHAR', couponMoneyRemainder: 'VARCHAR', depositChangeAmount: 'VARCHAR',
-           calWeight: 'DOUBLE', weight: 'DOUBLE', priceMatrixId: 'VARCHAR', quotedAt: 'TIMESTAMPTZ'
-         })`,
-        { file: quotesFile },
+         FROM ${spoolFileRows('$file', quotesFile, QUOTE_FIELDS)}`,
+        { file: quotesFile.path },
       );
-      await sql.run(`DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM read_json($file, format = 'newline_delimited', columns = {quoteId: 'VARCHAR'}))`, {
-        file: quotesFile,
+      await sql.run(`DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`, {
+        file: quotesFile.path,
       });
       await sql.run(
         `INSERT INTO price_quote_lines BY NAME
          SELECT quoteId AS quote_id, lineNo AS line_no, extraServiceId AS extra_service_id, serviceId AS service_id,
                 serviceName AS service_name, type, ${moneyDecimal('cost')} AS cost, ${moneyDecimal('informFee')} AS inform_fee,
                 isDefaultService AS is_default_service
-         FROM read_json($file, format = 'newline_delimited', columns = {
-           quoteId: 'VARCHAR', lineNo: 'INTEGER', extraServiceId: 'INTEGER', serviceId: 'VARCHAR', serviceName: 'VARCHAR',
-           type: 'INTEGER', cost: 'VARCHAR', informFee: 'VARCHAR', isDefaultService: 'BOOLEAN'
-         })`,
-        { file: linesFile },
+         FROM ${spoolFileRows('$file', linesFile, QUOTE_LINE_FIELDS)}`,
+        { file: linesFile.path },
       );
     }, `a batch of ${rows.length} price quotes`, 'lower --batch-size');
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../carrier/contract.js';
-import { withNdjsonSpool } from './ndjson-spool.js';
+import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -42,6 +42,9 @@ export interface RunInputCounts {
 
 const DEFAULT_WORK_CHUNK = 1000;
 
+/** The fields of a run input's spool line. */
+const INPUT_ROW_FIELDS = { seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR' } as const;
+
 /**
  * Appends rows a run read, in one statement over an NDJSON spool file. A row whose seq the run
  * already has is left as it is, so re-reading a source on resume adds nothing twice.
@@ -64,10 +67,8 @@ export async function appendRunInputs(warehouse: Warehouse, runId: string, rows:
       sql.run(
         `INSERT OR IGNORE INTO run_inputs
          SELECT $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
-         FROM read_json($file, format = 'newline_delimited', columns = {
-           seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR'
-         })`,
-        { runId, file },
+         FROM ${spoolFileRows('$file', file, INPUT_ROW_FIELDS)}`,
+        { runId, file: file.path },
       );
     await warehouse.loadTransaction(insert, `${rows.length} input rows`, 'raise --memory-limit');
   });

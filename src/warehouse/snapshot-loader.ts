@@ -1,15 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { readFile } from 'node:fs/promises';
-import { withNdjsonSpool } from './ndjson-spool.js';
-import {
-  HISTORY_TABLES,
-  STAGED_HISTORY_LISTS,
-  STAGED_SNAPSHOT_COLUMNS,
-  historyRowsSelect,
-  readSnapshotSpool,
-  rewrittenSpoolLine,
-  type SpooledSnapshot,
-} from './snapshot-spool-format.js';
+import { spoolFileRows, withNdjsonSpool, type SpoolFile } from './ndjson-spool.js';
+import { HISTORY_TABLES, STAGED_HISTORY_LISTS, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, type SpooledSnapshot } from './snapshot-spool-format.js';
 import { countOf } from './result-values.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
@@ -41,12 +32,12 @@ export interface LookupBatch {
 }
 
 const STAGED = 'staged_snapshots';
-const STAGED_SELECT = `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file')} AS s`;
 
 /**
  * Loads a batch in one transaction: each snapshot becomes the order's row in `orders` and replaces its
  * charge, status and tracking rows; each result row is inserted or replaced in `lookup_results`.
- * The snapshots go through an NDJSON spool file in `spoolDir`, read by one `read_json`.
+ * The snapshots go through an NDJSON spool file in `spoolDir`, read by one statement. Their bodies
+ * are as the contract read them (answerBodyAsRead: a key given twice holds its last value).
  *
  * Idempotent: loading a batch again leaves the same rows. A snapshot older than the one stored for
  * its order (last_seen_at) is skipped, so a late batch never rolls an order back; of two snapshots of
@@ -67,7 +58,7 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
  * one snapshot per order in all of them: a run looks each order up once), and its results.
  */
 export interface LookupFilesBatch {
-  readonly snapshotFiles: readonly string[];
+  readonly snapshotFiles: readonly SpoolFile[];
   readonly results: readonly LookupResultRow[];
   /**
    * The caller knows that the warehouse held none of the snapshots' orders before: the check for
@@ -82,32 +73,14 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
   if (batch.snapshotFiles.length === 0 && results.length === 0) return;
   await withNdjsonSpool(spoolDir, 'lookup-results', async (spool) => {
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
-    const load = (snapshotFiles: readonly string[]) =>
-      warehouse.loadTransaction(async (sql) => {
-        if (snapshotFiles.length > 0) {
-          await stageSnapshots(sql, snapshotFiles);
-          await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
-        }
-        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-      }, `a batch of ${results.length} lookups`, 'lower --batch-size or raise --memory-limit');
-    try {
-      await load(batch.snapshotFiles);
-    } catch (error) {
-      if (!isRefusedJson(error)) throw error;
-      // Rare (a key given twice): the whole batch again, its answers written from their decoded values.
-      const rewritten: string[] = [];
-      for (const file of batch.snapshotFiles) {
-        const lines = (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '');
-        rewritten.push(await spool.write(lines.map(rewrittenSpoolLine)));
+    await warehouse.loadTransaction(async (sql) => {
+      if (batch.snapshotFiles.length > 0) {
+        await stageSnapshots(sql, batch.snapshotFiles);
+        await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
       }
-      await load(rewritten);
-    }
+      if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+    }, `a batch of ${results.length} lookups`, 'lower --batch-size or raise --memory-limit');
   });
-}
-
-/** DuckDB refusing a spool line's JSON that JavaScript read. */
-function isRefusedJson(error: unknown): boolean {
-  return error instanceof Error && /JSON transform error/i.test(error.message);
 }
 
 /** Of several snapshots of an order, the one seen last; on a tie, the later in the batch. */
@@ -128,10 +101,11 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
 }
 
 /** Fills the temporary staging table from the spool files. */
-async function stageSnapshots(sql: SqlRunner, files: readonly string[]): Promise<void> {
+async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Promise<void> {
+  const stagedSelect = (file: SpoolFile) => `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s`;
   const [first, ...later] = files;
-  await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${STAGED_SELECT}`, { file: first! });
-  for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${STAGED_SELECT}`, { file });
+  await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
+  for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });
 }
 
 /**
@@ -190,15 +164,24 @@ export function resultSpoolLine(row: LookupResultRow): string {
   });
 }
 
+const RESULT_FIELDS = {
+  runId: 'VARCHAR',
+  orderCode: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  outcome: 'VARCHAR',
+  errorCode: 'VARCHAR',
+  errorMessage: 'VARCHAR',
+  attempts: 'INTEGER',
+  origin: 'VARCHAR',
+  finishedAt: 'TIMESTAMPTZ',
+} as const;
+
 /** Inserts (or replaces) the lookup_results rows of a spool file written with resultSpoolLine. */
-export async function loadResults(sql: SqlRunner, file: string): Promise<void> {
+export async function loadResults(sql: SqlRunner, file: SpoolFile): Promise<void> {
   await sql.run(
     `INSERT OR REPLACE INTO lookup_results
      SELECT runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
-     FROM read_json($file, format = 'newline_delimited', columns = {
-       runId: 'VARCHAR', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', outcome: 'VARCHAR', errorCode: 'VARCHAR',
-       errorMessage: 'VARCHAR', attempts: 'INTEGER', origin: 'VARCHAR', finishedAt: 'TIMESTAMPTZ'
-     })`,
-    { file },
+     FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
+    { file: file.path },
   );
 }

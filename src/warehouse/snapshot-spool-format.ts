@@ -1,5 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
+import { spoolFileRows, type JsonFields, type SpoolFile } from './ndjson-spool.js';
 
 /** Who looked an answer up, when, and in which run. */
 export interface AnswerSighting {
@@ -67,23 +68,15 @@ export function answerTextOfSpoolLine(line: string): string {
   return line.slice(line.indexOf(ANSWER_KEY) + ANSWER_KEY.length, line.lastIndexOf('}'));
 }
 
-/**
- * The same line with the answer written again from its decoded value: for an answer DuckDB refuses
- * though JavaScript read it (a key given twice: JSON.parse keeps the last, as the contract did).
- */
-export function rewrittenSpoolLine(line: string): string {
-  return JSON.stringify(JSON.parse(line));
-}
-
 /** Money and instants are read as text and converted by moneyDecimal and carrierInstant. */
 const MONEY = 'VARCHAR';
 const DATE_TIME = 'VARCHAR';
 
 /**
- * The SQL types read_json gives the answer's fields. Only the contract's fields are read: a loose
+ * The SQL types the answer's fields are read as. Only the contract's fields are read: a loose
  * answer's extra fields stay out of the warehouse.
  */
-const ANSWER_FIELD_TYPES: Readonly<Record<string, string>> = {
+const ANSWER_FIELDS: JsonFields = {
   orderCode: 'VARCHAR',
   externalCode: 'VARCHAR',
   acceptDate: DATE_TIME,
@@ -121,21 +114,31 @@ const ANSWER_FIELD_TYPES: Readonly<Record<string, string>> = {
   codAmount: MONEY,
   estimateRoutes: 'JSON',
   confirmImage: 'JSON',
-  priceInfo: `STRUCT(serviceID VARCHAR, serviceName VARCHAR, cost ${MONEY})[]`,
-  statuses: `STRUCT("time" ${DATE_TIME}, status VARCHAR, statusName VARCHAR, trackingName VARCHAR, provinceName VARCHAR, postOfficeName VARCHAR)[]`,
-  trackings: `STRUCT(statusID VARCHAR, statusName VARCHAR, postOfficeID VARCHAR, postOfficeName VARCHAR, provinceID VARCHAR, provinceName VARCHAR, dateChange ${DATE_TIME}, notes VARCHAR)[]`,
+  priceInfo: [{ serviceID: 'VARCHAR', serviceName: 'VARCHAR', cost: MONEY }],
+  statuses: [{ time: DATE_TIME, status: 'VARCHAR', statusName: 'VARCHAR', trackingName: 'VARCHAR', provinceName: 'VARCHAR', postOfficeName: 'VARCHAR' }],
+  trackings: [
+    {
+      statusID: 'VARCHAR',
+      statusName: 'VARCHAR',
+      postOfficeID: 'VARCHAR',
+      postOfficeName: 'VARCHAR',
+      provinceID: 'VARCHAR',
+      provinceName: 'VARCHAR',
+      dateChange: DATE_TIME,
+      notes: 'VARCHAR',
+    },
+  ],
 };
+
+/** The fields of a spool line (answerSpoolLine), the answer's as ANSWER_FIELDS. */
+export const SPOOL_LINE_FIELDS: JsonFields = { runId: 'VARCHAR', accountAlias: 'VARCHAR', seenAt: 'TIMESTAMPTZ', answer: ANSWER_FIELDS };
 
 /**
  * The rows of a snapshot spool file, one column per answer field beside runId, accountAlias and seenAt;
- * `file` is SQL text, e.g. a parameter `$file`.
+ * `fileSql` is the file's path as SQL text, e.g. a parameter `$file`.
  */
-export function readSnapshotSpool(file: string): string {
-  const answer = `STRUCT(${Object.entries(ANSWER_FIELD_TYPES)
-    .map(([name, type]) => `"${name}" ${type}`)
-    .join(', ')})`;
-  const columns = `{runId: 'VARCHAR', accountAlias: 'VARCHAR', seenAt: 'TIMESTAMPTZ', answer: '${answer.replaceAll("'", "''")}'}`;
-  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM read_json(${file}, columns = ${columns}, format = 'newline_delimited'))`;
+export function readSnapshotSpool(fileSql: string, file: Pick<SpoolFile, 'longestLineBytes'>): string {
+  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, SPOOL_LINE_FIELDS)})`;
 }
 
 /**

@@ -43,3 +43,16 @@ export function firstLineOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n', 1)[0] ?? '';
 }
+
+/**
+ * DuckDB running out of its memory limit: a statement's "Out of Memory Error", or a commit that could
+ * not allocate a block ("TransactionContext Error: Failed to commit: could not allocate block ...").
+ */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && /^Out of Memory Error|could not allocate block|failed to (allocate|pin) .*\bused\)/i.test(error.message);
+}
+
+/** DuckDB's own first line of an out-of-memory error, e.g. `failed to allocate data of size 4.0 MiB (42.9 MiB/45.7 MiB used)`. */
+export function outOfMemoryDetail(error: Error): string {
+  return firstLineOf(error).replace(/^(Out of Memory Error|TransactionContext Error): /, '');
+}

@@ -5,7 +5,7 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader, type Du
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';
-import { WarehouseBusyError, WarehouseError, firstLineOf, lockHolderPid } from './warehouse-errors.js';
+import { WarehouseBusyError, WarehouseError, firstLineOf, isOutOfMemory, lockHolderPid } from './warehouse-errors.js';
 
 export interface WarehouseOptions {
   /** Open without writing: no migrations, no reference data reload; the file must exist. */
@@ -48,10 +48,6 @@ function directRunner(connection: DuckDBConnection): SqlRunner {
 }
 
 /** DuckDB's error when an allocation would pass its memory_limit. */
-function isOutOfMemory(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('Out of Memory Error');
-}
-
 /**
  * One DuckDB connection and the queue in front of it. DuckDB transactions belong to a connection and
  * the pipeline works concurrently, so every use goes through the queue: `exclusive`, `transaction`,
@@ -96,7 +92,7 @@ export class WarehouseSession implements SqlRunner {
   }
 
   /**
-   * A transaction that bulk-loads (read_json with its 32 MiB buffer per thread, temporary tables, many
+   * A transaction that bulk-loads (spool files, temporary tables, many
    * rows), which DuckDB may not fit in its memory limit beside the committed rows it holds in memory
    * until a checkpoint (50 MB and more in a tracking run): when DuckDB runs out of memory, the work is
    * rolled back, the warehouse checkpointed, and the work run once more. `work` must touch nothing

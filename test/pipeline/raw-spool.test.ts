@@ -39,9 +39,10 @@ describe('raw spool', () => {
     expect(byCode.get('247EXP4999')).toEqual({ orderCode: '247EXP4999', accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]!.replace(/[\r\n]/g, ' ') });
     expect(JSON.parse(byCode.get('247EXP1000')!.body)).toEqual(JSON.parse(BODIES[1]!));
     // The loader's file holds the snapshot's line as answerSpoolLine writes it.
-    expect(await readFile(written.snapshotFile!, 'utf8')).toBe(
-      `${answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! })}\n`,
-    );
+    const snapshotLine = `${answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! })}\n`;
+    expect(await readFile(written.snapshotFile!.path, 'utf8')).toBe(snapshotLine);
+    // Its longest line sizes DuckDB's line reader.
+    expect(written.snapshotFile!.longestLineBytes).toBe(Buffer.byteLength(snapshotLine));
     await files.removeSnapshotFile();
     expect(await readdir(spoolDir)).toEqual([]);
     expect((await spoolFilesOfRun(dataDir, 'run-1')).map((file) => file.path)).toEqual([written.rawSpoolFile]);

@@ -105,15 +105,17 @@ describe('parcel-recon track', () => {
   });
 
   it('ends with one line naming the memory limit when a batch cannot load within it, exit 1', async () => {
-    const csv = await workspace.writeCsv('memory.csv', [['order_code'], [sandbox.state.world.orderCode(0, 0)]]);
-    const result = await cli(['track', '--input', csv, '--db', join(workspace.dir, 'memory.duckdb'), '--memory-limit', '30MB', '--retry-min-ms', '5'], {
+    // A first chunk of 10,000 input rows does not fit in 10MB; nothing is looked up.
+    const codes = Array.from({ length: 10_000 }, (_, i) => [`247MEM${String(i).padStart(6, '0')}`]);
+    const csv = await workspace.writeCsv('memory.csv', [['order_code'], ...codes]);
+    const result = await cli(['track', '--input', csv, '--db', join(workspace.dir, 'memory.duckdb'), '--memory-limit', '10MB', '--retry-min-ms', '5'], {
       PARCEL_RECON_API_KEYS: keysVariable,
       PARCEL_RECON_TRACKING_URL: sandbox.url,
       PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
     });
     expect(result.code).toBe(1);
     const lastLine = result.stderr.trim().split('\n').at(-1);
-    expect(lastLine).toMatch(/^parcel-recon: DuckDB ran out of memory \(memory_limit 28\.6 MiB\) loading 1 input rows, even after a checkpoint: raise --memory-limit$/);
+    expect(lastLine).toMatch(/^parcel-recon: DuckDB ran out of memory \(memory_limit 9\.5 MiB\) loading 10000 input rows, even after a checkpoint: raise --memory-limit$/);
     expect(result.stderr).not.toContain('    at ');
   });
 });

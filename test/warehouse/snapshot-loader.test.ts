@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { answerBodyAsRead } from '../../src/carrier/answer-body.js';
 import { checkTrackingResult, type CarrierInstant, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
 import { loadLookupBatch, type LookupOutcome, type LookupResultRow } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -176,12 +177,15 @@ describe('loadLookupBatch', () => {
       .replace('"vatAmount":147176', '"vatAmount":147176.0')
       .replace('"priceFR":0', '"priceFR":0.1,\n  "priceFR" : 0.25')
       .replace(',"statuses":', ',\r\n"statuses":');
-    const checked = checkTrackingResult(JSON.parse(body));
+    const decoded: unknown = JSON.parse(body);
+    const checked = checkTrackingResult(decoded);
     if (!checked.ok || checked.value.kind !== 'snapshot') throw new Error('the test answer must pass the contract');
     const expected = checked.value.snapshot;
     expect([expected.price, expected.priceFR, expected.vatAmount]).toEqual(['15000', '0.25', '147176']);
 
-    await loadLookupBatch(warehouse, { snapshots: [loaded({ orderCode: expected.orderCode, body }, SEEN_1)], results: [] }, join(dir, 'spool'));
+    // The body as the client hands it over (answerBodyAsRead: the key given twice written once).
+    const handedOver = answerBodyAsRead(Buffer.from(body), decoded).toString('utf8');
+    await loadLookupBatch(warehouse, { snapshots: [loaded({ orderCode: expected.orderCode, body: handedOver }, SEEN_1)], results: [] }, join(dir, 'spool'));
 
     const instant = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%fZ')`;
     expect(
@@ -337,9 +341,9 @@ describe('loadLookupBatch', () => {
   });
 
   it('loads batches that do not fit beside the rows DuckDB holds until a checkpoint, by checkpointing first', async () => {
-    // No automatic checkpoint: committed rows stay in DuckDB's memory (about 50 MB of them), and by the
-    // eighth batch its read_json buffers (32 MiB a thread) and staged answers no longer fit beside them.
-    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '120MB', checkpointThreshold: '1GB' });
+    // No automatic checkpoint: committed rows stay in DuckDB's memory (about 50 MB of them), and a
+    // batch's staged answers no longer fit beside them.
+    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '48MB', checkpointThreshold: '1GB' });
     const spoolDir = join(dir, 'spool');
     const retried: string[] = [];
     warehouse.onLoadRetry((what) => retried.push(what));
@@ -359,7 +363,7 @@ describe('loadLookupBatch', () => {
   });
 
   it('names the memory limit when a batch does not fit even after a checkpoint', async () => {
-    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '40MB' });
+    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '8MB' });
     const codes = ['247EXP000001', '247EXP000002'];
     const batch = { snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)), results: codes.map((orderCode) => okResult(orderCode, SEEN_1)) };
     const failure = await loadLookupBatch(warehouse, batch, join(dir, 'spool')).then(
@@ -367,7 +371,7 @@ describe('loadLookupBatch', () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(WarehouseError);
-    expect((failure as Error).message).toMatch(/^DuckDB ran out of memory \(memory_limit 38\.1 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/);
+    expect((failure as Error).message).toMatch(/^DuckDB ran out of memory \(memory_limit 7\.6 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/);
     expect(await rowsOf(warehouse, 'SELECT count(*) AS orders FROM orders')).toEqual([{ orders: '0' }]);
   });
 

@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
+import { answerBodyAsRead } from '../answer-body.js';
 import { carrierRequestBytes } from './carrier-request.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
 
@@ -48,7 +49,9 @@ export class TrackingClient {
     const checked = checkTrackingResult(decoded);
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const result = checked.value;
-    return result.kind === 'snapshot' ? { kind: 'snapshot', snapshot: result.snapshot, body } : { kind: 'carrier_error', error: result.error, body };
+    return result.kind === 'snapshot'
+      ? { kind: 'snapshot', snapshot: result.snapshot, body: answerBodyAsRead(body, decoded) }
+      : { kind: 'carrier_error', error: result.error, body };
   }
 
   async close(): Promise<void> {
