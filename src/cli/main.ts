@@ -1,21 +1,8 @@
 #!/usr/bin/env node
 import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
-import { callbacksCommand } from './commands/callbacks-command.js';
-import { demoCommand } from './commands/demo-command.js';
-import { imagesCommand } from './commands/images-command.js';
-import { jobsCommand } from './commands/jobs-command.js';
-import { mergeCommand } from './commands/merge-command.js';
-import { priceCommand } from './commands/price-command.js';
-import { quotaCommand } from './commands/quota-command.js';
-import { reportCommand } from './commands/report-command.js';
-import { replayCommand } from './commands/replay-command.js';
-import { sandboxCommand } from './commands/sandbox-command.js';
-import { scheduleCommand } from './commands/schedule-command.js';
-import { sqlCommand } from './commands/sql-command.js';
-import { trackCommand } from './commands/track-command.js';
 import { SourceError } from '../sources/order-code-source.js';
-import { WarehouseError } from '../warehouse/warehouse-errors.js';
+import { WarehouseError, isOutOfMemory, outOfMemoryDetail } from '../warehouse/warehouse-errors.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const program = new Command('parcel-recon')
@@ -24,22 +11,30 @@ const program = new Command('parcel-recon')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
 
-const COMMANDS = [
-  demoCommand(),
-  trackCommand(),
-  priceCommand(),
-  imagesCommand(),
-  quotaCommand(),
-  sqlCommand(),
-  sandboxCommand(),
-  replayCommand(),
-  callbacksCommand(),
-  reportCommand(),
-  jobsCommand(),
-  scheduleCommand(),
-  mergeCommand(),
-];
-for (const command of COMMANDS) program.addCommand(command.exitOverride());
+/**
+ * Each command's module, in the order help lists them, imported when its command runs: a night's
+ * `track` then holds none of the other commands' code and libraries (about 15 MB of a process's
+ * memory). Help, the version and an unknown name load them all.
+ */
+const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
+  demo: async () => (await import('./commands/demo-command.js')).demoCommand(),
+  track: async () => (await import('./commands/track-command.js')).trackCommand(),
+  price: async () => (await import('./commands/price-command.js')).priceCommand(),
+  images: async () => (await import('./commands/images-command.js')).imagesCommand(),
+  quota: async () => (await import('./commands/quota-command.js')).quotaCommand(),
+  sql: async () => (await import('./commands/sql-command.js')).sqlCommand(),
+  sandbox: async () => (await import('./commands/sandbox-command.js')).sandboxCommand(),
+  replay: async () => (await import('./commands/replay-command.js')).replayCommand(),
+  callbacks: async () => (await import('./commands/callbacks-command.js')).callbacksCommand(),
+  report: async () => (await import('./commands/report-command.js')).reportCommand(),
+  jobs: async () => (await import('./commands/jobs-command.js')).jobsCommand(),
+  schedule: async () => (await import('./commands/schedule-command.js')).scheduleCommand(),
+  merge: async () => (await import('./commands/merge-command.js')).mergeCommand(),
+};
+
+const named = process.argv[2];
+const commandsToLoad = named !== undefined && Object.hasOwn(COMMAND_MODULES, named) ? [COMMAND_MODULES[named]!] : Object.values(COMMAND_MODULES);
+for (const command of await Promise.all(commandsToLoad.map((load) => load()))) program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace; so is a warehouse failure (exit code 1). */
 async function main(argv: string[]): Promise<number> {
@@ -63,9 +58,19 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`parcel-recon: ${error.message}\n`);
       return error.exitCode;
     }
+    if (error instanceof Error && isOutOfMemory(error)) {
+      process.stderr.write(`parcel-recon: DuckDB ran out of memory (${outOfMemoryDetail(error)}): raise --memory-limit\n`);
+      return EXIT.FAILURE;
+    }
     process.stderr.write(`parcel-recon: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return EXIT.FAILURE;
   }
 }
+
+// A reader that stops early (`parcel-recon track --help | head`) closes the pipe: the output is done, not failed.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(EXIT.OK);
+});
 
 process.exitCode = await main(process.argv);
