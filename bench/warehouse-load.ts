@@ -4,8 +4,8 @@
  * (a) pipeline: synthetic tracking answers as the carrier writes them (5 statuses, 6 trackings, 4 price
  *     lines each, plus one lookup result per answer) handed to the ResultBatcher as `track` hands
  *     them over, into a fresh warehouse: each answer's spool line and raw spool line written as it
- *     comes, a transaction once `--batch` answers have gathered (read_json with the conversion of
- *     date-times and money, history rows, orders upsert, lookup results), the next batch gathering
+ *     comes, a transaction once `--batch` answers have gathered (the spool file read as lines, the
+ *     conversion of date-times and money, history rows, orders upsert, lookup results), the next batch gathering
  *     while one commits, up to MAX_BATCH_GROWTH times as large: the answers come without waiting, so
  *     the warehouse is what limits this run, as it is when `track`'s batches grow.
  * (b) engine: `read_json` + UNNEST over the same NDJSON lines, written once to one file beforehand,
