@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { latencyPercentile, runCallbackLoad, type LoadReport } from './support/callback-load.js';
+import { type LoadReport, latencyPercentile, runCallbackLoad } from './support/callback-load.js';
 import { processCpuSeconds } from './support/process-cpu.js';
 
 const CLI_PATH = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -46,10 +46,22 @@ function describe(label: string, report: LoadReport, cpuSeconds: number): void {
 try {
   const shares = { duplicate: 0, badCredential: 0, malformed: 0 };
   let cpu = await receiverCpuSeconds();
-  const paced = await runCallbackLoad(url, { total, perSecond: 1_000, perHundred: shares, keys: ['bench-key-0001'], orderPrefix: 'BP' });
+  const paced = await runCallbackLoad(url, {
+    total,
+    perSecond: 1_000,
+    perHundred: shares,
+    keys: ['bench-key-0001'],
+    orderPrefix: 'BP',
+  });
   describe('fixed 1,000/s', paced, (await receiverCpuSeconds()) - cpu);
   cpu = await receiverCpuSeconds();
-  const flat = await runCallbackLoad(url, { total, perSecond: 1_000_000, perHundred: shares, keys: ['bench-key-0001'], orderPrefix: 'BF' });
+  const flat = await runCallbackLoad(url, {
+    total,
+    perSecond: 1_000_000,
+    perHundred: shares,
+    keys: ['bench-key-0001'],
+    orderPrefix: 'BF',
+  });
   describe('as fast as 64 connections go', flat, (await receiverCpuSeconds()) - cpu);
 } finally {
   child.kill('SIGTERM');

@@ -54,8 +54,10 @@ function readSettings(): Settings {
   const reports = values.reports.split(',');
   if (!Number.isInteger(orders) || orders <= 0) fail(`--orders: not a positive integer: ${values.orders}`);
   if (!(target > 0)) fail(`--target: not a positive number: ${values.target}`);
-  for (const f of formats) if (!(FORMATS as readonly string[]).includes(f)) fail(`--formats: unknown format ${f} (csv, parquet, json)`);
-  for (const r of reports) if (!(REPORTS as readonly string[]).includes(r)) fail(`--reports: unknown report ${r} (${REPORTS.join(', ')})`);
+  for (const f of formats)
+    if (!(FORMATS as readonly string[]).includes(f)) fail(`--formats: unknown format ${f} (csv, parquet, json)`);
+  for (const r of reports)
+    if (!(REPORTS as readonly string[]).includes(r)) fail(`--reports: unknown report ${r} (${REPORTS.join(', ')})`);
   return { orders, formats, reports, target, keep: values.keep, reuse: values.reuse };
 }
 
@@ -106,32 +108,79 @@ async function main(): Promise<void> {
       settings.orders = await ordersIn(dbPath);
       process.stderr.write(`reusing the warehouse of ${settings.orders} orders in ${dir}\n`);
     }
-    const runs: { report: string; format: string; seconds: number; cpuSeconds: number | null; loadAverage: number | undefined; summary: unknown }[] = [];
+    const runs: {
+      report: string;
+      format: string;
+      seconds: number;
+      cpuSeconds: number | null;
+      loadAverage: number | undefined;
+      summary: unknown;
+    }[] = [];
     // Each report in each format, and the charges CSV of the flagged orders only (what finance opens in a spreadsheet).
     const variants = settings.reports.flatMap((report) => [
-      ...settings.formats.map((format) => ({ report, format, extra: report === 'reconcile' ? ['--partner', partnerCsv] : [] })),
-      ...(report === 'charges' && settings.formats.includes('csv') ? [{ report, format: 'csv', extra: ['--flagged-only'] }] : []),
+      ...settings.formats.map((format) => ({
+        report,
+        format,
+        extra: report === 'reconcile' ? ['--partner', partnerCsv] : [],
+      })),
+      ...(report === 'charges' && settings.formats.includes('csv')
+        ? [{ report, format: 'csv', extra: ['--flagged-only'] }]
+        : []),
     ]);
     for (const { report, format, extra } of variants) {
-      const args = ['report', report, '--db', dbPath, '--format', format, '--out', join(dir, 'out', format), '--json', '--from', '2026-10-01', '--to', '2026-12-31', ...extra];
+      const args = [
+        'report',
+        report,
+        '--db',
+        dbPath,
+        '--format',
+        format,
+        '--out',
+        join(dir, 'out', format),
+        '--json',
+        '--from',
+        '2026-10-01',
+        '--to',
+        '2026-12-31',
+        ...extra,
+      ];
       const label = `${report}${extra.includes('--flagged-only') ? ' --flagged-only' : ''}`;
       const [loadAverage] = loadavg();
       const cpuBefore = await childrenCpuSeconds();
       const started = performance.now();
-      const { stdout } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' }, maxBuffer: 64 << 20 });
+      const { stdout } = await run(process.execPath, [CLI, ...args], {
+        env: { ...process.env, PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' },
+        maxBuffer: 64 << 20,
+      });
       const seconds = (performance.now() - started) / 1000;
       const cpuAfter = await childrenCpuSeconds();
-      const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? null : Math.round((cpuAfter - cpuBefore) * 100) / 100;
+      const cpuSeconds =
+        cpuBefore === undefined || cpuAfter === undefined ? null : Math.round((cpuAfter - cpuBefore) * 100) / 100;
       const summary = JSON.parse(stdout) as { files: { table: string; rows: number }[] };
-      runs.push({ report: label, format, seconds: Math.round(seconds * 100) / 100, cpuSeconds, loadAverage, summary: summary.files.map((f) => `${f.table} ${f.rows}`) });
+      runs.push({
+        report: label,
+        format,
+        seconds: Math.round(seconds * 100) / 100,
+        cpuSeconds,
+        loadAverage,
+        summary: summary.files.map((f) => `${f.table} ${f.rows}`),
+      });
       const cpu = cpuSeconds === null ? '' : `, CPU ${cpuSeconds.toFixed(1)} s`;
       process.stderr.write(
         `${label.padEnd(25)} ${format.padEnd(8)} ${seconds.toFixed(2).padStart(7)} s  (load ${loadAverage!.toFixed(1)}${cpu}; ${summary.files.map((f) => `${f.table} ${f.rows} rows`).join(', ')})\n`,
       );
     }
     const slowest = Math.max(...runs.map((r) => r.seconds));
-    const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage: loadavg() };
-    process.stdout.write(`${JSON.stringify({ orders: settings.orders, buildSeconds: Math.round(buildSeconds * 10) / 10, runs, slowest, target: settings.target, machine })}\n`);
+    const machine = {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverage: loadavg(),
+    };
+    process.stdout.write(
+      `${JSON.stringify({ orders: settings.orders, buildSeconds: Math.round(buildSeconds * 10) / 10, runs, slowest, target: settings.target, machine })}\n`,
+    );
     if (slowest > settings.target) process.exitCode = 1;
   } finally {
     if (!settings.keep && settings.reuse === undefined) await rm(dir, { recursive: true, force: true });

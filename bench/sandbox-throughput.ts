@@ -19,8 +19,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { OPERATION_PATHS } from '../src/carrier/contract.js';
 import { processCpuSeconds, processPeakMemoryMb } from './support/process-cpu.js';
-import { startSandboxProcess, stopSandboxProcess, type ListeningLine } from './support/sandbox-process.js';
-
+import { type ListeningLine, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 
 interface BenchSettings {
   lookups: number;
@@ -66,12 +65,17 @@ function readSettings(): BenchSettings {
 }
 
 /** Request paths of valid lookups, accounts interleaved, spread over each account's orders. */
-function lookupPaths(listening: ListeningLine, keys: Record<string, string>, ordersPerAccount: number, count: number): string[] {
+function lookupPaths(
+  listening: ListeningLine,
+  keys: Record<string, string>,
+  ordersPerAccount: number,
+  count: number,
+): string[] {
   const paths: string[] = [];
   const accounts = listening.accounts;
   for (let i = 0; i < count; i++) {
     const account = accounts[i % accounts.length]!;
-    const orderNumber = (Math.floor(i / accounts.length) * 7919) % ordersPerAccount + 1;
+    const orderNumber = ((Math.floor(i / accounts.length) * 7919) % ordersPerAccount) + 1;
     const code = `${account.firstOrder.slice(0, -8)}${String(orderNumber).padStart(8, '0')}`;
     paths.push(`${OPERATION_PATHS.tracking}?apiKey=${encodeURIComponent(keys[account.alias]!)}&ordercode=${code}`);
   }
@@ -102,7 +106,8 @@ async function drive(pool: Pool, paths: string[], connections: number, maxSecond
       try {
         const answer = await pool.request({ method: 'GET', path: paths[i]! });
         const body = (await answer.body.json()) as { errorCode?: string | null };
-        if (answer.statusCode !== 200 || body.errorCode) throw new Error(`HTTP ${answer.statusCode}, errorCode ${String(body.errorCode)}`);
+        if (answer.statusCode !== 200 || body.errorCode)
+          throw new Error(`HTTP ${answer.statusCode}, errorCode ${String(body.errorCode)}`);
       } catch (error) {
         errors++;
         firstError ??= error instanceof Error ? error.message : String(error);
@@ -111,7 +116,13 @@ async function drive(pool: Pool, paths: string[], connections: number, maxSecond
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
-  return { done, errors, firstError, latenciesMs: latenciesMs.subarray(0, done), seconds: (performance.now() - started) / 1000 };
+  return {
+    done,
+    errors,
+    firstError,
+    latenciesMs: latenciesMs.subarray(0, done),
+    seconds: (performance.now() - started) / 1000,
+  };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -125,8 +136,13 @@ async function main(): Promise<number> {
   const settings = readSettings();
   const dir = await mkdtemp(join(tmpdir(), 'sandbox-bench-'));
   const keysFile = join(dir, 'keys.json');
-  const profiling = settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir];
-  const { child, listening } = await startSandboxProcess(keysFile, ['--orders-per-account', String(settings.ordersPerAccount)], profiling);
+  const profiling =
+    settings.cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', settings.cpuProfileDir];
+  const { child, listening } = await startSandboxProcess(
+    keysFile,
+    ['--orders-per-account', String(settings.ordersPerAccount)],
+    profiling,
+  );
   const pool = new Pool(listening.url, { connections: settings.connections, pipelining: 1 });
   try {
     const keys = JSON.parse(await readFile(keysFile, 'utf8')) as Record<string, string>;

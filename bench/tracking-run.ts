@@ -16,35 +16,47 @@
  */
 import './support/tracking-allocator.js';
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { parseArgs, promisify } from 'node:util';
 import pino from 'pino';
 import { KeyRing } from '../src/carrier/client/key-ring.js';
 import { TrackingClient } from '../src/carrier/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
+import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { runTracking } from '../src/pipeline/track-run.js';
 import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
 import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
-import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
-import { cpuSince, processCpu, type ProcessCpu } from './support/process-cpu.js';
+import { cpuSince, type ProcessCpu, processCpu } from './support/process-cpu.js';
 import { COMMAND_PATH, SANDBOX_START, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 
 type Scenario = 'throughput' | 'rate-cap' | 'memory';
 
 const SCENARIOS: Record<Scenario, { codes: number; concurrency: number; rate?: number; sandboxArgs: string[] }> = {
   throughput: { codes: 30_000, concurrency: 128, sandboxArgs: [] },
-  'rate-cap': { codes: 4_000, concurrency: 128, rate: 200, sandboxArgs: ['--latency-min', '50', '--latency-max', '300'] },
+  'rate-cap': {
+    codes: 4_000,
+    concurrency: 128,
+    rate: 200,
+    sandboxArgs: ['--latency-min', '50', '--latency-max', '300'],
+  },
   memory: { codes: 1_000_000, concurrency: 128, sandboxArgs: [] },
 };
 
 function settings() {
   const { values } = parseArgs({
-    options: { scenario: { type: 'string', default: 'throughput' }, codes: { type: 'string' }, concurrency: { type: 'string' }, rate: { type: 'string' }, 'memory-limit': { type: 'string' }, 'batch-size': { type: 'string' } },
+    options: {
+      scenario: { type: 'string', default: 'throughput' },
+      codes: { type: 'string' },
+      concurrency: { type: 'string' },
+      rate: { type: 'string' },
+      'memory-limit': { type: 'string' },
+      'batch-size': { type: 'string' },
+    },
   });
   const scenario = values.scenario as Scenario;
   const base = SCENARIOS[scenario];
@@ -73,13 +85,18 @@ function settings() {
 }
 
 /** Writes a CSV of `count` codes spread over the accounts, streaming. */
-async function writeCodes(path: string, accounts: { alias: string; firstOrder: string }[], count: number): Promise<void> {
+async function writeCodes(
+  path: string,
+  accounts: { alias: string; firstOrder: string }[],
+  count: number,
+): Promise<void> {
   const out = createWriteStream(path);
   out.write('order_code,account\n');
   for (let i = 0; i < count; i++) {
     const account = accounts[i % accounts.length]!;
     const number = Math.floor(i / accounts.length) + 1;
-    if (!out.write(`${account.firstOrder.slice(0, -8)}${String(number).padStart(8, '0')},${account.alias}\n`)) await once(out, 'drain');
+    if (!out.write(`${account.firstOrder.slice(0, -8)}${String(number).padStart(8, '0')},${account.alias}\n`))
+      await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
@@ -92,7 +109,13 @@ async function main(): Promise<number> {
   // Each key may look up 200,000 orders a day, at the sandbox as at the carrier: enough accounts to stay under that.
   const accounts = Math.max(3, Math.ceil(s.codes / 180_000));
   const perAccount = Math.ceil(s.codes / accounts);
-  const { child, listening } = await startSandboxProcess(keysFile, ['--accounts', String(accounts), '--orders-per-account', String(perAccount), ...s.sandboxArgs]);
+  const { child, listening } = await startSandboxProcess(keysFile, [
+    '--accounts',
+    String(accounts),
+    '--orders-per-account',
+    String(perAccount),
+    ...s.sandboxArgs,
+  ]);
   const keyEntries = Object.entries(JSON.parse(await readFile(keysFile, 'utf8')) as Record<string, string>);
   const csv = join(dir, 'codes.csv');
   if (s.scenario === 'memory') {
@@ -145,12 +168,20 @@ async function main(): Promise<number> {
     });
     const lookupSeconds = (performance.now() - lookupsStarted) / 1000;
     const cpuPerLookup = cpuMsPerLookup(cpuAtStart!, summary.lookupsSpent, child.pid!);
-    const perSecond = s.scenario === 'rate-cap' ? (sends.count - 1) / ((sends.last - sends.first) / 1000) : summary.lookupsSpent / lookupSeconds;
+    const perSecond =
+      s.scenario === 'rate-cap'
+        ? (sends.count - 1) / ((sends.last - sends.first) / 1000)
+        : summary.lookupsSpent / lookupSeconds;
     const maxRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     const outcome =
       s.scenario === 'throughput'
         ? { figure: Math.round(perSecond), unit: 'lookups/s', target: '>= 3000', passed: perSecond >= 3_000 }
-        : { figure: Math.round((perSecond / s.rate!) * 1000) / 10, unit: '% of the cap', target: '>= 97', passed: perSecond / s.rate! >= 0.97 };
+        : {
+            figure: Math.round((perSecond / s.rate!) * 1000) / 10,
+            unit: '% of the cap',
+            target: '>= 97',
+            passed: perSecond / s.rate! >= 0.97,
+          };
     const report = {
       bench: 'tracking-run',
       scenario: s.scenario,
@@ -206,10 +237,34 @@ interface TrackCommandSummary {
 }
 
 /** Runs `parcel-recon track` (bin/parcel-recon) over the codes as a child process, as cron would, and takes its peak memory from its summary. */
-async function measureTrackCommand(s: ReturnType<typeof settings>, dir: string, csv: string, keys: [string, string][], trackingUrl: string): Promise<number> {
-  const args = ['track', '--input', csv, '--db', join(dir, 'recon.duckdb'), '--json', '--no-progress', '--log-level', 'warn', '--concurrency', String(s.concurrency), '--batch-size', String(s.batchSize)];
+async function measureTrackCommand(
+  s: ReturnType<typeof settings>,
+  dir: string,
+  csv: string,
+  keys: [string, string][],
+  trackingUrl: string,
+): Promise<number> {
+  const args = [
+    'track',
+    '--input',
+    csv,
+    '--db',
+    join(dir, 'recon.duckdb'),
+    '--json',
+    '--no-progress',
+    '--log-level',
+    'warn',
+    '--concurrency',
+    String(s.concurrency),
+    '--batch-size',
+    String(s.batchSize),
+  ];
   if (s.memoryLimit !== undefined) args.push('--memory-limit', s.memoryLimit);
-  const env = { ...process.env, PARCEL_RECON_API_KEYS: keys.map(([alias, key]) => `${alias}=${key}`).join(','), PARCEL_RECON_TRACKING_URL: trackingUrl };
+  const env = {
+    ...process.env,
+    PARCEL_RECON_API_KEYS: keys.map(([alias, key]) => `${alias}=${key}`).join(','),
+    PARCEL_RECON_TRACKING_URL: trackingUrl,
+  };
   const { stdout } = await promisify(execFile)(COMMAND_PATH, args, { env, maxBuffer: 16 * 1024 * 1024 });
   const summary = JSON.parse(stdout) as TrackCommandSummary;
   const passed = summary.peakMemoryMb < 300;

@@ -28,13 +28,31 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { epochMsToInstant, formatCarrierDateTime, shareOfMoney, sumMoney, type TrackingSnapshotWire } from '../src/carrier/contract.js';
-import { loadLookupBatch, spooledSnapshot, type SpooledAnswer, type LookupBatch, type LookupResultRow } from '../src/warehouse/snapshot-loader.js';
-import { HISTORY_TABLES, SPOOL_LINE_FIELDS, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, answerSpoolLine } from '../src/warehouse/snapshot-spool-format.js';
-import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
-import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
-import { ResultBatcher } from '../src/pipeline/result-batcher.js';
+import {
+  epochMsToInstant,
+  formatCarrierDateTime,
+  shareOfMoney,
+  sumMoney,
+  type TrackingSnapshotWire,
+} from '../src/carrier/contract.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
+import { ResultBatcher } from '../src/pipeline/result-batcher.js';
+import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
+import {
+  type LookupBatch,
+  type LookupResultRow,
+  loadLookupBatch,
+  type SpooledAnswer,
+  spooledSnapshot,
+} from '../src/warehouse/snapshot-loader.js';
+import {
+  answerSpoolLine,
+  HISTORY_TABLES,
+  historyRowsSelect,
+  SPOOL_LINE_FIELDS,
+  STAGED_SNAPSHOT_COLUMNS,
+} from '../src/warehouse/snapshot-spool-format.js';
+import { DEFAULT_WAREHOUSE_OPTIONS, Warehouse } from '../src/warehouse/warehouse.js';
 
 const RUN_ID = 'bench-run';
 const START_MS = Date.parse('2026-11-01T00:00:00Z');
@@ -62,7 +80,9 @@ function readSettings(): BenchSettings {
   const positive = (flag: string, text: string, integer: boolean): number => {
     const value = Number(text);
     if (!(value > 0) || (integer && !Number.isInteger(value))) {
-      process.stderr.write(`warehouse-load: --${flag}: not a positive ${integer ? 'integer' : 'number'}: ${JSON.stringify(text)}\n`);
+      process.stderr.write(
+        `warehouse-load: --${flag}: not a positive ${integer ? 'integer' : 'number'}: ${JSON.stringify(text)}\n`,
+      );
       process.exit(2);
     }
     return value;
@@ -137,14 +157,16 @@ function syntheticAnswer(index: number, random: () => number): TrackingSnapshotW
   const farRegion = random() < 0.3 ? 20_000 : 0;
   const fuel = Number(shareOfMoney(main, '0.2'));
   const vat = Number(shareOfMoney(sumMoney([main, farRegion, fuel]), '0.1'));
-  const statusRows = [...STATUS_PATH, [lastCode, lastName, lastDisplay] as const].map(([status, statusName, trackingName], i) => ({
-    time: formatCarrierDateTime(acceptMs + i * 9 * HOUR_MS),
-    status,
-    statusName,
-    trackingName,
-    provinceName: i < 2 ? fromProvince : toProvince,
-    postOfficeName: i < 2 ? fromOffice : toOffice,
-  }));
+  const statusRows = [...STATUS_PATH, [lastCode, lastName, lastDisplay] as const].map(
+    ([status, statusName, trackingName], i) => ({
+      time: formatCarrierDateTime(acceptMs + i * 9 * HOUR_MS),
+      status,
+      statusName,
+      trackingName,
+      provinceName: i < 2 ? fromProvince : toProvince,
+      postOfficeName: i < 2 ? fromOffice : toOffice,
+    }),
+  );
   const trackingRows = STEPS.map(([statusID, statusName], i) => ({
     statusID,
     statusName,
@@ -207,14 +229,23 @@ function syntheticAnswer(index: number, random: () => number): TrackingSnapshotW
 }
 
 /** The answers of batch `batchNo`, the same on every call, as the lookups hand them over: JSON text as it came. */
-function syntheticBatch(batchNo: number, settings: BenchSettings): { snapshots: SpooledAnswer[]; results: LookupResultRow[] } {
+function syntheticBatch(
+  batchNo: number,
+  settings: BenchSettings,
+): { snapshots: SpooledAnswer[]; results: LookupResultRow[] } {
   const random = seededRandom(batchNo + 1);
   const first = batchNo * settings.batch;
   const count = Math.min(settings.batch, settings.snapshots - first);
   const seenAt = epochMsToInstant(START_MS + 40 * 24 * HOUR_MS + batchNo * 1000);
   const snapshots: SpooledAnswer[] = Array.from({ length: count }, (_, i) => {
     const answer = syntheticAnswer(first + i, random);
-    return { orderCode: answer.orderCode, body: JSON.stringify(answer), accountAlias: `shop-${(first + i) % 7}`, seenAt, runId: RUN_ID };
+    return {
+      orderCode: answer.orderCode,
+      body: JSON.stringify(answer),
+      accountAlias: `shop-${(first + i) % 7}`,
+      seenAt,
+      runId: RUN_ID,
+    };
   });
   const results = snapshots.map((loaded) => ({
     runId: RUN_ID,
@@ -265,7 +296,8 @@ interface BenchAnswer {
 function allAnswers(settings: BenchSettings): BenchAnswer[] {
   const answers: BenchAnswer[] = [];
   for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
-    for (const answer of syntheticBatch(batchNo, settings).snapshots) answers.push({ orderCode: answer.orderCode, accountAlias: answer.accountAlias, body: Buffer.from(answer.body) });
+    for (const answer of syntheticBatch(batchNo, settings).snapshots)
+      answers.push({ orderCode: answer.orderCode, accountAlias: answer.accountAlias, body: Buffer.from(answer.body) });
   }
   return answers;
 }
@@ -276,7 +308,11 @@ function allAnswers(settings: BenchSettings): BenchAnswer[] {
  * next gathering while it commits (up to MAX_BATCH_GROWTH times as many, when the warehouse is what
  * limits the run, as here where the answers come without waiting).
  */
-async function measurePipeline(dir: string, settings: BenchSettings, answers: readonly BenchAnswer[]): Promise<Timing & { rows: TableRows }> {
+async function measurePipeline(
+  dir: string,
+  settings: BenchSettings,
+  answers: readonly BenchAnswer[],
+): Promise<Timing & { rows: TableRows }> {
   const warehouse = await Warehouse.open(join(dir, 'pipeline.duckdb'), { threads: settings.threads });
   try {
     const seenAt = START_MS + 40 * 24 * HOUR_MS;
@@ -284,7 +320,13 @@ async function measurePipeline(dir: string, settings: BenchSettings, answers: re
     const timing = await timed(async () => {
       // Each answer is of an order the fresh warehouse never held, as in a first run over new codes.
       for (const answer of answers) {
-        batcher.add(answer.orderCode, answer.accountAlias, `bench:${answer.orderCode}`, { kind: 'ok', orderCode: answer.orderCode, body: answer.body, attempts: 1 }, false);
+        batcher.add(
+          answer.orderCode,
+          answer.accountAlias,
+          `bench:${answer.orderCode}`,
+          { kind: 'ok', orderCode: answer.orderCode, body: answer.body, attempts: 1 },
+          false,
+        );
         if (batcher.shouldFlush(settings.batch)) await batcher.commitGathering();
       }
       await batcher.flush();
@@ -353,9 +395,13 @@ async function measureEngine(dir: string, inputFile: string, threads: number): P
   const connection = await instance.connect();
   try {
     const timing = await timed(async () => {
-      await connection.run(`CREATE TABLE staged AS SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readJsonSnapshotSpool('$file')} AS s`, { file: inputFile });
+      await connection.run(
+        `CREATE TABLE staged AS SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readJsonSnapshotSpool('$file')} AS s`,
+        { file: inputFile },
+      );
       await connection.run('CREATE TABLE orders AS SELECT * EXCLUDE (price_info, statuses, trackings) FROM staged');
-      for (const table of HISTORY_TABLES) await connection.run(`CREATE TABLE ${table} AS ${historyRowsSelect(table, 'staged')}`);
+      for (const table of HISTORY_TABLES)
+        await connection.run(`CREATE TABLE ${table} AS ${historyRowsSelect(table, 'staged')}`);
       await connection.run('DROP TABLE staged');
     });
     return { ...timing, rows: await countRows((sql) => connection.runAndReadAll(sql)) };
@@ -365,13 +411,20 @@ async function measureEngine(dir: string, inputFile: string, threads: number): P
   }
 }
 
-async function countRows(readAll: (sql: string) => Promise<{ getRowObjectsJS(): Record<string, unknown>[] }>): Promise<TableRows> {
+async function countRows(
+  readAll: (sql: string) => Promise<{ getRowObjectsJS(): Record<string, unknown>[] }>,
+): Promise<TableRows> {
   const reader = await readAll(
     `SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_charges) AS order_charges,
             (SELECT count(*) FROM order_statuses) AS order_statuses, (SELECT count(*) FROM order_trackings) AS order_trackings`,
   );
   const row = reader.getRowObjectsJS()[0] ?? {};
-  return { orders: Number(row.orders), order_charges: Number(row.order_charges), order_statuses: Number(row.order_statuses), order_trackings: Number(row.order_trackings) };
+  return {
+    orders: Number(row.orders),
+    order_charges: Number(row.order_charges),
+    order_statuses: Number(row.order_statuses),
+    order_trackings: Number(row.order_trackings),
+  };
 }
 
 function totalRows(rows: TableRows): number {
@@ -415,7 +468,8 @@ async function main(): Promise<void> {
     }
     const expectedRows = JSON.stringify(engineRuns[0]?.rows);
     for (const run of [...engineRuns, ...pipelineRuns, ...loaderRuns]) {
-      if (JSON.stringify(run.rows) !== expectedRows) throw new Error(`the loads disagree: ${JSON.stringify(run.rows)} against ${expectedRows}`);
+      if (JSON.stringify(run.rows) !== expectedRows)
+        throw new Error(`the loads disagree: ${JSON.stringify(run.rows)} against ${expectedRows}`);
     }
     const pipeline = summarize(pipelineRuns, settings);
     const loader = summarize(loaderRuns, settings);

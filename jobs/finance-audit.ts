@@ -1,5 +1,5 @@
-import { runPriceQuotes } from '../src/pipeline/price-run.js';
 import { orderPriceRequests, type PriceInputSource } from '../src/pipeline/price-inputs.js';
+import { runPriceQuotes } from '../src/pipeline/price-run.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
 import { carrierDate } from '../src/reports/report-sql.js';
 import type { JobContext, JobDefinition, JobStepResult } from './job-definition.js';
@@ -51,9 +51,14 @@ export const financeAudit: JobDefinition = {
         stop: context.stop,
         logger: context.logger,
       });
-      steps.push({ step: 'price', exitCode: summary.exitCode as JobStepResult['exitCode'], summary: { ...summary, ordersToQuote: wanted.size } });
+      steps.push({
+        step: 'price',
+        exitCode: summary.exitCode as JobStepResult['exitCode'],
+        summary: { ...summary, ordersToQuote: wanted.size },
+      });
     }
-    const partner: PartnerRecordsSource | undefined = invoices === undefined ? undefined : { kind: 'csv', file: invoices };
+    const partner: PartnerRecordsSource | undefined =
+      invoices === undefined ? undefined : { kind: 'csv', file: invoices };
     steps.push(await chargesStep(context, request, partner));
     if (partner !== undefined) steps.push(await reconcileStep(context, request, partner));
     return steps;

@@ -1,5 +1,5 @@
-import type { JobDefinition } from './job-definition.js';
 import { financeAudit } from './finance-audit.js';
+import type { JobDefinition } from './job-definition.js';
 import { nightly } from './nightly.js';
 
 /** Every named job, in the order `jobs list` shows them. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
-import type { TrackRunOptions } from '../src/pipeline/track-run.js';
 import type { RunExitCode } from '../src/pipeline/exit-codes.js';
+import type { TrackRunOptions } from '../src/pipeline/track-run.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse, WarehouseTuning } from '../src/warehouse/warehouse.js';
 
@@ -24,7 +24,11 @@ export interface JobSettings {
   /** The callback receiver's journal, ingested first when it exists. */
   readonly callbacksJournalDir: string;
   /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */
-  readonly reports: { readonly outDir: string; readonly format: 'csv' | 'parquet' | 'json'; readonly periodDays: number };
+  readonly reports: {
+    readonly outDir: string;
+    readonly format: 'csv' | 'parquet' | 'json';
+    readonly periodDays: number;
+  };
   /** The price run's options; throws the user's error when the configuration lacks a base URL or keys. */
   readonly pricing: () => Promise<PricingSettings>;
   readonly financeAudit: {

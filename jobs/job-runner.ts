@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../src/carrier/contract.js';
 import { EXIT_CODE, type RunExitCode } from '../src/pipeline/exit-codes.js';
 import { newRunId } from '../src/pipeline/track-run.js';
-import { finishRun, startRun, type RunCounts } from '../src/warehouse/run-store.js';
+import { finishRun, type RunCounts, startRun } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
@@ -36,12 +36,24 @@ export interface JobRunOptions {
 }
 
 const NO_COUNTS: RunCounts = {
-  codesRead: 0, codesRejected: 0, codesDuplicate: 0, codesToLookUp: 0, lookedUpOk: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, lookupsSpent: 0,
+  codesRead: 0,
+  codesRejected: 0,
+  codesDuplicate: 0,
+  codesToLookUp: 0,
+  lookedUpOk: 0,
+  carrierErrors: 0,
+  transportErrors: 0,
+  deferred: 0,
+  lookupsSpent: 0,
 };
 
 /** A failed step fails the job; else a partial one makes it partial. */
-function combinedExit(steps: readonly JobStepResult[], broke: boolean): { exitCode: RunExitCode; exitState: JobRunSummary['exitState'] } {
-  if (broke || steps.some((s) => s.exitCode === EXIT_CODE.FAILURE || s.exitCode === EXIT_CODE.BAD_INPUT)) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
+function combinedExit(
+  steps: readonly JobStepResult[],
+  broke: boolean,
+): { exitCode: RunExitCode; exitState: JobRunSummary['exitState'] } {
+  if (broke || steps.some((s) => s.exitCode === EXIT_CODE.FAILURE || s.exitCode === EXIT_CODE.BAD_INPUT))
+    return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
   if (steps.some((s) => s.exitCode === EXIT_CODE.PARTIAL)) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
   return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
 }
@@ -80,7 +92,11 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
   const { settings, logger, now } = options;
   const lock = await acquireJobLock(join(settings.dataDir, 'locks'), definition.name);
   try {
-    if (lock.tookOverFrom !== null) logger.warn({ job: definition.name, stalePid: lock.tookOverFrom.pid }, 'took over the lock of a run that was killed');
+    if (lock.tookOverFrom !== null)
+      logger.warn(
+        { job: definition.name, stalePid: lock.tookOverFrom.pid },
+        'took over the lock of a run that was killed',
+      );
     const warehouse = await options.openWarehouse();
     try {
       const startedAt = now();
@@ -88,7 +104,13 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
       const runId = newRunId(definition.name, startedAt);
       const carrierDay = carrierDayOf(startedAt, settings.dayUtcOffsetMinutes);
       const log = logger.child({ job: definition.name, jobRunId: runId });
-      await startRun(warehouse, { runId, job: definition.name, source: `job ${definition.name}`, startedAt: epochMsToInstant(startedAt), carrierDay });
+      await startRun(warehouse, {
+        runId,
+        job: definition.name,
+        source: `job ${definition.name}`,
+        startedAt: epochMsToInstant(startedAt),
+        carrierDay,
+      });
       log.info({ carrierDay }, 'job started');
 
       const steps: JobStepResult[] = [];
@@ -116,7 +138,13 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
         summaryFile: join(dir, `${runId}.json`),
       };
-      await finishRun(warehouse, runId, { finishedAt: epochMsToInstant(finishedAt), counts: summary.counts, exitCode, exitState, summary });
+      await finishRun(warehouse, runId, {
+        finishedAt: epochMsToInstant(finishedAt),
+        counts: summary.counts,
+        exitCode,
+        exitState,
+        summary,
+      });
       await writeSummaryFile(summary.summaryFile, summary);
       if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
       log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');

@@ -10,7 +10,8 @@ import { trackingStep } from './tracking-step.js';
  */
 export const nightly: JobDefinition = {
   name: 'nightly',
-  description: 'load journaled callbacks, track the configured source within the quotas, export the charges and failures reports and their HTML page',
+  description:
+    'load journaled callbacks, track the configured source within the quotas, export the charges and failures reports and their HTML page',
   defaultSchedule: '0 2 * * *',
   async run(context) {
     const steps: JobStepResult[] = [];

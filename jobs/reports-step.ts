@@ -5,7 +5,13 @@ import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
 import { ReconcileRulesSchema } from '../src/reports/reconcile-report.js';
-import { exportChargesReport, exportFailuresReport, exportReconcileReport, type ReportRequest, type ReportSummary } from '../src/reports/report-export.js';
+import {
+  exportChargesReport,
+  exportFailuresReport,
+  exportReconcileReport,
+  type ReportRequest,
+  type ReportSummary,
+} from '../src/reports/report-export.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 const DAY_MS = 86_400_000;
@@ -31,21 +37,44 @@ function reportStep(step: string, summary: ReportSummary): JobStepResult {
   };
 }
 
-export async function chargesStep(context: JobContext, request: ReportRequest, invoices?: PartnerRecordsSource): Promise<JobStepResult> {
-  return reportStep('charges report', await exportChargesReport(context.warehouse, DEFAULT_CHARGE_RULES, request, { invoices }));
+export async function chargesStep(
+  context: JobContext,
+  request: ReportRequest,
+  invoices?: PartnerRecordsSource,
+): Promise<JobStepResult> {
+  return reportStep(
+    'charges report',
+    await exportChargesReport(context.warehouse, DEFAULT_CHARGE_RULES, request, { invoices }),
+  );
 }
 
 export async function failuresStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
   return reportStep('failures report', await exportFailuresReport(context.warehouse, request));
 }
 
-export async function reconcileStep(context: JobContext, request: ReportRequest, partner: PartnerRecordsSource): Promise<JobStepResult> {
-  return reportStep('reconcile report', await exportReconcileReport(context.warehouse, ReconcileRulesSchema.parse({}), partner, request));
+export async function reconcileStep(
+  context: JobContext,
+  request: ReportRequest,
+  partner: PartnerRecordsSource,
+): Promise<JobStepResult> {
+  return reportStep(
+    'reconcile report',
+    await exportReconcileReport(context.warehouse, ReconcileRulesSchema.parse({}), partner, request),
+  );
 }
 
 /** The page of the same period (charts, sortable tables), beside the report files. */
 export async function htmlPageStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
   const { fromDay, toDay } = request.scope;
-  const page = await writeHtmlReport(context.warehouse, { from: fromDay, to: toDay, now: request.now, out: join(request.outDir, `report_${fromDay}_${toDay}.html`) });
-  return { step: 'html report', exitCode: EXIT_CODE.OK, summary: { range: { from: fromDay, to: toDay }, files: [{ table: 'report', path: page.path, bytes: page.bytes }] } };
+  const page = await writeHtmlReport(context.warehouse, {
+    from: fromDay,
+    to: toDay,
+    now: request.now,
+    out: join(request.outDir, `report_${fromDay}_${toDay}.html`),
+  });
+  return {
+    step: 'html report',
+    exitCode: EXIT_CODE.OK,
+    summary: { range: { from: fromDay, to: toDay }, files: [{ table: 'report', path: page.path, bytes: page.bytes }] },
+  };
 }

@@ -7,7 +7,13 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
   const summary = await context.warehouse.withSettings(context.settings.trackingWarehouse, async () => {
     // What the earlier steps wrote is still in DuckDB's memory until a checkpoint, under the job's larger limit.
     await context.warehouse.run('CHECKPOINT');
-    return runTracking({ ...tracking, job: `${job}-track`, warehouse: context.warehouse, stop: context.stop, logger: context.logger });
+    return runTracking({
+      ...tracking,
+      job: `${job}-track`,
+      warehouse: context.warehouse,
+      stop: context.stop,
+      logger: context.logger,
+    });
   });
   return {
     step: 'track',

@@ -19,6 +19,8 @@ for (const [name, version] of Object.entries(bindings.optionalDependencies ?? {}
   lock.packages[key] = entry;
   added.push(name);
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : a > b ? 1 : 0)),
+);
 writeFileSync(LOCK_FILE, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(added.length === 0 ? 'package-lock.json already lists every DuckDB binding' : `added ${added.join(', ')}`);

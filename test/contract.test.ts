@@ -1,38 +1,38 @@
-import { describe, it, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CallbackMessageSchema,
-  DELAY_REASONS,
-  ImagesResultSchema,
-  ORDER_STATUSES,
-  PRICE_SERVICE,
-  PUBLISHED_PRICING,
-  PriceRequestSchema,
-  PriceResultSchema,
-  TERMINAL_STATUS_CODES,
-  TRACKING_ERROR,
+  type CallbackMessageWire,
   carrierDayOf,
   checkJsonPayload,
   checkOrderCode,
   checkPayload,
   checkTrackingResult,
+  DELAY_REASONS,
   epochMsToInstant,
   findDelayReason,
   findOrderStatus,
   findTrackingErrorCode,
   formatCarrierDateTime,
   formatCarrierLocalDateTime,
+  ImagesResultSchema,
   isTerminalStatus,
   moneyEquals,
   moneyFromNumber,
   nextCarrierDayStart,
+  ORDER_STATUSES,
+  type PayloadCheck,
+  PRICE_SERVICE,
+  PriceRequestSchema,
+  type PriceRequestWire,
+  PriceResultSchema,
+  type PriceResultWire,
+  PUBLISHED_PRICING,
   parseCarrierInstant,
   shareOfMoney,
   subtractMoney,
   sumMoney,
-  type CallbackMessageWire,
-  type PayloadCheck,
-  type PriceRequestWire,
-  type PriceResultWire,
+  TERMINAL_STATUS_CODES,
+  TRACKING_ERROR,
   type TrackingError,
   type TrackingSnapshot,
   type TrackingSnapshotWire,
@@ -153,11 +153,47 @@ function trackingSample(): TrackingSnapshotWire {
       },
     ],
     trackings: [
-      trackingEvent('0', 'Nhập hệ thống', 'HCM01', 'Bưu cục Tân Bình', '79', 'Hồ Chí Minh', '2019-08-05T09:20:00+07:00', null),
-      trackingEvent('2', 'Đóng túi', 'HCM01', 'Bưu cục Tân Bình', '79', 'Hồ Chí Minh', '2019-08-05T18:00:00+07:00', null),
-      trackingEvent('3', 'Đang chuyển tiếp', 'HCMTT', 'Trung tâm khai thác Tân Sơn Nhất', '79', 'Hồ Chí Minh', '2019-08-05T22:40:00+07:00', 'Chuyến bay VN216'),
+      trackingEvent(
+        '0',
+        'Nhập hệ thống',
+        'HCM01',
+        'Bưu cục Tân Bình',
+        '79',
+        'Hồ Chí Minh',
+        '2019-08-05T09:20:00+07:00',
+        null,
+      ),
+      trackingEvent(
+        '2',
+        'Đóng túi',
+        'HCM01',
+        'Bưu cục Tân Bình',
+        '79',
+        'Hồ Chí Minh',
+        '2019-08-05T18:00:00+07:00',
+        null,
+      ),
+      trackingEvent(
+        '3',
+        'Đang chuyển tiếp',
+        'HCMTT',
+        'Trung tâm khai thác Tân Sơn Nhất',
+        '79',
+        'Hồ Chí Minh',
+        '2019-08-05T22:40:00+07:00',
+        'Chuyến bay VN216',
+      ),
       trackingEvent('4', 'Đến bưu cục', 'HN05', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2019-08-06T14:10:00+07:00', null),
-      trackingEvent('10', 'Giao bưu tá đi phát', 'HN05', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2019-08-07T07:55:00+07:00', null),
+      trackingEvent(
+        '10',
+        'Giao bưu tá đi phát',
+        'HN05',
+        'Bưu cục Cầu Giấy',
+        '01',
+        'Hà Nội',
+        '2019-08-07T07:55:00+07:00',
+        null,
+      ),
       trackingEvent('5', 'Đang phát', 'HN05', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2019-08-07T08:05:00+07:00', null),
     ],
     estimateRoutes: null,
@@ -273,10 +309,10 @@ describe('checkTrackingResult: a snapshot', () => {
         d.statuses[0].lat = 10.8;
       }),
     );
-    expect(snapshot['returnReasonNote']).toBe('trường mới');
-    expect(snapshot['customerInfo']).toEqual({ tier: 'gold' });
-    expect(snapshot.priceInfo[0]?.['discount']).toBe(0);
-    expect(snapshot.statuses[0]?.['lat']).toBe(10.8);
+    expect(snapshot.returnReasonNote).toBe('trường mới');
+    expect(snapshot.customerInfo).toEqual({ tier: 'gold' });
+    expect(snapshot.priceInfo[0]?.discount).toBe(0);
+    expect(snapshot.statuses[0]?.lat).toBe(10.8);
   });
 
   it('reads null priceInfo, statuses and trackings as empty lists', () => {
@@ -334,8 +370,8 @@ describe('checkTrackingResult: an error answer', () => {
   /** The error answer: the same object with errorCode and errorMessage filled, every other field null. */
   function errorAnswer(errorCode: string, errorMessage: string): Record<string, unknown> {
     const answer: Record<string, unknown> = Object.fromEntries(Object.keys(trackingSample()).map((key) => [key, null]));
-    answer['errorCode'] = errorCode;
-    answer['errorMessage'] = errorMessage;
+    answer.errorCode = errorCode;
+    answer.errorMessage = errorMessage;
     return answer;
   }
 
@@ -359,7 +395,7 @@ describe('checkTrackingResult: an error answer', () => {
 
   it('rejects an errorCode that is not a string, naming errorCode', () => {
     const answer = errorAnswer('x', 'y');
-    answer['errorCode'] = 404;
+    answer.errorCode = 404;
     expect(rejection(checkTrackingResult(answer))).toContain('errorCode');
   });
 
@@ -375,18 +411,78 @@ describe('checkTrackingResult: an error answer', () => {
 
 describe('checkTrackingResult: wrong types are rejected naming the field', () => {
   it.each([
-    ['price as a string', 'price', (d: Record<string, any>) => void (d.price = '1184800')],
-    ['priceInfo[1].cost as a string', 'priceInfo[1].cost', (d: Record<string, any>) => void (d.priceInfo[1].cost = '50000')],
+    [
+      'price as a string',
+      'price',
+      (d: Record<string, any>) => {
+        d.price = '1184800';
+      },
+    ],
+    [
+      'priceInfo[1].cost as a string',
+      'priceInfo[1].cost',
+      (d: Record<string, any>) => {
+        d.priceInfo[1].cost = '50000';
+      },
+    ],
     ['priceInfo[1].cost missing', 'priceInfo[1].cost', (d: Record<string, any>) => void delete d.priceInfo[1].cost],
-    ['statuses[0].time not a date', 'statuses[0].time', (d: Record<string, any>) => void (d.statuses[0].time = 'hôm qua')],
-    ['statuses[0].time an impossible date', 'statuses[0].time', (d: Record<string, any>) => void (d.statuses[0].time = '2019-02-30T10:00:00+07:00')],
-    ['trackings[3].dateChange not a date', 'trackings[3].dateChange', (d: Record<string, any>) => void (d.trackings[3].dateChange = '')],
-    ['deliveryDate not a date', 'deliveryDate', (d: Record<string, any>) => void (d.deliveryDate = '07/08/2019')],
-    ['quantity 1.5', 'quantity', (d: Record<string, any>) => void (d.quantity = 1.5)],
-    ['weight as a string', 'weight', (d: Record<string, any>) => void (d.weight = '60')],
-    ['status as a number', 'status', (d: Record<string, any>) => void (d.status = 30)],
+    [
+      'statuses[0].time not a date',
+      'statuses[0].time',
+      (d: Record<string, any>) => {
+        d.statuses[0].time = 'hôm qua';
+      },
+    ],
+    [
+      'statuses[0].time an impossible date',
+      'statuses[0].time',
+      (d: Record<string, any>) => {
+        d.statuses[0].time = '2019-02-30T10:00:00+07:00';
+      },
+    ],
+    [
+      'trackings[3].dateChange not a date',
+      'trackings[3].dateChange',
+      (d: Record<string, any>) => {
+        d.trackings[3].dateChange = '';
+      },
+    ],
+    [
+      'deliveryDate not a date',
+      'deliveryDate',
+      (d: Record<string, any>) => {
+        d.deliveryDate = '07/08/2019';
+      },
+    ],
+    [
+      'quantity 1.5',
+      'quantity',
+      (d: Record<string, any>) => {
+        d.quantity = 1.5;
+      },
+    ],
+    [
+      'weight as a string',
+      'weight',
+      (d: Record<string, any>) => {
+        d.weight = '60';
+      },
+    ],
+    [
+      'status as a number',
+      'status',
+      (d: Record<string, any>) => {
+        d.status = 30;
+      },
+    ],
     ['orderCode missing', 'orderCode', (d: Record<string, any>) => void delete d.orderCode],
-    ['statuses not a list', 'statuses', (d: Record<string, any>) => void (d.statuses = { time: '2019-08-07T11:24:12+07:00' })],
+    [
+      'statuses not a list',
+      'statuses',
+      (d: Record<string, any>) => {
+        d.statuses = { time: '2019-08-07T11:24:12+07:00' };
+      },
+    ],
   ])('%s: message names %s', (_case, field, edit) => {
     const message = rejection(checkTrackingResult(trackingSampleWith(edit)));
     expect(message).toContain(field);
@@ -519,7 +615,12 @@ describe('carrier day (midnight at UTC+07:00)', () => {
   });
 
   it('keeps day and next start consistent', () => {
-    for (const ms of [lastMomentOfDay, midnightLocal, Date.parse('2024-02-28T20:30:00Z'), Date.parse('2019-12-31T17:00:00Z')]) {
+    for (const ms of [
+      lastMomentOfDay,
+      midnightLocal,
+      Date.parse('2024-02-28T20:30:00Z'),
+      Date.parse('2019-12-31T17:00:00Z'),
+    ]) {
       const next = nextCarrierDayStart(ms);
       expect(next).toBeGreaterThan(ms);
       expect(next - ms).toBeLessThanOrEqual(86_400_000);
@@ -558,8 +659,14 @@ describe('formatting carrier date-times', () => {
   it('writes whole seconds as Date does, before 1970, across day ends and at the ends of four-digit years', () => {
     const localOf = (ms: number, offsetMinutes = 420) => new Date(ms + offsetMinutes * 60_000).toISOString();
     const instants = [
-      0, -1, -25_200_000, -25_200_001, Date.parse('2026-11-21T16:59:59.999Z'), Date.parse('2026-11-21T17:00:00Z'),
-      Date.parse('0000-01-01T00:00:00Z') - 25_200_000, Date.parse('9999-12-31T23:59:59.999Z') - 25_200_000,
+      0,
+      -1,
+      -25_200_000,
+      -25_200_001,
+      Date.parse('2026-11-21T16:59:59.999Z'),
+      Date.parse('2026-11-21T17:00:00Z'),
+      Date.parse('0000-01-01T00:00:00Z') - 25_200_000,
+      Date.parse('9999-12-31T23:59:59.999Z') - 25_200_000,
     ];
     for (let i = 0; i < 2_000; i++) instants.push(Math.round((i - 1_000) * 7_919_000_003.7));
     for (const ms of instants) {
@@ -697,7 +804,9 @@ describe('the published price example', () => {
 
   it('has CalWeight = L x W x H / divisor and Weight = max(RealWeight, CalWeight)', () => {
     const result = parsedAnswer();
-    expect((request.Length * request.Width * request.Height) / PUBLISHED_PRICING.volumetricDivisor).toBe(result.CalWeight);
+    expect((request.Length * request.Width * request.Height) / PUBLISHED_PRICING.volumetricDivisor).toBe(
+      result.CalWeight,
+    );
     expect(result.CalWeight).toBe(36);
     expect(Math.max(request.RealWeight, result.CalWeight)).toBe(result.Weight);
   });
@@ -807,17 +916,39 @@ describe('CallbackMessageSchema', () => {
   });
 
   it('rejects a Time that is not a date, naming Time', () => {
-    const message = rejection(checkPayload(CallbackMessageSchema, callbackWith((d) => void (d.Time = 'now')), 'callback'));
+    const message = rejection(
+      checkPayload(
+        CallbackMessageSchema,
+        callbackWith((d) => {
+          d.Time = 'now';
+        }),
+        'callback',
+      ),
+    );
     expect(message).toContain('Time');
   });
 
   it('rejects a missing OrderCode, naming OrderCode', () => {
-    const message = rejection(checkPayload(CallbackMessageSchema, callbackWith((d) => void delete d.OrderCode), 'callback'));
+    const message = rejection(
+      checkPayload(
+        CallbackMessageSchema,
+        callbackWith((d) => void delete d.OrderCode),
+        'callback',
+      ),
+    );
     expect(message).toContain('OrderCode');
   });
 
   it('rejects a Status sent as a number, naming Status', () => {
-    const message = rejection(checkPayload(CallbackMessageSchema, callbackWith((d) => void (d.Status = 30)), 'callback'));
+    const message = rejection(
+      checkPayload(
+        CallbackMessageSchema,
+        callbackWith((d) => {
+          d.Status = 30;
+        }),
+        'callback',
+      ),
+    );
     expect(message).toContain('Status');
   });
 });
@@ -839,7 +970,9 @@ describe('ImagesResultSchema and PriceRequestSchema', () => {
         'images result',
       ),
     );
-    expect(result.Items).toEqual([{ No: 1, OrderCode: '247EXP0001234', ImageURL: 'https://img.example.vn/247EXP0001234/1.jpg' }]);
+    expect(result.Items).toEqual([
+      { No: 1, OrderCode: '247EXP0001234', ImageURL: 'https://img.example.vn/247EXP0001234/1.jpg' },
+    ]);
     expect(result.ErrorMessage).toBe('');
   });
 
@@ -923,8 +1056,37 @@ describe('reference data', () => {
 
   it('has the 31 delay reasons of the spec', () => {
     const specCodes = [
-      '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13', '14', '15', '16',
-      '20', '21', '22', '24', '26', '30', '31', '33', '35', '40', '41', '43', '46', '52', '53',
+      '01',
+      '02',
+      '03',
+      '04',
+      '05',
+      '06',
+      '07',
+      '08',
+      '09',
+      '10',
+      '11',
+      '12',
+      '13',
+      '14',
+      '15',
+      '16',
+      '20',
+      '21',
+      '22',
+      '24',
+      '26',
+      '30',
+      '31',
+      '33',
+      '35',
+      '40',
+      '41',
+      '43',
+      '46',
+      '52',
+      '53',
     ];
     expect(DELAY_REASONS.map((d) => d.code)).toEqual(specCodes);
     expect(findDelayReason('12')?.meaning).toBe('Receiver does not answer phone');
@@ -933,7 +1095,13 @@ describe('reference data', () => {
   });
 
   it('knows the documented tracking error codes and the one seen later', () => {
-    for (const code of ['MISSING_APIKEY', 'ORDERCODE_NOT_FOUND', 'APIKEY_LIMIT', 'ORDERCODE_FORMAT_EXCEPTION', 'ORDERCODE_QUERY_EXPIRED']) {
+    for (const code of [
+      'MISSING_APIKEY',
+      'ORDERCODE_NOT_FOUND',
+      'APIKEY_LIMIT',
+      'ORDERCODE_FORMAT_EXCEPTION',
+      'ORDERCODE_QUERY_EXPIRED',
+    ]) {
       expect(findTrackingErrorCode(code)?.code).toBe(code);
     }
   });

@@ -4,8 +4,8 @@
  * shares, and records how each was answered. Bounded: `total` requests, each with a timeout.
  */
 import { Pool } from 'undici';
-import { parseCarrierInstant } from '../../src/carrier/contract.js';
 import { callbackEventId } from '../../src/callbacks/callback-event.js';
+import { parseCarrierInstant } from '../../src/carrier/contract.js';
 
 export type LoadKind = 'good' | 'duplicate' | 'bad_credential' | 'not_json' | 'schema_breach' | 'oversized';
 
@@ -43,7 +43,9 @@ const STATUSES = ['21', '23', '24', '25', '16', '30'];
 
 function goodBody(index: number, plan: LoadPlan): { body: Record<string, unknown>; eventId: string } {
   const status = STATUSES[index % STATUSES.length]!;
-  const time = new Date(Date.UTC(2026, 10, 20, 0, 0, 0) + index * 1_000 + (index % 997)).toISOString().replace('Z', '1234+00:00');
+  const time = new Date(Date.UTC(2026, 10, 20, 0, 0, 0) + index * 1_000 + (index % 997))
+    .toISOString()
+    .replace('Z', '1234+00:00');
   // Every fifth event without a TransactionId: its identity is the hash of order, status and time.
   const transactionId = index % 5 === 0 ? null : `${plan.orderPrefix}-T${index}`;
   const body = {
@@ -64,7 +66,12 @@ function goodBody(index: number, plan: LoadPlan): { body: Record<string, unknown
     ExternalCode: null,
     ReferenceCode: null,
   };
-  const eventId = callbackEventId({ TransactionId: transactionId, OrderCode: body.OrderCode, Status: status, Time: parseCarrierInstant(time)! });
+  const eventId = callbackEventId({
+    TransactionId: transactionId,
+    OrderCode: body.OrderCode,
+    Status: status,
+    Time: parseCarrierInstant(time)!,
+  });
   return { body, eventId };
 }
 
@@ -114,13 +121,26 @@ export async function runCallbackLoad(url: string, plan: LoadPlan): Promise<Load
       const sentAt = performance.now();
       outcomes.push(
         pool
-          .request({ path: '/IntergrationAPI', method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+          .request({
+            path: '/IntergrationAPI',
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: text,
+          })
           .then(async (answer) => {
             const reply = await answer.body.text();
             const accepted = answer.statusCode === 200 && (JSON.parse(reply) as { IsError: boolean }).IsError === false;
             return { kind, eventId, status: answer.statusCode, accepted, latencyMs: performance.now() - sentAt };
           })
-          .catch((): LoadOutcome => ({ kind, eventId, status: null, accepted: false, latencyMs: performance.now() - sentAt }))
+          .catch(
+            (): LoadOutcome => ({
+              kind,
+              eventId,
+              status: null,
+              accepted: false,
+              latencyMs: performance.now() - sentAt,
+            }),
+          )
           .then((outcome) => {
             if (outcome.accepted) acknowledged++;
             plan.onAnswered?.(acknowledged);
@@ -138,6 +158,9 @@ export async function runCallbackLoad(url: string, plan: LoadPlan): Promise<Load
 
 /** The p-th percentile (0 to 100) of the answered requests' latencies. */
 export function latencyPercentile(outcomes: readonly LoadOutcome[], p: number): number {
-  const sorted = outcomes.filter((o) => o.status !== null).map((o) => o.latencyMs).sort((a, b) => a - b);
+  const sorted = outcomes
+    .filter((o) => o.status !== null)
+    .map((o) => o.latencyMs)
+    .sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }

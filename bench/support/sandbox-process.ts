@@ -1,5 +1,5 @@
 /** The carrier sandbox as a child process for benchmarks, so load and sandbox do not share an event loop. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -19,14 +19,34 @@ export interface ListeningLine {
  * Starts `parcel-recon sandbox` (manual clock, fixed start, keys written to `keysFile`) and resolves
  * with its 'listening' log line. `nodeArgs` go to Node itself (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export function startSandboxProcess(keysFile: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<{ child: ChildProcess; listening: ListeningLine }> {
+export function startSandboxProcess(
+  keysFile: string,
+  extraArgs: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; listening: ListeningLine }> {
   const child = spawn(
     process.execPath,
-    [...nodeArgs, CLI_PATH, 'sandbox', '--port', '0', '--clock', 'manual', '--start', SANDBOX_START, '--keys-out', keysFile, ...extraArgs],
+    [
+      ...nodeArgs,
+      CLI_PATH,
+      'sandbox',
+      '--port',
+      '0',
+      '--clock',
+      'manual',
+      '--start',
+      SANDBOX_START,
+      '--keys-out',
+      keysFile,
+      ...extraArgs,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the sandbox did not report listening in time')), SANDBOX_READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error('the sandbox did not report listening in time')),
+      SANDBOX_READY_TIMEOUT_MS,
+    );
     child.once('exit', (code) => reject(new Error(`the sandbox exited with code ${String(code)} before listening`)));
     createInterface({ input: child.stderr! }).on('line', (line) => {
       let parsed: Partial<ListeningLine>;

@@ -59,9 +59,13 @@ export async function buildSyntheticWarehouse(path: string, orders: number, part
       `INSERT INTO quota_usage
        SELECT CAST(accept_date AS DATE), account_alias, count(*), max(accept_date) FROM synthetic GROUP BY ALL
        UNION ALL SELECT CAST(accept_date AS DATE), '*', count(*), max(accept_date) FROM synthetic GROUP BY ALL`,
-      ...(partnerCsv === undefined ? [] : [`COPY (SELECT order_code, status AS expected_status,
+      ...(partnerCsv === undefined
+        ? []
+        : [
+            `COPY (SELECT order_code, status AS expected_status,
                     CASE WHEN right(order_code, 2) = '13' THEN total_service_cost + 5000 ELSE total_service_cost END AS invoiced_amount, cod_amount
-             FROM orders WHERE right(order_code, 2) <> '99') TO '${partnerCsv.replaceAll("'", "''")}' (FORMAT csv, HEADER)`]),
+             FROM orders WHERE right(order_code, 2) <> '99') TO '${partnerCsv.replaceAll("'", "''")}' (FORMAT csv, HEADER)`,
+          ]),
       'DROP TABLE synthetic',
       'CHECKPOINT',
     ];

@@ -12,7 +12,10 @@ export interface CallbackIdentity {
 export interface CallbackAuthenticator {
   readonly method: CallbackAuthMethod;
   /** The identity, or undefined when the credential is missing or wrong. */
-  authenticate(request: { readonly authorization: string | undefined; readonly apiKey: unknown }): CallbackIdentity | undefined;
+  authenticate(request: {
+    readonly authorization: string | undefined;
+    readonly apiKey: unknown;
+  }): CallbackIdentity | undefined;
 }
 
 /**

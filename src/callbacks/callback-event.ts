@@ -34,7 +34,9 @@ export interface CallbackEventRecord {
  * The identity of a callback, so the carrier's retries are stored once: its TransactionId when it has
  * one, else a SHA-256 of order, status and time (the UTC instant, so two spellings of one time agree).
  */
-export function callbackEventId(message: Pick<CallbackMessage, 'TransactionId' | 'OrderCode' | 'Status' | 'Time'>): string {
+export function callbackEventId(
+  message: Pick<CallbackMessage, 'TransactionId' | 'OrderCode' | 'Status' | 'Time'>,
+): string {
   const transactionId = message.TransactionId?.trim();
   if (transactionId) return transactionId;
   return `sha256:${createHash('sha256').update(`${message.OrderCode}\n${message.Status}\n${message.Time}`).digest('hex')}`;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Segment files of the journal: `callbacks-<UTC stamp>-<pid>-<random>.ndjson`; their names sort by age. */
@@ -59,7 +59,11 @@ export async function journalHolder(dir: string): Promise<number | undefined> {
 }
 
 /** Whole lines of a segment from `offset`: up to the last newline (a line being written, or cut off by a crash, stays out). */
-export async function readJournalLines(path: string, offset: number, maxBytes: number): Promise<{ lines: string[]; endOffset: number; trailingBytes: number }> {
+export async function readJournalLines(
+  path: string,
+  offset: number,
+  maxBytes: number,
+): Promise<{ lines: string[]; endOffset: number; trailingBytes: number }> {
   const file = await open(path, 'r');
   try {
     const size = (await file.stat()).size;
@@ -76,7 +80,11 @@ export async function readJournalLines(path: string, offset: number, maxBytes: n
         continue;
       }
       const text = buffer.subarray(0, lastNewline).toString('utf8');
-      return { lines: text.split('\n'), endOffset: offset + lastNewline + 1, trailingBytes: size - offset - lastNewline - 1 };
+      return {
+        lines: text.split('\n'),
+        endOffset: offset + lastNewline + 1,
+        trailingBytes: size - offset - lastNewline - 1,
+      };
     }
   } finally {
     await file.close();

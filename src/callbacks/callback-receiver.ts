@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { CALLBACK_PATH, CallbackMessageSchema, checkPayload, epochMsToInstant } from '../carrier/contract.js';
-import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 import type { CallbackAuthenticator } from './callback-auth.js';
 import { callbackEventRecord } from './callback-event.js';
 import { JournalWriter } from './callback-journal.js';
-import { ingestCallbackJournal, journalBacklogBytes, type JournalIngestResult } from './journal-ingest.js';
+import { ingestCallbackJournal, type JournalIngestResult, journalBacklogBytes } from './journal-ingest.js';
 
 export interface CallbackReceiverOptions {
   readonly host: string;
@@ -73,7 +73,11 @@ class Rejection extends Error {
 }
 
 function answer(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -88,7 +92,13 @@ const DISCARD_LIMIT_BYTES = 1024 * 1024;
 function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    return Promise.reject(new Rejection(413, `body of ${declared} bytes is over the limit of ${maxBytes}`, declared > DISCARD_LIMIT_BYTES ? { connection: 'close' } : {}));
+    return Promise.reject(
+      new Rejection(
+        413,
+        `body of ${declared} bytes is over the limit of ${maxBytes}`,
+        declared > DISCARD_LIMIT_BYTES ? { connection: 'close' } : {},
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -148,11 +158,20 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
 
   async function accept(req: IncomingMessage): Promise<void> {
     const contentType = req.headers['content-type'] ?? '';
-    if (!/^application\/json\b/i.test(contentType)) throw new Rejection(415, `Content-Type must be application/json, not ${JSON.stringify(contentType.slice(0, 60))}`);
+    if (!/^application\/json\b/i.test(contentType))
+      throw new Rejection(
+        415,
+        `Content-Type must be application/json, not ${JSON.stringify(contentType.slice(0, 60))}`,
+      );
     const authorization = req.headers.authorization;
     const unauthorized = () =>
-      new Rejection(401, authenticator.method === 'basic' ? 'wrong or missing HTTP Basic credentials' : 'wrong or missing ApiKey', authenticator.method === 'basic' ? { 'www-authenticate': 'Basic realm="parcel-recon"' } : {});
-    let identity = authenticator.method === 'basic' ? authenticator.authenticate({ authorization, apiKey: undefined }) : undefined;
+      new Rejection(
+        401,
+        authenticator.method === 'basic' ? 'wrong or missing HTTP Basic credentials' : 'wrong or missing ApiKey',
+        authenticator.method === 'basic' ? { 'www-authenticate': 'Basic realm="parcel-recon"' } : {},
+      );
+    let identity =
+      authenticator.method === 'basic' ? authenticator.authenticate({ authorization, apiKey: undefined }) : undefined;
     if (authenticator.method === 'basic' && identity === undefined) throw unauthorized();
     const body = await readBody(req, options.maxBodyBytes);
     let raw: unknown;
@@ -161,7 +180,8 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     } catch (error) {
       throw new Rejection(400, `body is not JSON: ${(error as Error).message.split('\n', 1)[0]}`);
     }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Rejection(400, 'body is not a JSON object');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new Rejection(400, 'body is not a JSON object');
     const fields = raw as Record<string, unknown>;
     identity ??= authenticator.authenticate({ authorization, apiKey: fields.ApiKey });
     if (identity === undefined) throw unauthorized();
@@ -170,23 +190,36 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     const record = callbackEventRecord(checked.value, fields, identity, epochMsToInstant(options.now()));
     await journal.append(JSON.stringify(record));
     acknowledged++;
-    logger.debug({ eventId: record.eventId, orderCode: record.orderCode, status: record.status, account: record.accountAlias }, 'callback journaled');
+    logger.debug(
+      { eventId: record.eventId, orderCode: record.orderCode, status: record.status, account: record.accountAlias },
+      'callback journaled',
+    );
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?', 1)[0] ?? '';
     if (req.method === 'GET' && path === '/health') return answer(res, 200, JSON.stringify(await health()));
     try {
-      if (path !== CALLBACK_PATH) throw new Rejection(404, `no such path: ${path.slice(0, 80)} (callbacks go to POST ${CALLBACK_PATH})`);
-      if (req.method !== 'POST') throw new Rejection(405, `method ${req.method} not allowed: POST ${CALLBACK_PATH}`, { allow: 'POST' });
+      if (path !== CALLBACK_PATH)
+        throw new Rejection(404, `no such path: ${path.slice(0, 80)} (callbacks go to POST ${CALLBACK_PATH})`);
+      if (req.method !== 'POST')
+        throw new Rejection(405, `method ${req.method} not allowed: POST ${CALLBACK_PATH}`, { allow: 'POST' });
       await accept(req);
       answer(res, 200, ACCEPTED_ANSWER);
     } catch (error) {
-      const rejection = error instanceof Rejection ? error : new Rejection(500, 'the callback could not be made durable; send it again');
+      const rejection =
+        error instanceof Rejection
+          ? error
+          : new Rejection(500, 'the callback could not be made durable; send it again');
       if (!(error instanceof Rejection)) logger.error({ error: (error as Error).message }, 'journal write failed');
       rejected[rejection.status] = (rejected[rejection.status] ?? 0) + 1;
       logger.info({ status: rejection.status, reason: rejection.message, path }, 'callback rejected');
-      answer(res, rejection.status, JSON.stringify({ IsError: true, ErrorMessage: rejection.message }), rejection.headers);
+      answer(
+        res,
+        rejection.status,
+        JSON.stringify({ IsError: true, ErrorMessage: rejection.message }),
+        rejection.headers,
+      );
       if (rejection.status === 413) dropRestOfBody(req, res, rejection.headers.connection === 'close');
     }
   }
@@ -208,7 +241,11 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     }
     let result: JournalIngestResult;
     try {
-      result = await ingestCallbackJournal(warehouse, options.journalDir, { spoolDir: options.spoolDir, logger, isSealed });
+      result = await ingestCallbackJournal(warehouse, options.journalDir, {
+        spoolDir: options.spoolDir,
+        logger,
+        isSealed,
+      });
     } catch (error) {
       lastError = (error as Error).message;
       logger.error({ error: lastError }, 'loading the callback journal failed: it stays journaled');
@@ -221,7 +258,11 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     busySince = null;
     lastError = null;
     lastIngest = { at: new Date().toISOString(), newEvents: result.newEvents, lines: result.lines };
-    if (result.lines > 0) logger.info({ newEvents: result.newEvents, lines: result.lines, segmentsRemoved: result.segmentsRemoved }, 'callbacks loaded into the warehouse');
+    if (result.lines > 0)
+      logger.info(
+        { newEvents: result.newEvents, lines: result.lines, segmentsRemoved: result.segmentsRemoved },
+        'callbacks loaded into the warehouse',
+      );
     return true;
   }
 
@@ -250,7 +291,9 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
   }
 
   const server: Server = createServer((req, res) => {
-    const work = handle(req, res).catch((error: unknown) => logger.error({ error: (error as Error).message }, 'request broke'));
+    const work = handle(req, res).catch((error: unknown) =>
+      logger.error({ error: (error as Error).message }, 'request broke'),
+    );
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
   });

@@ -37,7 +37,11 @@ export interface JournalIngestResult {
  * (the offsets live in the warehouse). Sealed segments wholly loaded are deleted; a sealed segment's
  * unfinished last line (a receiver killed mid-write, never acknowledged) is dropped with it.
  */
-export async function ingestCallbackJournal(warehouse: Warehouse, journalDir: string, options: JournalIngestOptions): Promise<JournalIngestResult> {
+export async function ingestCallbackJournal(
+  warehouse: Warehouse,
+  journalDir: string,
+  options: JournalIngestOptions,
+): Promise<JournalIngestResult> {
   const progress = await readCallbackJournalProgress(warehouse);
   let newEvents = 0;
   let lines = 0;
@@ -63,15 +67,26 @@ export async function ingestCallbackJournal(warehouse: Warehouse, journalDir: st
         }
       });
       if (readable.length < slice.lines.length) {
-        options.logger.warn({ segment, offset, lines: slice.lines.length - readable.length }, 'unreadable callback journal lines left out');
+        options.logger.warn(
+          { segment, offset, lines: slice.lines.length - readable.length },
+          'unreadable callback journal lines left out',
+        );
       }
-      newEvents += await loadCallbackJournalSlice(warehouse, { segment, endOffset: slice.endOffset, lines: readable, lineCount: slice.lines.length }, options.spoolDir);
+      newEvents += await loadCallbackJournalSlice(
+        warehouse,
+        { segment, endOffset: slice.endOffset, lines: readable, lineCount: slice.lines.length },
+        options.spoolDir,
+      );
       lines += slice.lines.length;
       unreadableLines += slice.lines.length - readable.length;
       offset = slice.endOffset;
     }
     if (sealed) {
-      if (trailingBytes > 0) options.logger.warn({ segment, bytes: trailingBytes }, 'unfinished last line of a sealed callback journal segment dropped (never acknowledged)');
+      if (trailingBytes > 0)
+        options.logger.warn(
+          { segment, bytes: trailingBytes },
+          'unfinished last line of a sealed callback journal segment dropped (never acknowledged)',
+        );
       await rm(path, { force: true });
       segmentsRemoved++;
     } else {
@@ -95,6 +110,10 @@ export async function journalBacklogBytes(journalDir: string, progress: Readonly
  * Loads the journal from a process that does not write it (the nightly run, `callbacks ingest`): a
  * segment is deleted once loaded only when the process that wrote it has ended.
  */
-export function ingestCallbackJournalAsGuest(warehouse: Warehouse, journalDir: string, options: Omit<JournalIngestOptions, 'isSealed'>): Promise<JournalIngestResult> {
+export function ingestCallbackJournalAsGuest(
+  warehouse: Warehouse,
+  journalDir: string,
+  options: Omit<JournalIngestOptions, 'isSealed'>,
+): Promise<JournalIngestResult> {
   return ingestCallbackJournal(warehouse, journalDir, { ...options, isSealed: segmentWriterEnded });
 }

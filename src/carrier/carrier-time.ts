@@ -53,7 +53,8 @@ function parseAnyCarrierInstant(text: string): CarrierInstant | undefined {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const offsetMinutes = offset === undefined ? CARRIER_UTC_OFFSET_MINUTES : parseOffsetMinutes(offset);
   if (offsetMinutes === undefined) return undefined;
   let localMs = Date.UTC(year, month - 1, day, hour, minute, second);

@@ -104,7 +104,10 @@ export type TrackingResult = { kind: 'snapshot'; snapshot: TrackingSnapshot } | 
  */
 export function checkTrackingResult(value: unknown): PayloadCheck<TrackingResult> {
   const hasErrorCode =
-    typeof value === 'object' && value !== null && 'errorCode' in value && ![null, ''].includes((value as { errorCode: unknown }).errorCode as string);
+    typeof value === 'object' &&
+    value !== null &&
+    'errorCode' in value &&
+    ![null, ''].includes((value as { errorCode: unknown }).errorCode as string);
   if (hasErrorCode) {
     const checked = checkPayload(TrackingErrorSchema, value, 'tracking result');
     return checked.ok ? { ok: true, value: { kind: 'error', error: checked.value } } : checked;

@@ -7,7 +7,10 @@ export const API_KEYS_ENV = 'PARCEL_RECON_API_KEYS';
 const ALIAS = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function checkAlias(alias: string, where: string): void {
-  if (!ALIAS.test(alias)) throw new UserError(`${where}: account alias ${JSON.stringify(alias.slice(0, 70))} must be 1 to 64 letters, digits, '.', '_' or '-'`);
+  if (!ALIAS.test(alias))
+    throw new UserError(
+      `${where}: account alias ${JSON.stringify(alias.slice(0, 70))} must be 1 to 64 letters, digits, '.', '_' or '-'`,
+    );
 }
 
 /** `alias=key,alias2=key2`; a bare key is alias `default`. Messages name the alias, never the key. */
@@ -39,7 +42,9 @@ export async function readPrivateFile(path: string, what: string): Promise<strin
     throw new UserError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   if ((mode & 0o077) !== 0) {
-    throw new UserError(`${what} ${path} can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${path}`);
+    throw new UserError(
+      `${what} ${path} can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${path}`,
+    );
   }
   return text;
 }
@@ -53,13 +58,15 @@ export async function readKeysFile(path: string): Promise<KeyRing> {
   } catch {
     throw new UserError(`keys file ${path} is not JSON: expected {"alias": "key", ...}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UserError(`keys file ${path}: expected a JSON object {"alias": "key", ...}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UserError(`keys file ${path}: expected a JSON object {"alias": "key", ...}`);
   const entries = Object.entries(parsed as Record<string, unknown>);
   if (entries.length === 0) throw new UserError(`keys file ${path} holds no key`);
   return new KeyRing(
     entries.map(([alias, key]) => {
       checkAlias(alias, `keys file ${path}`);
-      if (typeof key !== 'string' || key.trim() === '') throw new UserError(`keys file ${path}: the key of account ${alias} must be a non-empty string`);
+      if (typeof key !== 'string' || key.trim() === '')
+        throw new UserError(`keys file ${path}: the key of account ${alias} must be a non-empty string`);
       return [alias, key.trim()] as const;
     }),
   );
@@ -70,7 +77,9 @@ export async function loadApiKeys(keysFile: string | undefined, env: NodeJS.Proc
   if (keysFile !== undefined) return readKeysFile(keysFile);
   const variable = env[API_KEYS_ENV];
   if (variable === undefined || variable.trim() === '') {
-    throw new UserError(`no API keys: set ${API_KEYS_ENV}=alias=key,... or give --keys-file FILE (keys never go on the command line)`);
+    throw new UserError(
+      `no API keys: set ${API_KEYS_ENV}=alias=key,... or give --keys-file FILE (keys never go on the command line)`,
+    );
   }
   return parseApiKeysVariable(variable);
 }

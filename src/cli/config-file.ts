@@ -54,7 +54,10 @@ const TrackSettingsSchema = z
     refreshTerminal: z.boolean().optional(),
     maxLookups: nonNegativeInt.optional(),
     graceMs: nonNegativeInt.optional(),
-    memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB').optional(),
+    memoryLimit: z
+      .string()
+      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB')
+      .optional(),
   })
   .strict();
 
@@ -82,7 +85,12 @@ export const ConfigFileSchema = z
     /** JSON {alias: key}, mode 600. */
     keysFile: z.string().min(1).optional(),
     /** Keys inside the configuration: accepted only when the file itself is private (mode 600). */
-    apiKeys: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'an alias of 1 to 64 letters, digits, ., _ or -'), z.string().min(1)).optional(),
+    apiKeys: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'an alias of 1 to 64 letters, digits, ., _ or -'),
+        z.string().min(1),
+      )
+      .optional(),
     /** UTC offset of the carrier day's midnight, in minutes; also the scheduler's time zone. */
     dayUtcOffset: z.number().int().min(-720).max(840).default(420),
     source: TrackSourceSchema.optional(),
@@ -133,7 +141,9 @@ export type ParcelReconConfig = z.output<typeof ConfigFileSchema>;
 
 /** A zod issue path as a person writes it: `jobs.nightly.schedule`, `source.inputs[0]`. */
 function fieldPath(path: readonly PropertyKey[]): string {
-  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`)).join('');
+  return path
+    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`))
+    .join('');
 }
 
 function describeConfigIssue(file: string, issue: z.core.$ZodIssue): string {
@@ -156,7 +166,10 @@ export function parseConfig(value: unknown, file: string): ParcelReconConfig {
  * parcel-recon.config.json in the working folder. A file that was not named and does not exist is
  * an empty configuration; a named one must exist.
  */
-export async function loadConfig(named: string | undefined, env: NodeJS.ProcessEnv): Promise<{ config: ParcelReconConfig; file: string | null }> {
+export async function loadConfig(
+  named: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<{ config: ParcelReconConfig; file: string | null }> {
   const file = named ?? env[CONFIG_ENV] ?? DEFAULT_CONFIG_FILE;
   const mustExist = named !== undefined || env[CONFIG_ENV] !== undefined;
   let text: string;
@@ -177,7 +190,9 @@ export async function loadConfig(named: string | undefined, env: NodeJS.ProcessE
   }
   const config = parseConfig(value, file);
   if (config.apiKeys !== undefined && (mode & 0o077) !== 0) {
-    throw new UserError(`config ${file} holds apiKeys and can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${file}, or move the keys to a keys file or ${API_KEYS_ENV}`);
+    throw new UserError(
+      `config ${file} holds apiKeys and can be read by other users (mode ${(mode & 0o777).toString(8)}): run chmod 600 ${file}, or move the keys to a keys file or ${API_KEYS_ENV}`,
+    );
   }
   return { config, file };
 }

@@ -1,9 +1,13 @@
 import { dirname } from 'node:path';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { KeyRing } from '../carrier/client/key-ring.js';
-import { DEFAULT_OPERATION_PACE, type CustomerRunOptions, type OperationProgressListener } from '../pipeline/customer-operation-run.js';
+import {
+  type CustomerRunOptions,
+  DEFAULT_OPERATION_PACE,
+  type OperationProgressListener,
+} from '../pipeline/customer-operation-run.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { DB_ENV, DEFAULT_DB, stopOnSignals } from './commands/track-command.js';
@@ -23,7 +27,10 @@ const nonNegativeInt = z.coerce.number().int().min(0);
 export const CustomerOperationFlagsSchema = z.object({
   keysFile: z.string().optional(),
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-  authHeader: z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP header name').default(DEFAULT_AUTH_HEADER),
+  authHeader: z
+    .string()
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'an HTTP header name')
+    .default(DEFAULT_AUTH_HEADER),
   db: z.string().optional(),
   dataDir: z.string().optional(),
   rate: z.coerce.number().positive().max(10_000).default(DEFAULT_OPERATION_PACE.requestsPerSecond),
@@ -43,10 +50,16 @@ export function withCustomerOperationFlags(command: Command, job: string): Comma
   return command
     .option('--keys-file <file>', 'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS as alias=key,...)')
     .option('--base-url <url>', `the carrier's base address for the customer operations (default: $${BASE_URL_ENV})`)
-    .option('--auth-header <name>', `the header the API key is sent in; the carrier does not document it, the sandbox expects ${DEFAULT_AUTH_HEADER} (default: ${DEFAULT_AUTH_HEADER})`)
+    .option(
+      '--auth-header <name>',
+      `the header the API key is sent in; the carrier does not document it, the sandbox expects ${DEFAULT_AUTH_HEADER} (default: ${DEFAULT_AUTH_HEADER})`,
+    )
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .option('--data-dir <dir>', "where spool and rejects files go (default: the warehouse's folder)")
-    .option('--rate <n>', `requests started per second at most (default: ${DEFAULT_OPERATION_PACE.requestsPerSecond}; no quota is documented)`)
+    .option(
+      '--rate <n>',
+      `requests started per second at most (default: ${DEFAULT_OPERATION_PACE.requestsPerSecond}; no quota is documented)`,
+    )
     .option('--concurrency <n>', `requests in flight at once (default: ${DEFAULT_OPERATION_PACE.concurrency})`)
     .option('--timeout-ms <ms>', 'time allowed for one request (default: 10000)')
     .option('--attempts <n>', 'attempts per request on transient failures (default: 5)')
@@ -55,7 +68,16 @@ export function withCustomerOperationFlags(command: Command, job: string): Comma
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 500)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
-    .addOption(new Option('--log-level <level>', 'log level (default: info)').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']))
+    .addOption(
+      new Option('--log-level <level>', 'log level (default: info)').choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+        'trace',
+      ]),
+    )
     .addHelpText(
       'after',
       `
@@ -75,8 +97,10 @@ export async function customerRunOptions(
   preloadedKeys?: KeyRing,
 ): Promise<{ options: Omit<CustomerRunOptions, 'progress' | 'stop'>; dbPath: string }> {
   const baseUrl = flags.baseUrl ?? env[BASE_URL_ENV];
-  if (baseUrl === undefined || baseUrl === '') throw new UserError(`no carrier address: give --base-url URL or set ${BASE_URL_ENV}`);
-  if (!z.url({ protocol: /^https?$/ }).safeParse(baseUrl).success) throw new UserError(`${BASE_URL_ENV}: not an http(s) URL`);
+  if (baseUrl === undefined || baseUrl === '')
+    throw new UserError(`no carrier address: give --base-url URL or set ${BASE_URL_ENV}`);
+  if (!z.url({ protocol: /^https?$/ }).safeParse(baseUrl).success)
+    throw new UserError(`${BASE_URL_ENV}: not an http(s) URL`);
   const keys = preloadedKeys ?? (await loadApiKeys(flags.keysFile, env));
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
   return {
@@ -86,7 +110,11 @@ export async function customerRunOptions(
       keys,
       client: { baseUrl, authHeader: flags.authHeader, timeoutMs: flags.timeoutMs, connections: flags.concurrency },
       pace: { requestsPerSecond: flags.rate, concurrency: flags.concurrency },
-      retry: { attempts: flags.attempts, minDelayMs: flags.retryMinMs, maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs) },
+      retry: {
+        attempts: flags.attempts,
+        minDelayMs: flags.retryMinMs,
+        maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs),
+      },
       dataDir: flags.dataDir ?? dirname(dbPath),
       batchSize: flags.batchSize,
       now: runClock(env),
@@ -109,7 +137,8 @@ export async function runOnWarehouse<S extends { readonly exitCode: number }>(
   const warehouse = await openWarehouseForCommand(dbPath);
   const signals = stopOnSignals();
   try {
-    const progress = flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
+    const progress =
+      flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
     const summary = await run(warehouse, { stop: signals.signal, progress });
     process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describe(summary, dbPath));
     process.exitCode = summary.exitCode;

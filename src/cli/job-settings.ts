@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { KeyRing } from '../carrier/client/key-ring.js';
 import type { JobSettings } from '../../jobs/job-definition.js';
+import type { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
 import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
@@ -16,7 +16,9 @@ async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promi
   if (config.keysFile !== undefined) return readKeysFile(config.keysFile);
   const inline = configKeyRing(config);
   if (inline !== undefined) return inline;
-  throw new UserError(`no API keys: set ${API_KEYS_ENV}, or keysFile (or apiKeys, in a mode 600 file) in the configuration`);
+  throw new UserError(
+    `no API keys: set ${API_KEYS_ENV}, or keysFile (or apiKeys, in a mode 600 file) in the configuration`,
+  );
 }
 
 export function jobDbPath(config: ParcelReconConfig, env: NodeJS.ProcessEnv): string {
@@ -36,17 +38,35 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     dataDir,
     dayUtcOffsetMinutes: config.dayUtcOffset,
     callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
-    reports: { outDir: config.reports.outDir ?? join(dataDir, 'reports'), format: config.reports.format, periodDays: config.reports.periodDays },
+    reports: {
+      outDir: config.reports.outDir ?? join(dataDir, 'reports'),
+      format: config.reports.format,
+      periodDays: config.reports.periodDays,
+    },
     financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
     trackingWarehouse: trackingWarehouseOptions(config.track.memoryLimit),
     pricing: async () => {
-      const flags = CustomerOperationFlagsSchema.parse({ baseUrl: env[BASE_URL_ENV] ?? config.baseUrl, db: dbPath, dataDir, ...config.price });
-      const { options } = await customerRunOptions(flags, env, logger, 'finance-audit-price', await jobKeys(config, env));
+      const flags = CustomerOperationFlagsSchema.parse({
+        baseUrl: env[BASE_URL_ENV] ?? config.baseUrl,
+        db: dbPath,
+        dataDir,
+        ...config.price,
+      });
+      const { options } = await customerRunOptions(
+        flags,
+        env,
+        logger,
+        'finance-audit-price',
+        await jobKeys(config, env),
+      );
       return options;
     },
     tracking: async () => {
       const source = config.source;
-      if (source === undefined) throw new UserError('the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query');
+      if (source === undefined)
+        throw new UserError(
+          'the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query',
+        );
       const { options } = await trackRunOptionsFromFlags(
         {
           input: source.inputs ?? [],

@@ -2,8 +2,18 @@ import pino, { type Logger } from 'pino';
 
 /** Log paths that could carry a secret; pino replaces their values before a line is written. */
 export const REDACTED_PATHS = [
-  'apiKey', 'apikey', 'ApiKey', 'key', 'password', 'authorization', 'headers.authorization',
-  '*.apiKey', '*.apikey', '*.ApiKey', '*.password', '*.authorization',
+  'apiKey',
+  'apikey',
+  'ApiKey',
+  'key',
+  'password',
+  'authorization',
+  'headers.authorization',
+  '*.apiKey',
+  '*.apikey',
+  '*.ApiKey',
+  '*.password',
+  '*.authorization',
 ];
 
 export interface LoggerOptions {
@@ -17,7 +27,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? Boolean(process.stderr.isTTY);
   const base = { level: options.level ?? 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss' } } });
+    return pino({
+      ...base,
+      transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, translateTime: 'SYS:HH:MM:ss' } },
+    });
   }
   return pino(base, pino.destination({ dest: 2, sync: true }));
 }

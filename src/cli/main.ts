@@ -2,11 +2,13 @@
 import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
 import { SourceError } from '../sources/order-code-source.js';
-import { WarehouseError, isOutOfMemory, outOfMemoryDetail } from '../warehouse/warehouse-errors.js';
+import { isOutOfMemory, outOfMemoryDetail, WarehouseError } from '../warehouse/warehouse-errors.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const program = new Command('parcel-recon')
-  .description('Reconcile a parcel carrier\'s tracking, charges and callbacks into a DuckDB warehouse, within its daily quotas.')
+  .description(
+    "Reconcile a parcel carrier's tracking, charges and callbacks into a DuckDB warehouse, within its daily quotas.",
+  )
   .version('0.1.0')
   .showHelpAfterError('(add --help for usage)')
   .exitOverride();
@@ -33,8 +35,12 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
 };
 
 const named = process.argv[2];
-const commandsToLoad = named !== undefined && Object.hasOwn(COMMAND_MODULES, named) ? [COMMAND_MODULES[named]!] : Object.values(COMMAND_MODULES);
-for (const command of await Promise.all(commandsToLoad.map((load) => load()))) program.addCommand(command.exitOverride());
+const commandsToLoad =
+  named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
+    ? [COMMAND_MODULES[named]!]
+    : Object.values(COMMAND_MODULES);
+for (const command of await Promise.all(commandsToLoad.map((load) => load())))
+  program.addCommand(command.exitOverride());
 
 /** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace; so is a warehouse failure (exit code 1). */
 async function main(argv: string[]): Promise<number> {
@@ -43,7 +49,12 @@ async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.OK;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.OK;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return EXIT.OK;
       return EXIT.BAD_INPUT;
     }
     if (error instanceof SourceError) {
@@ -59,10 +70,14 @@ async function main(argv: string[]): Promise<number> {
       return error.exitCode;
     }
     if (error instanceof Error && isOutOfMemory(error)) {
-      process.stderr.write(`parcel-recon: DuckDB ran out of memory (${outOfMemoryDetail(error)}): raise --memory-limit\n`);
+      process.stderr.write(
+        `parcel-recon: DuckDB ran out of memory (${outOfMemoryDetail(error)}): raise --memory-limit\n`,
+      );
       return EXIT.FAILURE;
     }
-    process.stderr.write(`parcel-recon: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `parcel-recon: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return EXIT.FAILURE;
   }
 }

@@ -10,7 +10,11 @@ function quotaLeft(progress: TrackProgress): string {
 /** A progress bar on a terminal: done and total, rate, ETA and the quota left per key. */
 export function terminalProgress(): ProgressListener {
   const bar = new cliProgress.SingleBar(
-    { format: 'lookups {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | errors {errors} | quota left: {quota}', hideCursor: true, etaBuffer: 200 },
+    {
+      format: 'lookups {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | errors {errors} | quota left: {quota}',
+      hideCursor: true,
+      etaBuffer: 200,
+    },
     cliProgress.Presets.shades_classic,
   );
   const startedAt = Date.now();
@@ -54,11 +58,18 @@ export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressLis
 /** A progress bar for a price or images run on a terminal: done and total, rate, ETA, failures. */
 export function terminalOperationProgress(): OperationProgressListener {
   const bar = new cliProgress.SingleBar(
-    { format: '{operation} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | refused {carrierErrors} | failed {failed} | rejected {rejected}', hideCursor: true },
+    {
+      format:
+        '{operation} {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | refused {carrierErrors} | failed {failed} | rejected {rejected}',
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   const startedAt = Date.now();
-  const payload = (p: OperationProgress) => ({ ...p, rate: Math.round(p.done / Math.max(0.001, (Date.now() - startedAt) / 1000)) });
+  const payload = (p: OperationProgress) => ({
+    ...p,
+    rate: Math.round(p.done / Math.max(0.001, (Date.now() - startedAt) / 1000)),
+  });
   return {
     start: (p) => bar.start(p.total, p.done, payload(p)),
     update: (p) => {

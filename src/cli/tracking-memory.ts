@@ -14,7 +14,11 @@ import type { WarehouseOptions } from '../warehouse/warehouse.js';
  * handing work over than it saved (0.06 ms less CPU per lookup on one, about 8% more lookups a
  * second, alternated runs), while the lookups' main thread has the other core.
  */
-export const TRACKING_WAREHOUSE_OPTIONS = { memoryLimit: '64MB', checkpointThreshold: '32MB', threads: 1 } as const satisfies WarehouseOptions;
+export const TRACKING_WAREHOUSE_OPTIONS = {
+  memoryLimit: '64MB',
+  checkpointThreshold: '32MB',
+  threads: 1,
+} as const satisfies WarehouseOptions;
 
 /** A tracking run's warehouse settings, with the operator's memory limit when one is given. */
 export function trackingWarehouseOptions(memoryLimit: string | undefined) {

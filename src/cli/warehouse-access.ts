@@ -1,6 +1,6 @@
-import { WarehouseBusyError, WarehouseError } from '../warehouse/warehouse-errors.js';
-import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { installReportViews } from '../reports/report-views.js';
+import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
+import { WarehouseBusyError, WarehouseError } from '../warehouse/warehouse-errors.js';
 import { EXIT, UserError } from './exit-codes.js';
 
 const BUSY_RETRY_MS = 100;
@@ -11,7 +11,11 @@ const BUSY_RETRY_MS = 100;
  * receiver opens it for a few moments per load). A writable open also creates or replaces the report
  * views, so they match this program's reports.
  */
-export async function openWarehouseForCommand(path: string, options: WarehouseOptions = {}, busyWaitMs = 0): Promise<Warehouse> {
+export async function openWarehouseForCommand(
+  path: string,
+  options: WarehouseOptions = {},
+  busyWaitMs = 0,
+): Promise<Warehouse> {
   const warehouse = await openWaiting(path, options, busyWaitMs);
   if (!options.readOnly) {
     try {

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SpoolFile } from '../warehouse/ndjson-spool.js';
-import { ANSWER_SPOOL_LINE_END, answerSpoolLineStart, type AnswerSighting } from '../warehouse/snapshot-spool-format.js';
+import {
+  ANSWER_SPOOL_LINE_END,
+  type AnswerSighting,
+  answerSpoolLineStart,
+} from '../warehouse/snapshot-spool-format.js';
 import { RawSpoolFile } from './raw-spool.js';
 
 /**
@@ -50,7 +54,8 @@ class SpoolLineChunks {
     this.used += body.copy(this.buffer, this.used);
     // Line breaks in JSON text are whitespace between tokens (inside strings they are escaped).
     if (body.includes(LINE_FEED) || body.includes(CARRIAGE_RETURN)) {
-      for (let i = bodyStart; i < this.used; i++) if (this.buffer[i] === LINE_FEED || this.buffer[i] === CARRIAGE_RETURN) this.buffer[i] = SPACE;
+      for (let i = bodyStart; i < this.used; i++)
+        if (this.buffer[i] === LINE_FEED || this.buffer[i] === CARRIAGE_RETURN) this.buffer[i] = SPACE;
     }
     this.used += this.buffer.write(ANSWER_SPOOL_LINE_END, this.used, 'utf8');
     this.buffer[this.used++] = LINE_FEED;
@@ -99,7 +104,10 @@ export class BatchFiles {
     await this.snapshotWrites;
     if (this.snapshotFile !== undefined) await (await this.snapshotFile.handle).close();
     const rawSpoolFile = await this.rawSpool?.commit();
-    const snapshotFile = this.snapshotFile === undefined ? undefined : { path: this.snapshotFile.path, longestLineBytes: this.snapshotLines.longestLineBytes };
+    const snapshotFile =
+      this.snapshotFile === undefined
+        ? undefined
+        : { path: this.snapshotFile.path, longestLineBytes: this.snapshotLines.longestLineBytes };
     return { snapshotFile, rawSpoolFile };
   }
 
@@ -110,7 +118,8 @@ export class BatchFiles {
 
   private writeSnapshotChunk(chunk: Buffer): void {
     this.raw().append(chunk);
-    const file = (this.snapshotFile ??= this.openSnapshotFile());
+    this.snapshotFile ??= this.openSnapshotFile();
+    const file = this.snapshotFile;
     const previous = this.snapshotWrites;
     this.snapshotWrites = (async () => {
       await previous;
@@ -121,7 +130,8 @@ export class BatchFiles {
   }
 
   private raw(): RawSpoolFile {
-    return (this.rawSpool ??= new RawSpoolFile(this.dataDir, this.runId));
+    this.rawSpool ??= new RawSpoolFile(this.dataDir, this.runId);
+    return this.rawSpool;
   }
 
   private openSnapshotFile(): { path: string; handle: Promise<FileHandle> } {

@@ -2,17 +2,20 @@ import { join } from 'node:path';
 import Bottleneck from 'bottleneck';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
+import {
+  CustomerOperationsClient,
+  type CustomerOperationsClientOptions,
+} from '../carrier/client/customer-operations-client.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
-import { CustomerOperationsClient, type CustomerOperationsClientOptions } from '../carrier/client/customer-operations-client.js';
 import { LookupFailure } from '../carrier/client/lookup-failures.js';
+import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
 import { finishRun, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
 import { EXIT_CODE, type RunExitCode } from './exit-codes.js';
 import { RejectsFile } from './rejects-file.js';
 import { newRunId } from './track-run.js';
-import { transientRetryOptions, type RetryPolicy } from './transient-retry.js';
+import { type RetryPolicy, transientRetryOptions } from './transient-retry.js';
 
 /** How a price or images run goes, for a progress bar or periodic log lines. */
 export interface OperationProgress {
@@ -77,7 +80,9 @@ export function operationLimiter(pace: OperationPace): Bottleneck {
 }
 
 /** The answer of a request after its retries, or the failure that ended them. */
-export type Asked<T> = { readonly ok: true; readonly value: T; readonly attempts: number } | { readonly ok: false; readonly failure: LookupFailure; readonly attempts: number };
+export type Asked<T> =
+  | { readonly ok: true; readonly value: T; readonly attempts: number }
+  | { readonly ok: false; readonly failure: LookupFailure; readonly attempts: number };
 
 /**
  * Sends one request through the limiter, each attempt waiting its turn, retrying transient failures
@@ -108,7 +113,10 @@ export async function askWithRetry<T>(
 }
 
 /** A run failed when a request failed after every retry; it is partial when stopped; carrier refusals are results. */
-export function operationExit(failed: number, stopped: boolean): { exitCode: RunExitCode; exitState: 'ok' | 'partial' | 'failed' } {
+export function operationExit(
+  failed: number,
+  stopped: boolean,
+): { exitCode: RunExitCode; exitState: 'ok' | 'partial' | 'failed' } {
   if (failed > 0) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
   if (stopped) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
   return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
@@ -151,7 +159,13 @@ export class CustomerOperationRun {
   /** Records the run's start in `runs` and logs it. */
   async start(warehouse: Warehouse, source: string): Promise<void> {
     const { job, keys, pace } = this.options;
-    await startRun(warehouse, { runId: this.runId, job, source, startedAt: epochMsToInstant(this.startedAt), carrierDay: carrierDayOf(this.startedAt) });
+    await startRun(warehouse, {
+      runId: this.runId,
+      job,
+      source,
+      startedAt: epochMsToInstant(this.startedAt),
+      carrierDay: carrierDayOf(this.startedAt),
+    });
     this.log.info({ job, source, keys: keys.aliases, pace }, 'run started');
   }
 
@@ -165,7 +179,9 @@ export class CustomerOperationRun {
   async dispatch(orderCode: string | null, task: () => Promise<void>): Promise<void> {
     await this.window.enter();
     void task()
-      .catch((error: unknown) => this.log.error({ orderCode, error: error instanceof Error ? error.message : String(error) }, 'request broke'))
+      .catch((error: unknown) =>
+        this.log.error({ orderCode, error: error instanceof Error ? error.message : String(error) }, 'request broke'),
+      )
       .finally(() => this.window.leave());
   }
 
@@ -215,6 +231,10 @@ export class CustomerOperationRun {
 
   /** When the run started and ended (carrier date-times) and how long it took. */
   timing(finishedAt: number): { startedAt: string; finishedAt: string; durationMs: number } {
-    return { startedAt: formatCarrierDateTime(this.startedAt), finishedAt: formatCarrierDateTime(finishedAt), durationMs: Math.round(performance.now() - this.startedClock) };
+    return {
+      startedAt: formatCarrierDateTime(this.startedAt),
+      finishedAt: formatCarrierDateTime(finishedAt),
+      durationMs: Math.round(performance.now() - this.startedClock),
+    };
   }
 }

@@ -1,11 +1,17 @@
-import { epochMsToInstant, type CarrierInstant, type ImageItem } from '../carrier/contract.js';
 import type { ImagesAnswer } from '../carrier/client/customer-operations-client.js';
-import { downloadImage, ImageDownloadRefused, type ImageDownloadPolicy } from '../carrier/client/image-download.js';
+import { downloadImage, type ImageDownloadPolicy, ImageDownloadRefused } from '../carrier/client/image-download.js';
+import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carrier/contract.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
-import { loadImageLists, type ImageListRow, type StoredImage } from '../warehouse/image-list-loader.js';
+import { type ImageListRow, loadImageLists, type StoredImage } from '../warehouse/image-list-loader.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions, type OperationRunIdentity } from './customer-operation-run.js';
+import {
+  askWithRetry,
+  CustomerOperationRun,
+  type CustomerRunOptions,
+  type OperationRunIdentity,
+  operationExit,
+} from './customer-operation-run.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
@@ -28,9 +34,17 @@ export interface ImagesRunSummary extends OperationRunIdentity {
   /** Orders whose list could not be had after every retry (malformed answers included). */
   readonly failed: number;
   readonly requestsSent: number;
-  readonly downloads: { readonly saved: number; readonly refused: number; readonly refusedByCode: Record<string, number> } | null;
+  readonly downloads: {
+    readonly saved: number;
+    readonly refused: number;
+    readonly refusedByCode: Record<string, number>;
+  } | null;
   readonly rejectsFile: string | null;
-  readonly failedOrders: readonly { readonly orderCode: string; readonly errorCode: string; readonly errorMessage: string }[];
+  readonly failedOrders: readonly {
+    readonly orderCode: string;
+    readonly errorCode: string;
+    readonly errorMessage: string;
+  }[];
   readonly exitCode: number;
   readonly exitState: string;
 }
@@ -50,7 +64,11 @@ async function deliveredWithoutImages(warehouse: Warehouse): Promise<ImagesTarge
      WHERE o.status = '30' AND NOT EXISTS (SELECT 1 FROM order_image_lists AS l WHERE l.order_code = o.order_code)
      ORDER BY o.order_code`,
   );
-  return reader.getRowObjectsJS().map((row) => ({ orderCode: row.order_code as string, account: row.account_alias as string | null, origin: 'warehouse' }));
+  return reader.getRowObjectsJS().map((row) => ({
+    orderCode: row.order_code as string,
+    account: row.account_alias as string | null,
+    origin: 'warehouse',
+  }));
 }
 
 /** The stored account of orders the warehouse knows, for codes given without one. */
@@ -86,7 +104,10 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     rejected,
   }));
   const { runId, log, rejects } = run;
-  const sourceDescription = options.sources.length === 0 ? 'warehouse: delivered orders without an image list' : options.sources.map((s) => s.description).join(' + ');
+  const sourceDescription =
+    options.sources.length === 0
+      ? 'warehouse: delivered orders without an image list'
+      : options.sources.map((s) => s.description).join(' + ');
   await run.start(warehouse, sourceDescription);
 
   // The work list: given codes (de-duplicated, their account from the row, else the warehouse), or the warehouse's delivered orders.
@@ -99,13 +120,21 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
         if (item.kind === 'rejected') {
           rejected++;
           unreadable++;
-          await rejects.add({ origin: item.rejection.origin, orderCode: null, rejectCode: 'UNREADABLE_ROW', reason: item.rejection.reason });
+          await rejects.add({
+            origin: item.rejection.origin,
+            orderCode: null,
+            rejectCode: 'UNREADABLE_ROW',
+            reason: item.rejection.reason,
+          });
         } else if (!seen.has(item.code.orderCode)) {
           seen.set(item.code.orderCode, item.code);
         }
       }
     }
-    const accounts = await storedAccounts(warehouse, [...seen.values()].filter((t) => t.account === null).map((t) => t.orderCode));
+    const accounts = await storedAccounts(
+      warehouse,
+      [...seen.values()].filter((t) => t.account === null).map((t) => t.orderCode),
+    );
     targets = [...seen.values()].map((t) => ({ ...t, account: t.account ?? accounts.get(t.orderCode) ?? null }));
   }
 
@@ -155,10 +184,21 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       },
       options.retry,
       run.stopping,
-      (failure, attempt) => log.debug({ orderCode: target.orderCode, account: alias, failure: failure.code, attempt }, 'images request retried'),
+      (failure, attempt) =>
+        log.debug(
+          { orderCode: target.orderCode, account: alias, failure: failure.code, attempt },
+          'images request retried',
+        ),
     );
     const finishedAt: CarrierInstant = epochMsToInstant(now());
-    const result = { runId, orderCode: target.orderCode, accountAlias: alias, attempts: asked.attempts, origin: target.origin, finishedAt };
+    const result = {
+      runId,
+      orderCode: target.orderCode,
+      accountAlias: alias,
+      attempts: asked.attempts,
+      origin: target.origin,
+      finishedAt,
+    };
     if (asked.ok && asked.value.kind === 'images') {
       const images = await storedImages(asked.value.items, target.orderCode);
       counts.lists++;
@@ -173,9 +213,22 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       results.push({ ...result, outcome: 'carrier_error', errorCode: code, errorMessage: message });
     } else if (!asked.ok) {
       counts.failed++;
-      if (failedOrders.length < LISTED_FAILURES) failedOrders.push({ orderCode: target.orderCode, errorCode: asked.failure.code, errorMessage: asked.failure.message });
-      log.warn({ orderCode: target.orderCode, account: alias, errorCode: asked.failure.code, attempts: asked.attempts }, 'images request failed for good');
-      results.push({ ...result, outcome: 'transport_error', errorCode: asked.failure.code, errorMessage: asked.failure.message });
+      if (failedOrders.length < LISTED_FAILURES)
+        failedOrders.push({
+          orderCode: target.orderCode,
+          errorCode: asked.failure.code,
+          errorMessage: asked.failure.message,
+        });
+      log.warn(
+        { orderCode: target.orderCode, account: alias, errorCode: asked.failure.code, attempts: asked.attempts },
+        'images request failed for good',
+      );
+      results.push({
+        ...result,
+        outcome: 'transport_error',
+        errorCode: asked.failure.code,
+        errorMessage: asked.failure.message,
+      });
     }
     counts.done++;
   };
@@ -188,9 +241,27 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       const alias = keys.aliasFor(target.account);
       if (alias === undefined) {
         rejected++;
-        const reason = target.account === null ? 'no account for this order and several keys, none called default' : `no API key for account ${target.account}`;
-        await rejects.add({ origin: target.origin, orderCode: target.orderCode, rejectCode: target.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT', reason });
-        results.push({ runId, orderCode: target.orderCode, accountAlias: target.account, outcome: 'rejected', errorCode: target.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT', errorMessage: reason, attempts: 0, origin: target.origin, finishedAt: epochMsToInstant(now()) });
+        const reason =
+          target.account === null
+            ? 'no account for this order and several keys, none called default'
+            : `no API key for account ${target.account}`;
+        await rejects.add({
+          origin: target.origin,
+          orderCode: target.orderCode,
+          rejectCode: target.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT',
+          reason,
+        });
+        results.push({
+          runId,
+          orderCode: target.orderCode,
+          accountAlias: target.account,
+          outcome: 'rejected',
+          errorCode: target.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT',
+          errorMessage: reason,
+          attempts: 0,
+          origin: target.origin,
+          finishedAt: epochMsToInstant(now()),
+        });
         continue;
       }
       await run.dispatch(target.orderCode, () => fetchList(target, alias));
@@ -225,7 +296,14 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   await run.finish(
     warehouse,
     finishedAt,
-    { read: targets.length + unreadable, rejected, ok: counts.lists, carrierErrors: counts.carrierErrors, failed: counts.failed, sent: counts.sent },
+    {
+      read: targets.length + unreadable,
+      rejected,
+      ok: counts.lists,
+      carrierErrors: counts.carrierErrors,
+      failed: counts.failed,
+      sent: counts.sent,
+    },
     { exitCode, exitState },
     summary,
   );

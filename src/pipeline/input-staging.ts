@@ -1,5 +1,5 @@
-import { checkOrderCode } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
+import { checkOrderCode } from '../carrier/contract.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { appendRunInputs } from '../warehouse/run-input-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -51,7 +51,14 @@ export async function stageInputs(
   };
   const reject = async (origin: string, orderCode: string | null, rejectCode: string, reason: string) => {
     await rejects.add({ origin, orderCode, rejectCode, reason });
-    batch.push({ seq: ++seq, orderCode: orderCode ?? '', accountAlias: null, origin, rejectCode, rejectReason: reason });
+    batch.push({
+      seq: ++seq,
+      orderCode: orderCode ?? '',
+      accountAlias: null,
+      origin,
+      rejectCode,
+      rejectReason: reason,
+    });
   };
 
   for (const source of sources) {
@@ -69,8 +76,15 @@ export async function stageInputs(
         if (ruleError) {
           await reject(origin, orderCode, ruleError, `order code breaks the carrier's rules (${ruleError})`);
         } else if (alias === undefined) {
-          if (account !== null) await reject(origin, orderCode, INPUT_REJECT.UNKNOWN_ACCOUNT, `no API key for account ${account}`);
-          else await reject(origin, orderCode, INPUT_REJECT.ACCOUNT_REQUIRED, 'several keys are configured and the row names no account');
+          if (account !== null)
+            await reject(origin, orderCode, INPUT_REJECT.UNKNOWN_ACCOUNT, `no API key for account ${account}`);
+          else
+            await reject(
+              origin,
+              orderCode,
+              INPUT_REJECT.ACCOUNT_REQUIRED,
+              'several keys are configured and the row names no account',
+            );
         } else {
           batch.push({ seq: ++seq, orderCode, accountAlias: alias, origin, rejectCode: null, rejectReason: null });
         }

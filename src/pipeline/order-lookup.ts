@@ -1,13 +1,13 @@
 import Bottleneck from 'bottleneck';
 import pRetry, { AbortError } from 'p-retry';
-import { findTrackingErrorCode, TRACKING_ERROR } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { CarrierExceptionFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
 import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
-import { QUOTA_REFUSED, type LookupLimiter } from '../quota/lookup-limiter.js';
+import { findTrackingErrorCode, TRACKING_ERROR } from '../carrier/contract.js';
+import { type LookupLimiter, QUOTA_REFUSED } from '../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../quota/quota-ledger.js';
 import { RedisUnavailableError } from '../quota/redis-connection.js';
-import { transientRetryOptions, type RetryPolicy } from './transient-retry.js';
+import { type RetryPolicy, transientRetryOptions } from './transient-retry.js';
 
 export type { RetryPolicy };
 
@@ -17,8 +17,19 @@ export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 export type OrderOutcome =
   /** A snapshot the contract accepted: the order code it names, and its body as it came (which the loader reads). */
   | { readonly kind: 'ok'; readonly orderCode: string; readonly body: Buffer; readonly attempts: number }
-  | { readonly kind: 'carrier_error'; readonly errorCode: string; readonly errorMessage: string | null; readonly body: Buffer; readonly attempts: number }
-  | { readonly kind: 'transport_error'; readonly errorCode: string; readonly errorMessage: string; readonly attempts: number }
+  | {
+      readonly kind: 'carrier_error';
+      readonly errorCode: string;
+      readonly errorMessage: string | null;
+      readonly body: Buffer;
+      readonly attempts: number;
+    }
+  | {
+      readonly kind: 'transport_error';
+      readonly errorCode: string;
+      readonly errorMessage: string;
+      readonly attempts: number;
+    }
   | { readonly kind: 'deferred'; readonly reason: DeferReason; readonly attempts: number };
 
 export interface OrderLookupContext {
@@ -59,7 +70,11 @@ function defer(reason: DeferReason): AbortError {
  * failure is transient (EXCEPTION, 5xx, 429 after its Retry-After, resets, timeouts, malformed
  * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day.
  */
-export async function lookUpOrder(context: OrderLookupContext, orderCode: string, alias: string): Promise<OrderOutcome> {
+export async function lookUpOrder(
+  context: OrderLookupContext,
+  orderCode: string,
+  alias: string,
+): Promise<OrderOutcome> {
   const { client, limiter, ledger, keys, retry, stopping, abandon } = context;
   let attempts = 0;
   try {
@@ -84,19 +99,38 @@ export async function lookUpOrder(context: OrderLookupContext, orderCode: string
       },
       transientRetryOptions(retry, stopping, (failure, attempt) => context.onRetry?.(orderCode, failure, attempt)),
     );
-    if (answer.kind === 'snapshot') return { kind: 'ok', orderCode: answer.snapshot.orderCode, body: answer.body, attempts };
-    return { kind: 'carrier_error', errorCode: answer.error.errorCode, errorMessage: answer.error.errorMessage, body: answer.body, attempts };
+    if (answer.kind === 'snapshot')
+      return { kind: 'ok', orderCode: answer.snapshot.orderCode, body: answer.body, attempts };
+    return {
+      kind: 'carrier_error',
+      errorCode: answer.error.errorCode,
+      errorMessage: answer.error.errorMessage,
+      body: answer.body,
+      attempts,
+    };
   } catch (error) {
     if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };
     // Stopped while waiting for the limiter (whose jobs then reject), or abandoned in flight: looked up again by the next run.
     // Redis gone: the shared quota is in doubt, so the order waits for the next run.
-    if (abandon.aborted || (stopping.aborted && !(error instanceof LookupFailure)) || error instanceof Bottleneck.BottleneckError || error instanceof RedisUnavailableError) {
+    if (
+      abandon.aborted ||
+      (stopping.aborted && !(error instanceof LookupFailure)) ||
+      error instanceof Bottleneck.BottleneckError ||
+      error instanceof RedisUnavailableError
+    ) {
       return { kind: 'deferred', reason: 'stopping', attempts };
     }
     if (error instanceof CarrierExceptionFailure) {
-      return { kind: 'carrier_error', errorCode: TRACKING_ERROR.EXCEPTION, errorMessage: error.message, body: NO_BODY, attempts };
+      return {
+        kind: 'carrier_error',
+        errorCode: TRACKING_ERROR.EXCEPTION,
+        errorMessage: error.message,
+        body: NO_BODY,
+        attempts,
+      };
     }
-    if (error instanceof LookupFailure) return { kind: 'transport_error', errorCode: error.code, errorMessage: error.message, attempts };
+    if (error instanceof LookupFailure)
+      return { kind: 'transport_error', errorCode: error.code, errorMessage: error.message, attempts };
     throw error;
   }
 }

@@ -1,16 +1,29 @@
 import type { PriceRequest } from '../carrier/contract.js';
 import type { CsvDelimiter } from '../sources/csv-header-line.js';
-import { csvRows, type CsvRowItem } from '../sources/csv-rows.js';
+import { type CsvRowItem, csvRows } from '../sources/csv-rows.js';
 import { duckdbQueryRows } from '../sources/duckdb-source.js';
 import { describePostgres, postgresRows } from '../sources/postgres-source.js';
-import { checkPriceRow, fieldsOf, findPriceColumns, PRICE_REQUEST_FIELDS, type PriceColumns, type PriceRowField } from '../sources/price-request-rows.js';
+import {
+  checkPriceRow,
+  fieldsOf,
+  findPriceColumns,
+  PRICE_REQUEST_FIELDS,
+  type PriceColumns,
+  type PriceRowField,
+} from '../sources/price-request-rows.js';
 import { queryForDescription } from '../sources/query-description.js';
 import type { QueryRow } from '../sources/source-rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /** A quote to ask, or a row refused before anything was sent. */
 export type PriceInput =
-  | { readonly kind: 'request'; readonly request: PriceRequest; readonly orderCode: string | null; readonly account: string | null; readonly origin: string }
+  | {
+      readonly kind: 'request';
+      readonly request: PriceRequest;
+      readonly orderCode: string | null;
+      readonly account: string | null;
+      readonly origin: string;
+    }
   | { readonly kind: 'rejected'; readonly origin: string; readonly orderCode: string | null; readonly reason: string };
 
 /** Where a price run's requests come from: read once, streaming, in source order. */
@@ -31,7 +44,11 @@ function requiredRequestFields(options: PriceInputOptions): PriceRowField[] {
 }
 
 /** Turns named rows into checked requests; the columns are found once, from the first row's names or the check. */
-async function* requestsFromRows(rows: AsyncIterable<CsvRowItem>, columnsOf: (names: readonly string[]) => PriceColumns, options: PriceInputOptions): AsyncGenerator<PriceInput> {
+async function* requestsFromRows(
+  rows: AsyncIterable<CsvRowItem>,
+  columnsOf: (names: readonly string[]) => PriceColumns,
+  options: PriceInputOptions,
+): AsyncGenerator<PriceInput> {
   let columns: PriceColumns | undefined;
   for await (const item of rows) {
     if (item.kind === 'rejected') {
@@ -41,8 +58,21 @@ async function* requestsFromRows(rows: AsyncIterable<CsvRowItem>, columnsOf: (na
     columns ??= columnsOf(item.row.columnNames);
     const fields = fieldsOf(columns, item.row.values);
     const checked = checkPriceRow(fields, options.defaultClientHubId);
-    if (checked.ok) yield { kind: 'request', request: checked.request, orderCode: checked.orderCode, account: checked.account, origin: item.row.origin };
-    else yield { kind: 'rejected', origin: item.row.origin, orderCode: fields.order_code === undefined ? null : String(fields.order_code).trim() || null, reason: checked.reason };
+    if (checked.ok)
+      yield {
+        kind: 'request',
+        request: checked.request,
+        orderCode: checked.orderCode,
+        account: checked.account,
+        origin: item.row.origin,
+      };
+    else
+      yield {
+        kind: 'rejected',
+        origin: item.row.origin,
+        orderCode: fields.order_code === undefined ? null : String(fields.order_code).trim() || null,
+        reason: checked.reason,
+      };
   }
 }
 
@@ -55,7 +85,8 @@ export function csvPriceRequests(path: string, options: PriceInputOptions = {}):
   const required = requiredRequestFields(options);
   return {
     description: `csv:${path}`,
-    items: () => requestsFromRows(csvRows(path, options.delimiter), (names) => findPriceColumns(names, required, path), options),
+    items: () =>
+      requestsFromRows(csvRows(path, options.delimiter), (names) => findPriceColumns(names, required, path), options),
   };
 }
 
@@ -66,7 +97,12 @@ export function duckdbPriceRequests(file: string, query: string, options: PriceI
   let columns: PriceColumns = {};
   return {
     description: `duckdb:${file}: ${queryForDescription(query)}`,
-    items: () => requestsFromRows(asRowItems(duckdbQueryRows(file, query, (names) => (columns = check(names)))), () => columns, options),
+    items: () =>
+      requestsFromRows(
+        asRowItems(duckdbQueryRows(file, query, (names) => (columns = check(names)))),
+        () => columns,
+        options,
+      ),
   };
 }
 
@@ -77,7 +113,12 @@ export function postgresPriceRequests(url: string, query: string, options: Price
   let columns: PriceColumns = {};
   return {
     description: `${describePostgres(url)}: ${queryForDescription(query)}`,
-    items: () => requestsFromRows(asRowItems(postgresRows(url, query, (names) => (columns = check(names)))), () => columns, options),
+    items: () =>
+      requestsFromRows(
+        asRowItems(postgresRows(url, query, (names) => (columns = check(names)))),
+        () => columns,
+        options,
+      ),
   };
 }
 
@@ -119,7 +160,11 @@ async function storedParcels(warehouse: Warehouse, codes: readonly string[]): Pr
  * ToDistrictName, ToWardName (and optionally ClientHubID, account); the warehouse's orders row gives
  * the dimensions, real weight, service type and account. An order not in the warehouse is refused.
  */
-export function orderPriceRequests(warehouse: Warehouse, destinations: string, options: PriceInputOptions = {}): PriceInputSource {
+export function orderPriceRequests(
+  warehouse: Warehouse,
+  destinations: string,
+  options: PriceInputOptions = {},
+): PriceInputSource {
   const required: PriceRowField[] = ['order_code', 'ToProvinceName', 'ToDistrictName', 'ToWardName'];
   return {
     description: `orders:${destinations}`,
@@ -127,19 +172,32 @@ export function orderPriceRequests(warehouse: Warehouse, destinations: string, o
   };
 }
 
-async function* requestsForOrders(warehouse: Warehouse, destinations: string, required: readonly PriceRowField[], options: PriceInputOptions): AsyncGenerator<PriceInput> {
+async function* requestsForOrders(
+  warehouse: Warehouse,
+  destinations: string,
+  required: readonly PriceRowField[],
+  options: PriceInputOptions,
+): AsyncGenerator<PriceInput> {
   let columns: PriceColumns | undefined;
   let pending: QueryRow[] = [];
   const flush = async function* (): AsyncGenerator<PriceInput> {
     const rows = pending;
     pending = [];
-    const parcels = await storedParcels(warehouse, rows.map((row) => String(row.values[columns!.order_code!]).trim()));
+    const parcels = await storedParcels(
+      warehouse,
+      rows.map((row) => String(row.values[columns!.order_code!]).trim()),
+    );
     for (const row of rows) {
       const fields = fieldsOf(columns!, row.values);
       const orderCode = String(fields.order_code ?? '').trim();
       const parcel = parcels.get(orderCode);
       if (parcel === undefined) {
-        yield { kind: 'rejected', origin: row.origin, orderCode: orderCode || null, reason: `order ${orderCode || '(empty)'} is not in the warehouse: track it first` };
+        yield {
+          kind: 'rejected',
+          origin: row.origin,
+          orderCode: orderCode || null,
+          reason: `order ${orderCode || '(empty)'} is not in the warehouse: track it first`,
+        };
         continue;
       }
       const checked = checkPriceRow(
@@ -154,7 +212,8 @@ async function* requestsForOrders(warehouse: Warehouse, destinations: string, re
         },
         options.defaultClientHubId,
       );
-      if (checked.ok) yield { kind: 'request', request: checked.request, orderCode, account: checked.account, origin: row.origin };
+      if (checked.ok)
+        yield { kind: 'request', request: checked.request, orderCode, account: checked.account, origin: row.origin };
       else yield { kind: 'rejected', origin: row.origin, orderCode, reason: checked.reason };
     }
   };

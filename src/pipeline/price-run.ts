@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
 import type { PriceAnswer } from '../carrier/client/customer-operations-client.js';
+import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
 import { SourceError } from '../sources/order-code-source.js';
-import { loadPriceQuotes, QUOTE_CARRIER_ERROR, type PriceQuoteRow } from '../warehouse/price-quote-loader.js';
+import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { askWithRetry, CustomerOperationRun, operationExit, type CustomerRunOptions, type OperationRunIdentity } from './customer-operation-run.js';
+import {
+  askWithRetry,
+  CustomerOperationRun,
+  type CustomerRunOptions,
+  type OperationRunIdentity,
+  operationExit,
+} from './customer-operation-run.js';
 import { EXIT_CODE } from './exit-codes.js';
 import type { PriceInputSource } from './price-inputs.js';
 
@@ -25,7 +31,12 @@ export interface PriceRunSummary extends OperationRunIdentity {
   readonly requestsSent: number;
   readonly rejectsFile: string | null;
   /** The first 100 rejected rows and failed requests, with their reason. */
-  readonly problems: readonly { readonly origin: string; readonly orderCode: string | null; readonly code: string; readonly reason: string }[];
+  readonly problems: readonly {
+    readonly origin: string;
+    readonly orderCode: string | null;
+    readonly code: string;
+    readonly reason: string;
+  }[];
   readonly exitCode: number;
   readonly exitState: string;
 }
@@ -73,9 +84,17 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
       },
       options.retry,
       run.stopping,
-      (failure, attempt) => log.debug({ orderCode, account: alias, failure: failure.code, attempt }, 'price request retried'),
+      (failure, attempt) =>
+        log.debug({ orderCode, account: alias, failure: failure.code, attempt }, 'price request retried'),
     );
-    const base = { quoteId: randomUUID(), runId, orderCode, accountAlias: alias, request, quotedAt: epochMsToInstant(now()) };
+    const base = {
+      quoteId: randomUUID(),
+      runId,
+      orderCode,
+      accountAlias: alias,
+      request,
+      quotedAt: epochMsToInstant(now()),
+    };
     counts.done++;
     if (asked.ok && asked.value.kind === 'quote') {
       counts.quoted++;
@@ -86,7 +105,10 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
     } else if (!asked.ok) {
       counts.failed++;
       noteProblem({ origin, orderCode, code: asked.failure.code, reason: asked.failure.message });
-      log.warn({ orderCode, account: alias, errorCode: asked.failure.code, attempts: asked.attempts }, 'price request failed for good');
+      log.warn(
+        { orderCode, account: alias, errorCode: asked.failure.code, attempts: asked.attempts },
+        'price request failed for good',
+      );
       batch.push({ ...base, result: null, errorCode: asked.failure.code, errorMessage: asked.failure.message });
     }
   };
@@ -106,7 +128,8 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
             : item.account === null
               ? `no account column and several keys, none called default: say which key (${keys.aliases.join(', ')}) in an account column`
               : `no API key for account ${item.account}`;
-        const code = item.kind === 'rejected' ? 'INVALID_ROW' : item.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT';
+        const code =
+          item.kind === 'rejected' ? 'INVALID_ROW' : item.account === null ? 'ACCOUNT_REQUIRED' : 'UNKNOWN_ACCOUNT';
         await run.rejects.add({ origin: item.origin, orderCode: item.orderCode, rejectCode: code, reason });
         noteProblem({ origin: item.origin, orderCode: item.orderCode, code, reason });
         continue;
@@ -145,9 +168,18 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   await run.finish(
     warehouse,
     finishedAt,
-    { read: counts.read, rejected: counts.rejected, ok: counts.quoted, carrierErrors: counts.carrierErrors, failed: counts.failed, sent: counts.sent },
+    {
+      read: counts.read,
+      rejected: counts.rejected,
+      ok: counts.quoted,
+      carrierErrors: counts.carrierErrors,
+      failed: counts.failed,
+      sent: counts.sent,
+    },
     { exitCode, exitState },
-    sourceError === undefined ? summary : { ...summary, error: sourceError instanceof Error ? sourceError.message : String(sourceError) },
+    sourceError === undefined
+      ? summary
+      : { ...summary, error: sourceError instanceof Error ? sourceError.message : String(sourceError) },
   );
   log.info({ summary }, 'price run finished');
   if (sourceError !== undefined) throw sourceError;

@@ -48,7 +48,10 @@ export class RawSpoolFile {
 
   constructor(dataDir: string, runId: string) {
     const dir = join(rawSpoolRoot(dataDir), runId);
-    const path = join(dir, `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`);
+    const path = join(
+      dir,
+      `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`,
+    );
     this.path = path;
     this.written = (async () => {
       await mkdir(dir, { recursive: true });

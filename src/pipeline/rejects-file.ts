@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { stringify, type Stringifier } from 'csv-stringify';
+import { type Stringifier, stringify } from 'csv-stringify';
 
 export interface RejectedInput {
   readonly origin: string;
@@ -23,7 +23,11 @@ export class RejectsFile {
     if (!this.stringifier) {
       await mkdir(dirname(this.path), { recursive: true });
       this.output = createWriteStream(this.path);
-      this.stringifier = stringify({ header: true, columns: ['origin', 'order_code', 'reject_code', 'reason'], bom: true });
+      this.stringifier = stringify({
+        header: true,
+        columns: ['origin', 'order_code', 'reject_code', 'reason'],
+        bom: true,
+      });
       this.stringifier.pipe(this.output);
     }
     this.count++;

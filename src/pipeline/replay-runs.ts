@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../carrier/answer-body.js';
 import { checkTrackingResult } from '../carrier/contract.js';
-import { loadLookupBatch, spooledSnapshot, type SpooledSnapshot } from '../warehouse/snapshot-loader.js';
+import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from './raw-spool.js';
 
@@ -17,14 +17,23 @@ export interface ReplayOptions {
 }
 
 export interface ReplaySummary {
-  readonly runs: readonly { readonly runId: string; readonly files: number; readonly snapshots: number; readonly carrierErrors: number; readonly unreadable: number }[];
+  readonly runs: readonly {
+    readonly runId: string;
+    readonly files: number;
+    readonly snapshots: number;
+    readonly carrierErrors: number;
+    readonly unreadable: number;
+  }[];
   /** Always 0: replay never asks the carrier. */
   readonly lookups: 0;
 }
 
 /** A named run without a spool. */
 export class UnknownSpoolError extends Error {
-  constructor(readonly runId: string, dataDir: string) {
+  constructor(
+    readonly runId: string,
+    dataDir: string,
+  ) {
     super(`no raw spool for run ${runId} under ${join(dataDir, 'raw')}`);
     this.name = 'UnknownSpoolError';
   }
@@ -43,7 +52,8 @@ const REBUILT_TABLES = ['order_changes', 'order_charges', 'order_statuses', 'ord
 export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary> {
   const { warehouse, dataDir, logger } = options;
   const runIds = options.runIds.length > 0 ? options.runIds : await listSpooledRuns(dataDir);
-  for (const runId of runIds) if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
+  for (const runId of runIds)
+    if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
   if (options.rebuild) {
     await warehouse.transaction(async (sql) => {
       for (const table of REBUILT_TABLES) await sql.run(`DELETE FROM ${table}`);
@@ -70,9 +80,16 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
         if (!checked.ok) unreadable++;
         else if (checked.value.kind === 'snapshot') {
           const body = answerBodyAsRead(Buffer.from(response.body), decoded).toString('utf8');
-          loaded.push(spooledSnapshot({ orderCode: checked.value.snapshot.orderCode, body, accountAlias: response.accountAlias, seenAt: response.seenAt, runId }));
-        }
-        else carrierErrors++;
+          loaded.push(
+            spooledSnapshot({
+              orderCode: checked.value.snapshot.orderCode,
+              body,
+              accountAlias: response.accountAlias,
+              seenAt: response.seenAt,
+              runId,
+            }),
+          );
+        } else carrierErrors++;
       }
       await loadLookupBatch(warehouse, { snapshots: loaded, results: [] }, join(dataDir, 'spool', `replay-${runId}`));
       snapshots += loaded.length;

@@ -1,5 +1,5 @@
 import { epochMsToInstant } from '../carrier/contract.js';
-import { loadLookupFiles, type LookupResultRow } from '../warehouse/snapshot-loader.js';
+import { type LookupResultRow, loadLookupFiles } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { BatchFiles } from './batch-files.js';
 import type { OrderOutcome } from './order-lookup.js';
@@ -44,7 +44,11 @@ export class ResultBatcher {
    */
   add(orderCode: string, alias: string, origin: string, outcome: OrderOutcome, storedBefore: boolean): void {
     const finishedAt = epochMsToInstant(this.now());
-    const row = (outcomeName: LookupResultRow['outcome'], errorCode: string | null, errorMessage: string | null): LookupResultRow => ({
+    const row = (
+      outcomeName: LookupResultRow['outcome'],
+      errorCode: string | null,
+      errorMessage: string | null,
+    ): LookupResultRow => ({
       runId: this.runId,
       orderCode,
       accountAlias: alias,
@@ -58,18 +62,27 @@ export class ResultBatcher {
     switch (outcome.kind) {
       case 'ok':
         if (storedBefore || outcome.orderCode !== orderCode) this.mayHoldStoredOrders = true;
-        this.files.addSnapshot({ runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
+        this.files.addSnapshot(
+          { runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt },
+          outcome.body,
+        );
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
-        if (outcome.body.length > 0) this.files.addOtherAnswer({ runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt }, outcome.body);
+        if (outcome.body.length > 0)
+          this.files.addOtherAnswer(
+            { runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt },
+            outcome.body,
+          );
         this.results.push(row('carrier_error', outcome.errorCode, outcome.errorMessage));
         break;
       case 'transport_error':
         this.results.push(row('transport_error', outcome.errorCode, outcome.errorMessage));
         break;
       case 'deferred':
-        this.results.push(row('deferred', outcome.reason.toUpperCase(), `left for a later run: ${outcome.reason.replace('_', ' ')}`));
+        this.results.push(
+          row('deferred', outcome.reason.toUpperCase(), `left for a later run: ${outcome.reason.replace('_', ' ')}`),
+        );
         break;
     }
   }
@@ -112,7 +125,8 @@ export class ResultBatcher {
       .then(async () => {
         const { snapshotFile } = await written;
         const snapshotFiles = snapshotFile === undefined ? [] : [snapshotFile];
-        if (results.length > 0) await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
+        if (results.length > 0)
+          await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
       })
       .finally(async () => {
         this.flushesUnsettled--;

@@ -21,13 +21,22 @@ export interface TrackRunSummary {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
-  readonly codes: { readonly read: number; readonly rejected: number; readonly duplicate: number; readonly toLookUp: number };
+  readonly codes: {
+    readonly read: number;
+    readonly rejected: number;
+    readonly duplicate: number;
+    readonly toLookUp: number;
+  };
   readonly counters: RunCounters;
   readonly lookupsSpent: number;
   readonly quota: readonly KeyQuotaState[];
   readonly rejectsFile: string | null;
   /** Orders whose lookup failed for good (transport failures after every retry), the first 100. */
-  readonly failedOrders: readonly { readonly orderCode: string; readonly errorCode: string; readonly errorMessage: string }[];
+  readonly failedOrders: readonly {
+    readonly orderCode: string;
+    readonly errorCode: string;
+    readonly errorMessage: string;
+  }[];
   readonly exitCode: RunExitCode;
   readonly exitState: ExitState;
 }

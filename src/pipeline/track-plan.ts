@@ -21,9 +21,19 @@ export interface KeyPlan {
 
 export interface TrackPlan {
   readonly carrierDay: string;
-  readonly codes: { readonly read: number; readonly rejected: number; readonly duplicate: number; readonly terminalSkipped: number };
+  readonly codes: {
+    readonly read: number;
+    readonly rejected: number;
+    readonly duplicate: number;
+    readonly terminalSkipped: number;
+  };
   readonly keys: readonly KeyPlan[];
-  readonly total: { readonly toLookUp: number; readonly leftToday: number; readonly wouldSpend: number; readonly wouldDefer: number };
+  readonly total: {
+    readonly toLookUp: number;
+    readonly leftToday: number;
+    readonly wouldSpend: number;
+    readonly wouldDefer: number;
+  };
   readonly maxLookups: number | null;
 }
 
@@ -33,14 +43,28 @@ export interface TrackPlan {
  * left out unless refreshTerminal), then the staged rows are deleted again. Keys take their share in
  * alias order when the global allowance or --max-lookups cannot cover every key.
  */
-export async function planTracking(options: Pick<TrackRunOptions, 'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now' | 'shard'>): Promise<TrackPlan> {
+export async function planTracking(
+  options: Pick<
+    TrackRunOptions,
+    'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now' | 'shard'
+  >,
+): Promise<TrackPlan> {
   const { warehouse, keys } = options;
   const ledger = new QuotaLedger(warehouseQuotaStore(warehouse), options.quota, keys.aliases, options.now, 1);
   await ledger.open();
   const planId = `plan-${newRunId(options.job, options.now())}`;
   const scratch = await mkdtemp(join(tmpdir(), 'parcel-recon-plan-'));
   try {
-    await stageInputs(warehouse, planId, options.sources, keys, new RejectsFile(join(scratch, 'rejects.csv')), scratch, 0, options.shard);
+    await stageInputs(
+      warehouse,
+      planId,
+      options.sources,
+      keys,
+      new RejectsFile(join(scratch, 'rejects.csv')),
+      scratch,
+      0,
+      options.shard,
+    );
     const inputs = await runInputCounts(warehouse, planId);
     const work = await countRunWorkByAccount(warehouse, planId, { refreshTerminal: options.refreshTerminal });
     const toLookUp = new Map<string, number>();
@@ -59,9 +83,19 @@ export async function planTracking(options: Pick<TrackRunOptions, 'job' | 'sourc
     const sum = (pick: (plan: KeyPlan) => number) => plans.reduce((n, plan) => n + pick(plan), 0);
     return {
       carrierDay: ledger.carrierDay,
-      codes: { read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, terminalSkipped: work.terminalSkipped },
+      codes: {
+        read: inputs.read,
+        rejected: inputs.rejected,
+        duplicate: inputs.duplicate,
+        terminalSkipped: work.terminalSkipped,
+      },
       keys: plans,
-      total: { toLookUp: sum((p) => p.toLookUp), leftToday: ledger.remainingTotal(), wouldSpend: sum((p) => p.wouldSpend), wouldDefer: sum((p) => p.wouldDefer) },
+      total: {
+        toLookUp: sum((p) => p.toLookUp),
+        leftToday: ledger.remainingTotal(),
+        wouldSpend: sum((p) => p.wouldSpend),
+        wouldDefer: sum((p) => p.wouldDefer),
+      },
       maxLookups: options.maxLookups ?? null,
     };
   } finally {

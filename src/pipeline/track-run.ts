@@ -2,30 +2,36 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
-import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { TrackingClient, type TrackingClientOptions } from '../carrier/client/tracking-client.js';
-import Bottleneck from 'bottleneck';
-import { LookupLimiter, type LimiterCluster } from '../quota/lookup-limiter.js';
+import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
+import { type LimiterCluster, LookupLimiter } from '../quota/lookup-limiter.js';
+import { type KeyQuotaState, QuotaLedger } from '../quota/quota-ledger.js';
+import type { QuotaPolicy } from '../quota/quota-policy.js';
 import type { SharedRedis } from '../quota/redis-connection.js';
 import { redisQuotaStore } from '../quota/redis-quota-store.js';
-import { readQuotaUsage, raiseQuotaUsageRows } from '../warehouse/quota-usage-store.js';
-import { QuotaLedger, type KeyQuotaState } from '../quota/quota-ledger.js';
-import type { QuotaPolicy } from '../quota/quota-policy.js';
-import { SourceError, type OrderCodeSource } from '../sources/order-code-source.js';
-import { countRunWork, recordRejectedInputs, runInputCounts, streamRunWork, type RunWorkItem } from '../warehouse/run-input-store.js';
+import { type OrderCodeSource, SourceError } from '../sources/order-code-source.js';
+import { raiseQuotaUsageRows, readQuotaUsage } from '../warehouse/quota-usage-store.js';
+import {
+  countRunWork,
+  type RunWorkItem,
+  recordRejectedInputs,
+  runInputCounts,
+  streamRunWork,
+} from '../warehouse/run-input-store.js';
 import { failedLookups, findUnfinishedRun, finishRun, lookupOutcomeCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { DispatchWindow } from './dispatch-window.js';
+import { EXIT_CODE } from './exit-codes.js';
 import { stageInputs } from './input-staging.js';
-import { describeShard, type Shard } from './shard.js';
 import { lookUpOrder, type OrderLookupContext, type OrderOutcome, type RetryPolicy } from './order-lookup.js';
 import { RejectsFile } from './rejects-file.js';
-import { DispatchWindow } from './dispatch-window.js';
 import { ResultBatcher } from './result-batcher.js';
-import { warehouseQuotaStore } from './warehouse-quota-store.js';
-import { EXIT_CODE } from './exit-codes.js';
 import { decideExit, type RunCounters, type TrackRunSummary } from './run-summary.js';
+import { describeShard, type Shard } from './shard.js';
+import { warehouseQuotaStore } from './warehouse-quota-store.js';
 
 export interface TrackProgress {
   readonly done: number;
@@ -93,7 +99,14 @@ function reservationChunk(policy: QuotaPolicy, keys: KeyRing): number {
 
 /** A run's counters from its committed lookup_results rows (all of them when the run was resumed). */
 async function committedCounters(warehouse: Warehouse, runId: string): Promise<RunCounters> {
-  const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
+  const counters: RunCounters = {
+    ok: 0,
+    carrierErrors: 0,
+    transportErrors: 0,
+    deferred: 0,
+    carrierErrorsByCode: {},
+    deferredByReason: {},
+  };
   for (const { outcome, errorCode, count } of await lookupOutcomeCounts(warehouse, runId)) {
     if (outcome === 'ok') counters.ok += count;
     else if (outcome === 'transport_error') counters.transportErrors += count;
@@ -121,7 +134,9 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const { warehouse, keys, logger, now } = options;
   const startedAt = now();
   const startedClock = performance.now();
-  const source = options.sources.map((s) => s.description).join(' + ') + (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
+  const source =
+    options.sources.map((s) => s.description).join(' + ') +
+    (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
 
   const quotaSession = await warehouse.openSession();
   const shared = options.sharedQuota;
@@ -134,16 +149,34 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     store = redisStore;
   }
   // Shared, the ledger reserves exactly what a group of lookups is about to spend: nothing sits reserved in one worker while another is refused.
-  const ledger = new QuotaLedger(store, options.quota, keys.aliases, now, shared ? 0 : reservationChunk(options.quota, keys));
+  const ledger = new QuotaLedger(
+    store,
+    options.quota,
+    keys.aliases,
+    now,
+    shared ? 0 : reservationChunk(options.quota, keys),
+  );
   await ledger.open();
   const resumedRunId = await findUnfinishedRun(warehouse, { job: options.job, carrierDay: ledger.carrierDay, source });
   const runId = resumedRunId ?? newRunId(options.job, startedAt);
   const spoolDir = join(options.dataDir, 'spool', runId);
   const rejects = new RejectsFile(join(options.dataDir, 'rejects', `${runId}.csv`));
   const log = logger.child({ runId });
-  await startRun(warehouse, { runId, job: options.job, source, startedAt: epochMsToInstant(startedAt), carrierDay: ledger.carrierDay });
+  await startRun(warehouse, {
+    runId,
+    job: options.job,
+    source,
+    startedAt: epochMsToInstant(startedAt),
+    carrierDay: ledger.carrierDay,
+  });
   log.info(
-    { job: options.job, sources: options.sources.map((s) => s.description), carrierDay: ledger.carrierDay, keys: keys.aliases, resumed: resumedRunId !== undefined },
+    {
+      job: options.job,
+      sources: options.sources.map((s) => s.description),
+      carrierDay: ledger.carrierDay,
+      keys: keys.aliases,
+      resumed: resumedRunId !== undefined,
+    },
     resumedRunId === undefined ? 'run started' : 'run resumed: it was cut off before it finished',
   );
 
@@ -155,7 +188,17 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     await rejects.close();
     await finishRun(warehouse, runId, {
       finishedAt: epochMsToInstant(now()),
-      counts: { codesRead: 0, codesRejected: 0, codesDuplicate: 0, codesToLookUp: 0, lookedUpOk: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, lookupsSpent: 0 },
+      counts: {
+        codesRead: 0,
+        codesRejected: 0,
+        codesDuplicate: 0,
+        codesToLookUp: 0,
+        lookedUpOk: 0,
+        carrierErrors: 0,
+        transportErrors: 0,
+        deferred: 0,
+        lookupsSpent: 0,
+      },
       exitCode: badInput ? EXIT_CODE.BAD_INPUT : EXIT_CODE.FAILURE,
       exitState: badInput ? 'bad_input' : 'failed',
       summary: { error: error instanceof Error ? error.message : String(error) },
@@ -166,9 +209,19 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   await recordRejectedInputs(warehouse, runId, epochMsToInstant(now()));
   const inputs = await runInputCounts(warehouse, runId);
   const total = await countRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal });
-  log.info({ read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total }, 'inputs staged');
+  log.info(
+    { read: inputs.read, rejected: inputs.rejected, duplicate: inputs.duplicate, toLookUp: total },
+    'inputs staged',
+  );
 
-  const counters: RunCounters = { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
+  const counters: RunCounters = {
+    ok: 0,
+    carrierErrors: 0,
+    transportErrors: 0,
+    deferred: 0,
+    carrierErrorsByCode: {},
+    deferredByReason: {},
+  };
   const client = new TrackingClient(options.client);
   let cluster: LimiterCluster | undefined;
   if (shared) {
@@ -178,21 +231,31 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       idPrefix: `${shared.prefix}:limits:${ledger.carrierDay}`,
       expirationMs: options.client.timeoutMs + SHARED_JOB_MARGIN_MS,
     };
-    shared.redis.lost.addEventListener('abort', () => log.error('lost the connection to Redis: no more lookups; what is done is committed'), { once: true });
+    shared.redis.lost.addEventListener(
+      'abort',
+      () => log.error('lost the connection to Redis: no more lookups; what is done is committed'),
+      { once: true },
+    );
   }
   const limiter = new LookupLimiter(ledger, options.quota, now, options.maxLookups, cluster);
   // The counts this worker last saw in Redis, into its own warehouse at each batch and at the end: the merge takes the largest.
-  const recordSharedCounts = () => (shared ? raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve());
+  const recordSharedCounts = () =>
+    shared ? raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve();
   const abandon = new AbortController();
   // Every request in flight listens to it.
   setMaxListeners(0, abandon.signal);
-  const stopSignals = [options.stop, shared?.redis.lost].filter((signal): signal is AbortSignal => signal !== undefined);
+  const stopSignals = [options.stop, shared?.redis.lost].filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
   const stopping = AbortSignal.any(stopSignals);
   // Every lookup waiting to retry listens to it.
   setMaxListeners(0, stopping);
   const batcher = new ResultBatcher(warehouse, runId, spoolDir, options.dataDir, now);
   const stopLoadRetryLog = warehouse.onLoadRetry((what) =>
-    log.warn({ what }, 'DuckDB ran out of memory loading a batch: checkpointed and loading it again (a smaller --batch-size or a larger --memory-limit avoids it)'),
+    log.warn(
+      { what },
+      'DuckDB ran out of memory loading a batch: checkpointed and loading it again (a smaller --batch-size or a larger --memory-limit avoids it)',
+    ),
   );
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
   let done = 0;
@@ -206,7 +269,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     retry: options.retry,
     stopping,
     abandon: abandon.signal,
-    onRetry: (orderCode, failure, attempt) => log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
+    onRetry: (orderCode, failure, attempt) =>
+      log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
   };
   const record = (item: RunWorkItem, alias: string, outcome: OrderOutcome) => {
     const { orderCode } = item;
@@ -222,7 +286,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
         break;
       case 'transport_error':
         counters.transportErrors++;
-        log.warn({ orderCode, account: alias, errorCode: outcome.errorCode, attempts: outcome.attempts }, 'lookup failed for good');
+        log.warn(
+          { orderCode, account: alias, errorCode: outcome.errorCode, attempts: outcome.attempts },
+          'lookup failed for good',
+        );
         break;
       case 'deferred':
         counters.deferred++;
@@ -246,7 +313,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   // Orders handed to the limiter at once: enough to keep every slot busy and its groups full.
   const window = new DispatchWindow(options.quota.maxConcurrent * 4);
   try {
-    for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal: options.refreshTerminal, workDir: spoolDir })) {
+    for await (const chunk of streamRunWork(warehouse, runId, {
+      refreshTerminal: options.refreshTerminal,
+      workDir: spoolDir,
+    })) {
       for (const item of chunk) {
         const alias = item.accountAlias ?? keys.aliasFor(null);
         if (alias === undefined) continue;
@@ -259,8 +329,16 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
           void lookUpOrder(context, item.orderCode, alias)
             .catch((error: unknown): OrderOutcome => {
               // Not a carrier or transport failure: a fault of this program. The order is listed as failed and the run goes on.
-              log.error({ orderCode: item.orderCode, error: error instanceof Error ? error.message : String(error) }, 'lookup broke');
-              return { kind: 'transport_error', errorCode: 'INTERNAL', errorMessage: error instanceof Error ? error.message : String(error), attempts: 0 };
+              log.error(
+                { orderCode: item.orderCode, error: error instanceof Error ? error.message : String(error) },
+                'lookup broke',
+              );
+              return {
+                kind: 'transport_error',
+                errorCode: 'INTERNAL',
+                errorMessage: error instanceof Error ? error.message : String(error),
+                attempts: 0,
+              };
             })
             .then((outcome) => record(item, alias, outcome))
             .finally(() => window.leave());
@@ -283,7 +361,14 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     await client.close();
     if (shared) {
       // Redis may be gone: what stays reserved there only overcounts, which is safe.
-      await ledger.settle().catch((error: unknown) => log.warn({ error: error instanceof Error ? error.message : String(error) }, 'reservations not given back to Redis'));
+      await ledger
+        .settle()
+        .catch((error: unknown) =>
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'reservations not given back to Redis',
+          ),
+        );
       await recordSharedCounts();
       await cluster?.connection.disconnect(false);
     } else {

@@ -75,7 +75,10 @@ export class LookupLimiter {
     private readonly cluster?: LimiterCluster,
   ) {
     this.groupSize = Math.max(1, Math.min(32, Math.floor(policy.maxConcurrent / 4)));
-    this.global = this.limiter('global', { maxConcurrent: policy.maxConcurrent, reservoir: cluster ? null : ledger.remainingTotal() });
+    this.global = this.limiter('global', {
+      maxConcurrent: policy.maxConcurrent,
+      reservoir: cluster ? null : ledger.remainingTotal(),
+    });
     if (policy.requestsPerSecond !== undefined) {
       const perRefill = Math.max(1, Math.round((policy.requestsPerSecond * RATE_REFILL_MS) / 1000));
       const refillMs = Math.round((perRefill * 1000) / policy.requestsPerSecond);
@@ -139,7 +142,11 @@ export class LookupLimiter {
   }
 
   private exhaustedBy(alias: string): 'quota' | 'max_lookups' | undefined {
-    if (this.ledger.remaining(alias) - (this.waiting.get(alias) ?? 0) <= 0 || this.ledger.remainingTotal() - this.totalWaiting() <= 0) return 'quota';
+    if (
+      this.ledger.remaining(alias) - (this.waiting.get(alias) ?? 0) <= 0 ||
+      this.ledger.remainingTotal() - this.totalWaiting() <= 0
+    )
+      return 'quota';
     if (this.ledger.spentThisRun() + this.totalWaiting() >= this.runBudget) return 'max_lookups';
     return undefined;
   }
@@ -166,25 +173,31 @@ export class LookupLimiter {
     const release = () => this.waiting.set(alias, (this.waiting.get(alias) ?? 0) - lookups.length);
     this.perKey
       .get(alias)!
-      .schedule({ weight: lookups.length, ...(this.cluster ? { expiration: this.cluster.expirationMs } : {}) }, async () => {
-        started = true;
-        release();
-        const spendable = await this.ledger.spendMany(alias, lookups.length);
-        await Promise.all(
-          lookups.map(async (lookup, index) => {
-            if (index >= spendable) return lookup.resolve(QUOTA_REFUSED);
-            try {
-              lookup.resolve(await lookup.task());
-            } catch (error) {
-              lookup.reject(error);
-            }
-          }),
-        );
-      })
+      .schedule(
+        { weight: lookups.length, ...(this.cluster ? { expiration: this.cluster.expirationMs } : {}) },
+        async () => {
+          started = true;
+          release();
+          const spendable = await this.ledger.spendMany(alias, lookups.length);
+          await Promise.all(
+            lookups.map(async (lookup, index) => {
+              if (index >= spendable) return lookup.resolve(QUOTA_REFUSED);
+              try {
+                lookup.resolve(await lookup.task());
+              } catch (error) {
+                lookup.reject(error);
+              }
+            }),
+          );
+        },
+      )
       .catch((error: unknown) => {
         if (!started) release();
         // A clustered limiter fails when Redis does: the lookups wait for the next run.
-        const cause = this.cluster && !started && !(error instanceof Bottleneck.BottleneckError) ? new RedisUnavailableError(`shared limiter: ${error instanceof Error ? error.message : String(error)}`) : error;
+        const cause =
+          this.cluster && !started && !(error instanceof Bottleneck.BottleneckError)
+            ? new RedisUnavailableError(`shared limiter: ${error instanceof Error ? error.message : String(error)}`)
+            : error;
         for (const lookup of lookups) lookup.reject(cause);
       })
       .finally(() => {

@@ -1,5 +1,5 @@
 import { carrierDayOf } from '../carrier/contract.js';
-import { TOTAL_ALIAS, type QuotaPolicy } from './quota-policy.js';
+import { type QuotaPolicy, TOTAL_ALIAS } from './quota-policy.js';
 
 /** Where the ledger persists: lookups per carrier day per key alias, '*' for the total. */
 export interface QuotaUsageStore {
@@ -110,18 +110,19 @@ export class QuotaLedger {
     const today = carrierDayOf(this.now(), this.policy.dayUtcOffsetMinutes) === this.day;
     const covered = today && !this.exhausted.has(alias) && reservedLeft >= count;
     // The lookups caught up with a top-up still being written: reserve further ahead from now on.
-    if (!covered && this.toppingUp.has(alias)) this.chunks.set(alias, Math.min(this.chunkOf(alias) * 2, this.reservationChunk * MAX_RESERVATION_GROWTH));
+    if (!covered && this.toppingUp.has(alias))
+      this.chunks.set(alias, Math.min(this.chunkOf(alias) * 2, this.reservationChunk * MAX_RESERVATION_GROWTH));
     const granted = covered
       ? Promise.resolve(this.take(alias, count))
       : this.serialized(async () => {
-            await this.switchDayIfNeeded();
-            if (this.exhausted.has(alias)) return 0;
-            const wanted = Math.min(count, this.remaining(alias));
-            const left = this.reserved.get(alias) ?? 0;
-            if (wanted > left) await this.reserve(alias, wanted - left);
-            // A shared store may grant less than this process expected: others spent meanwhile.
-            return this.take(alias, Math.max(0, Math.min(wanted, this.reserved.get(alias) ?? 0)));
-          });
+          await this.switchDayIfNeeded();
+          if (this.exhausted.has(alias)) return 0;
+          const wanted = Math.min(count, this.remaining(alias));
+          const left = this.reserved.get(alias) ?? 0;
+          if (wanted > left) await this.reserve(alias, wanted - left);
+          // A shared store may grant less than this process expected: others spent meanwhile.
+          return this.take(alias, Math.max(0, Math.min(wanted, this.reserved.get(alias) ?? 0)));
+        });
     void granted.then(() => this.topUp(alias)).catch(() => undefined);
     return granted;
   }
@@ -138,7 +139,8 @@ export class QuotaLedger {
 
   /** Once less than half a chunk is reserved, reserves up to a full chunk in the background. */
   private topUp(alias: string): Promise<void> {
-    if (this.toppingUp.has(alias) || (this.reserved.get(alias) ?? 0) >= this.chunkOf(alias) / 2) return Promise.resolve();
+    if (this.toppingUp.has(alias) || (this.reserved.get(alias) ?? 0) >= this.chunkOf(alias) / 2)
+      return Promise.resolve();
     this.toppingUp.add(alias);
     return this.serialized(async () => {
       const reservedLeft = this.reserved.get(alias) ?? 0;

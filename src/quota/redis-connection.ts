@@ -45,10 +45,15 @@ export async function connectRedis(url: string): Promise<SharedRedis> {
     await client.ping();
   } catch (error) {
     client.disconnect();
-    throw new RedisUnavailableError(`cannot reach Redis at ${redactedRedisUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RedisUnavailableError(
+      `cannot reach Redis at ${redactedRedisUrl(url)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let closing = false;
-  client.once('close', () => closing || lost.abort(new RedisUnavailableError(`lost the connection to Redis at ${redactedRedisUrl(url)}`)));
+  client.once(
+    'close',
+    () => closing || lost.abort(new RedisUnavailableError(`lost the connection to Redis at ${redactedRedisUrl(url)}`)),
+  );
   return {
     client,
     lost: lost.signal,

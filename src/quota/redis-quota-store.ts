@@ -8,7 +8,9 @@ async function inDoubtOnFailure<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    throw new RedisUnavailableError(`the shared quota ledger failed: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RedisUnavailableError(
+      `the shared quota ledger failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -81,7 +83,14 @@ return 1
 `;
 
 interface QuotaScripts {
-  quotaReserve(key: string, alias: string, wanted: number, perKey: number, total: number, ttl: number): Promise<[number, number, number]>;
+  quotaReserve(
+    key: string,
+    alias: string,
+    wanted: number,
+    perKey: number,
+    total: number,
+    ttl: number,
+  ): Promise<[number, number, number]>;
   quotaRaise(key: string, alias: string, atLeast: number, ttl: number): Promise<number>;
   quotaRelease(key: string, alias: string, lookups: number): Promise<number>;
   quotaFloor(key: string, ...fieldsAndCounts: (string | number)[]): Promise<number>;
@@ -96,7 +105,10 @@ export function quotaDayKey(prefix: string, day: string): string {
  * alias and '*' for the total). The scripts go through ioredis' defineCommand, which sends EVALSHA and
  * falls back to EVAL when Redis answers NOSCRIPT (its script cache is empty after a restart).
  */
-export function redisQuotaStore(client: Redis, prefix: string): QuotaUsageStore & { floor(day: string, counts: ReadonlyMap<string, number>): Promise<void> } {
+export function redisQuotaStore(
+  client: Redis,
+  prefix: string,
+): QuotaUsageStore & { floor(day: string, counts: ReadonlyMap<string, number>): Promise<void> } {
   client.defineCommand('quotaReserve', { numberOfKeys: 1, lua: RESERVE_LUA });
   client.defineCommand('quotaRaise', { numberOfKeys: 1, lua: RAISE_LUA });
   client.defineCommand('quotaRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
@@ -108,7 +120,9 @@ export function redisQuotaStore(client: Redis, prefix: string): QuotaUsageStore 
       return new Map(Object.entries(fields).map(([alias, count]) => [alias, Number(count)]));
     },
     reserve: async (day, alias, lookups, limits: QuotaLimits): Promise<Reservation> => {
-      const [granted, key, total] = await inDoubtOnFailure(scripts.quotaReserve(quotaDayKey(prefix, day), alias, lookups, limits.perKey, limits.total, DAY_TTL_SECONDS));
+      const [granted, key, total] = await inDoubtOnFailure(
+        scripts.quotaReserve(quotaDayKey(prefix, day), alias, lookups, limits.perKey, limits.total, DAY_TTL_SECONDS),
+      );
       return { granted: Number(granted), counts: { key: Number(key), total: Number(total) } };
     },
     raise: async (day, alias, atLeast) => {

@@ -1,9 +1,19 @@
 import { z } from 'zod';
 import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
 import { sumMoney } from '../carrier/money.js';
-import { moneyText, moneyTimesShare, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import {
+  moneyText,
+  moneyTimesShare,
+  type ReportScope,
+  type ReportTables,
+  scoped,
+  temporaryTable,
+} from './report-sql.js';
 
-const share = z.string().regex(/^(0|1)(\.\d{1,6})?$/, 'a share between 0 and 1, such as 0.2').refine((s) => Number(s) <= 1, 'a share between 0 and 1, such as 0.2');
+const share = z
+  .string()
+  .regex(/^(0|1)(\.\d{1,6})?$/, 'a share between 0 and 1, such as 0.2')
+  .refine((s) => Number(s) <= 1, 'a share between 0 and 1, such as 0.2');
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
 
 /**
@@ -29,17 +39,45 @@ export const DEFAULT_CHARGE_RULES: ChargeRules = ChargeRulesSchema.parse({});
 /** The checks, in column order: each has `<name>_flag`, `<name>_expected` and `<name>_difference` columns. */
 export const CHARGE_CHECKS = [
   { name: 'lines_sum', money: true, what: 'the priceInfo lines do not sum to total_service_cost' },
-  { name: 'components_sum', money: true, what: 'price + price_fr + far_region_fee_amount + fuel_fee_amount + vat_amount differs from total_service_cost' },
+  {
+    name: 'components_sum',
+    money: true,
+    what: 'price + price_fr + far_region_fee_amount + fuel_fee_amount + vat_amount differs from total_service_cost',
+  },
   { name: 'cal_weight', money: false, what: 'cal_weight differs from length x width x height / divisor' },
   { name: 'chargeable_weight', money: false, what: 'weight differs from the larger of real_weight and cal_weight' },
   { name: 'fuel', money: true, what: 'fuel_fee_amount is not the fuel share of price' },
-  { name: 'vat', money: true, what: 'vat_amount is not the VAT share of price + price_fr + far_region_fee_amount + fuel_fee_amount' },
-  { name: 'far_region_line', money: true, what: 'far_region_fee_amount differs from the VSVX priceInfo line (a fee without the line, or the reverse)' },
-  { name: 'quote', money: true, what: "the total differs from the order's latest price quote (plus any return charge and its VAT)" },
-  { name: 'return_not_returned', money: true, what: 'a return charge (price_fr) on an order that was never returning or returned (status 27/28)' },
+  {
+    name: 'vat',
+    money: true,
+    what: 'vat_amount is not the VAT share of price + price_fr + far_region_fee_amount + fuel_fee_amount',
+  },
+  {
+    name: 'far_region_line',
+    money: true,
+    what: 'far_region_fee_amount differs from the VSVX priceInfo line (a fee without the line, or the reverse)',
+  },
+  {
+    name: 'quote',
+    money: true,
+    what: "the total differs from the order's latest price quote (plus any return charge and its VAT)",
+  },
+  {
+    name: 'return_not_returned',
+    money: true,
+    what: 'a return charge (price_fr) on an order that was never returning or returned (status 27/28)',
+  },
   { name: 'cancelled_charged', money: true, what: 'a charge on a cancelled order (status 18)' },
-  { name: 'changed_after_delivery', money: true, what: 'total_service_cost changed after the order was delivered (order_changes)' },
-  { name: 'invoice', money: true, what: "the partner's invoiced amount differs from total_service_cost (with --invoices)" },
+  {
+    name: 'changed_after_delivery',
+    money: true,
+    what: 'total_service_cost changed after the order was delivered (order_changes)',
+  },
+  {
+    name: 'invoice',
+    money: true,
+    what: "the partner's invoiced amount differs from total_service_cost (with --invoices)",
+  },
 ] as const;
 
 export type ChargeCheckName = (typeof CHARGE_CHECKS)[number]['name'];
@@ -76,7 +114,10 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
     chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
     fuel: { expected: moneyTimesShare('price', rules.fuelShare), difference: '', flag: '' },
     vat: {
-      expected: moneyTimesShare('(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))', rules.vatShare),
+      expected: moneyTimesShare(
+        '(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))',
+        rules.vatShare,
+      ),
       difference: '',
       flag: '',
     },
@@ -107,16 +148,27 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
   };
   for (const { name, money: isMoney } of CHARGE_CHECKS) {
     const check = checks[name];
-    check.difference ||= isMoney ? `CAST(${billed[name]} - ${name}_expected AS ${MONEY})` : `round(${billed[name]} - ${name}_expected, 4)`;
+    check.difference ||= isMoney
+      ? `CAST(${billed[name]} - ${name}_expected AS ${MONEY})`
+      : `round(${billed[name]} - ${name}_expected, 4)`;
     const tolerance = name === 'quote' ? rules.quoteTolerance : isMoney ? money : weight;
     // A change after delivery is the finding itself, even when the total later went back.
-    check.flag = name === 'changed_after_delivery' ? 'total_at_delivery IS NOT NULL' : beyond(`${name}_difference`, tolerance);
+    check.flag =
+      name === 'changed_after_delivery' ? 'total_at_delivery IS NOT NULL' : beyond(`${name}_difference`, tolerance);
   }
-  const expectedColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].expected} AS ${name}_expected`).join(',\n           ');
-  const differenceColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].difference} AS ${name}_difference`).join(',\n           ');
+  const expectedColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].expected} AS ${name}_expected`).join(
+    ',\n           ',
+  );
+  const differenceColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].difference} AS ${name}_difference`).join(
+    ',\n           ',
+  );
   const flagColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].flag} AS ${name}_flag`).join(',\n           ');
-  const checkColumns = CHARGE_CHECKS.map(({ name }) => `${name}_flag, ${name}_expected, ${name}_difference`).join(',\n         ');
-  const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`);
+  const checkColumns = CHARGE_CHECKS.map(({ name }) => `${name}_flag, ${name}_expected, ${name}_difference`).join(
+    ',\n         ',
+  );
+  const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(
+    ({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`,
+  );
   return `
     WITH lines AS (
       SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
@@ -196,7 +248,10 @@ export function chargesSummaryQuery(charges: string): string {
     ({ name, money }) =>
       `count(*) FILTER (WHERE ${name}_flag) AS ${name}_flagged, ${money ? `sum(CAST(abs(${name}_difference) AS ${MONEY})) FILTER (WHERE ${name}_flag)` : `CAST(NULL AS ${MONEY})`} AS ${name}_at_stake`,
   );
-  const perCheck = CHARGE_CHECKS.map(({ name }, index) => `{check_no: ${index + 1}, check_name: '${name}', orders_flagged: ${name}_flagged, at_stake: ${name}_at_stake}`);
+  const perCheck = CHARGE_CHECKS.map(
+    ({ name }, index) =>
+      `{check_no: ${index + 1}, check_name: '${name}', orders_flagged: ${name}_flagged, at_stake: ${name}_at_stake}`,
+  );
   perCheck.unshift(`{check_no: 0, check_name: 'any', orders_flagged: any_flagged, at_stake: any_at_stake}`);
   return `
     WITH totals AS (
@@ -226,13 +281,24 @@ const RUN_SUMMARY = 'report_run_charges_summary';
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
  * summary per check and account over every order.
  */
-export function chargesTables(rules: ChargeRules, scope: ReportScope, options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {}): ReportTables {
+export function chargesTables(
+  rules: ChargeRules,
+  scope: ReportScope,
+  options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {},
+): ReportTables {
   const invoices = options.invoices;
   return {
-    prepare: [temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)), temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES))],
+    prepare: [
+      temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)),
+      temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES)),
+    ],
     tables: [
       // One row per order in no particular order: keeping the temporary table's would cost its writers the most.
-      { name: 'charges', query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`, anyOrder: true },
+      {
+        name: 'charges',
+        query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
+        anyOrder: true,
+      },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },
     ],
   };

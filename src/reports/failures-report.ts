@@ -1,6 +1,13 @@
 import { STATUS } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
-import { carrierDate, carrierIsoWeek, scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import {
+  carrierDate,
+  carrierIsoWeek,
+  type ReportScope,
+  type ReportTables,
+  scoped,
+  temporaryTable,
+} from './report-sql.js';
 
 /** Meaning shown for an attempt whose reason no snapshot or callback brought. */
 export const UNKNOWN_REASON = 'reason not observed';
@@ -56,7 +63,11 @@ export function failuresByWeekQuery(failures: string): string {
 
 /** Per ISO week and reason: how the reasons move over time (its week totals are failuresByWeekQuery's). */
 export function failuresByWeekAndReasonQuery(failures: string): string {
-  return breakdown(failures, ['iso_week', 'delay_code', 'delay_meaning'], 'iso_week, failures DESC, delay_code NULLS LAST');
+  return breakdown(
+    failures,
+    ['iso_week', 'delay_code', 'delay_meaning'],
+    'iso_week, failures DESC, delay_code NULLS LAST',
+  );
 }
 
 /** Orders with two or more failed attempts among the rows, their reasons in order. */

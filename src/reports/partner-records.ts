@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
 import { Parser } from 'csv-parse';
+import type { QueryArrayResult } from 'pg';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
 
 /** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -40,7 +41,9 @@ function fieldPositions(names: readonly string[], sourceName: string): Map<Field
     if (field !== undefined && !positions.has(field)) positions.set(field, index);
   });
   if (!positions.has('order_code')) {
-    throw new PartnerRecordsError(`${sourceName} has no order_code column; its columns are ${names.map((n) => n.trim()).join(', ') || '(none)'}`);
+    throw new PartnerRecordsError(
+      `${sourceName} has no order_code column; its columns are ${names.map((n) => n.trim()).join(', ') || '(none)'}`,
+    );
   }
   return positions;
 }
@@ -73,7 +76,9 @@ async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
   } catch {
     throw new PartnerRecordsError(`partner records ${file}: no such file`);
   }
-  const parser = createReadStream(file).pipe(new LineNumberedParser({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true }));
+  const parser = createReadStream(file).pipe(
+    new LineNumberedParser({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true }),
+  );
   let positions: Map<Field, number> | undefined;
   try {
     for await (const { record, line } of parser as AsyncIterable<{ record: string[]; line: number }>) {
@@ -99,7 +104,7 @@ async function* duckdbLines(file: string, query: string): AsyncGenerator<Partner
   }
   const connection = await instance.connect();
   try {
-    let reader;
+    let reader: DuckDBResultReader;
     try {
       reader = await connection.runAndReadAll(query);
     } catch (error) {
@@ -107,7 +112,12 @@ async function* duckdbLines(file: string, query: string): AsyncGenerator<Partner
     }
     const positions = fieldPositions(reader.columnNames(), 'the DuckDB query');
     let row = 0;
-    for (const values of reader.getRows()) yield lineOf(`duckdb row ${++row}`, positions, values.map((v) => (v === null ? null : String(v))));
+    for (const values of reader.getRows())
+      yield lineOf(
+        `duckdb row ${++row}`,
+        positions,
+        values.map((v) => (v === null ? null : String(v))),
+      );
   } finally {
     connection.closeSync();
     instance.closeSync();
@@ -122,10 +132,15 @@ async function* postgresLines(url: string, query: string): AsyncGenerator<Partne
       throw new PartnerRecordsError('not a PostgreSQL URL: expected postgres://user@host:port/database');
     }
   })();
-  const masked = (error: unknown) => (password === '' ? firstLineOf(error) : firstLineOf(error).split(password).join('***'));
+  const masked = (error: unknown) =>
+    password === '' ? firstLineOf(error) : firstLineOf(error).split(password).join('***');
   // Every value as PostgreSQL spells it: a numeric keeps its exact digits.
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000, types: { getTypeParser: () => (text: string) => text } });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: 15_000,
+    types: { getTypeParser: () => (text: string) => text },
+  });
   client.on('error', () => {});
   try {
     try {
@@ -133,13 +148,16 @@ async function* postgresLines(url: string, query: string): AsyncGenerator<Partne
     } catch (error) {
       throw new PartnerRecordsError(`cannot connect to PostgreSQL: ${masked(error)}`);
     }
-    let result;
+    let result: QueryArrayResult;
     try {
       result = await client.query({ text: query, rowMode: 'array' });
     } catch (error) {
       throw new PartnerRecordsError(`PostgreSQL query failed: ${masked(error)}`);
     }
-    const positions = fieldPositions(result.fields.map((f) => f.name), 'the PostgreSQL query');
+    const positions = fieldPositions(
+      result.fields.map((f) => f.name),
+      'the PostgreSQL query',
+    );
     let row = 0;
     for (const values of result.rows as unknown[][]) yield lineOf(`postgres row ${++row}`, positions, values);
   } finally {
@@ -164,7 +182,9 @@ function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
  * on a read-only warehouse. Returns the number of lines read.
  */
 export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
-  await connection.run(`CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`);
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`,
+  );
   const appender = await connection.createAppender(PARTNER_RECORDS, 'main', 'temp');
   let count = 0;
   try {

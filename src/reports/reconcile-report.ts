@@ -1,22 +1,40 @@
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../carrier/contract.js';
 import { PARTNER_RECORDS } from './partner-records.js';
-import { scoped, temporaryTable, type ReportScope, type ReportTables } from './report-sql.js';
+import { type ReportScope, type ReportTables, scoped, temporaryTable } from './report-sql.js';
 
 export const ReconcileRulesSchema = z.object({
   /** Money differences up to this many dong pass. */
-  moneyTolerance: z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1').default('1'),
+  moneyTolerance: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1')
+    .default('1'),
 });
 
 export type ReconcileRules = z.output<typeof ReconcileRulesSchema>;
 
 /** The kinds of finding, in the order the report lists them. */
 export const FINDING_KINDS = [
-  { kind: 'bad_partner_line', what: 'a line of the partner records without an order code, or with an amount or status that cannot be read' },
-  { kind: 'unknown_to_carrier', what: 'the partner has the order; the warehouse has no orders row for it, or its last lookup answered not found or another account' },
-  { kind: 'missing_from_partner', what: 'the warehouse tracks the order (within --from/--to and --account); the partner records do not have it' },
-  { kind: 'duplicate_line', what: 'the order is on two or more lines of the partner records (the first line is the one compared)' },
-  { kind: 'status_mismatch', what: "expected_status (a code such as 30 or a name such as DAPHATTHANHCONG) differs from the order's status" },
+  {
+    kind: 'bad_partner_line',
+    what: 'a line of the partner records without an order code, or with an amount or status that cannot be read',
+  },
+  {
+    kind: 'unknown_to_carrier',
+    what: 'the partner has the order; the warehouse has no orders row for it, or its last lookup answered not found or another account',
+  },
+  {
+    kind: 'missing_from_partner',
+    what: 'the warehouse tracks the order (within --from/--to and --account); the partner records do not have it',
+  },
+  {
+    kind: 'duplicate_line',
+    what: 'the order is on two or more lines of the partner records (the first line is the one compared)',
+  },
+  {
+    kind: 'status_mismatch',
+    what: "expected_status (a code such as 30 or a name such as DAPHATTHANHCONG) differs from the order's status",
+  },
   { kind: 'invoice_mismatch', what: 'invoiced_amount differs from total_service_cost' },
   { kind: 'cod_mismatch', what: 'cod_amount differs from the cod_amount the carrier shows' },
 ] as const;

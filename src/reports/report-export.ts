@@ -1,13 +1,19 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf } from '../carrier/contract.js';
+import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { CHARGE_CHECKS, chargesTables, type ChargeRules } from './charges-report.js';
+import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
 import { failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
-import { FINDING_KINDS, partnerInvoicesQuery, reconcileTables, RUN_FINDINGS, type ReconcileRules } from './reconcile-report.js';
-import { sqlText } from '../warehouse/sql-literals.js';
+import {
+  FINDING_KINDS,
+  partnerInvoicesQuery,
+  type ReconcileRules,
+  RUN_FINDINGS,
+  reconcileTables,
+} from './reconcile-report.js';
 import { carrierDate, type ReportScope, type ReportTables } from './report-sql.js';
-import { writeReportTables, type ReportFormat, type WrittenFile } from './writers/report-writer.js';
+import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
 export interface ReportRequest {
@@ -47,20 +53,38 @@ export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accep
 const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 
 /** A report's days: the scope's, else from the earliest day of `earliestOf` to the carrier day of `now`. */
-export async function settleReportRange(warehouse: Warehouse, scope: ReportScope, now: number, earliestOf: RangeStart): Promise<{ from: string; to: string }> {
+export async function settleReportRange(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  now: number,
+  earliestOf: RangeStart,
+): Promise<{ from: string; to: string }> {
   const to = scope.toDay ?? carrierDayOf(now);
   if (scope.fromDay !== undefined) return { from: scope.fromDay, to };
-  const [earliest] = await rows(warehouse, `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`);
+  const [earliest] = await rows(
+    warehouse,
+    `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`,
+  );
   return { from: typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to, to };
 }
 
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
-async function exportReport(warehouse: Warehouse, report: string, request: ReportRequest, earliestOf: RangeStart, work: () => Promise<ReportWork>): Promise<ReportSummary> {
+async function exportReport(
+  warehouse: Warehouse,
+  report: string,
+  request: ReportRequest,
+  earliestOf: RangeStart,
+  work: () => Promise<ReportWork>,
+): Promise<ReportSummary> {
   const range = await settleReportRange(warehouse, request.scope, request.now, earliestOf);
   await mkdir(request.outDir, { recursive: true });
   const { prepare, tables, summarize } = await work();
   for (const statement of prepare) await warehouse.run(statement);
-  const files = await writeReportTables(warehouse.connection, tables, { outDir: request.outDir, format: request.format, range });
+  const files = await writeReportTables(warehouse.connection, tables, {
+    outDir: request.outDir,
+    format: request.format,
+    range,
+  });
   return { report, range, account: request.scope.account ?? null, files, ...(await summarize()) };
 }
 
@@ -83,10 +107,17 @@ export function exportChargesReport(
       summarize: async () => {
         const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
         const any = summary.find((r) => r.check_name === 'any');
-        const checks = summary.filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0).sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
+        const checks = summary
+          .filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0)
+          .sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
         const lines = [
           `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${money(any?.amount_at_stake)} VND at stake`,
-          ...checks.slice(0, 5).map((r) => `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`),
+          ...checks
+            .slice(0, 5)
+            .map(
+              (r) =>
+                `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`,
+            ),
         ];
         return { figures: { checks: summary }, lines };
       },
@@ -104,32 +135,63 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
       summarize: async () => {
         const reasons = await rows(warehouse, query('failures-by-reason'));
         const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
-        const [awaiting] = await rows(warehouse, `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`);
+        const [awaiting] = await rows(
+          warehouse,
+          `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`,
+        );
         const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
         const lines = [
           `${failures} failed attempts`,
-          ...reasons.slice(0, 3).map((r) => `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`),
+          ...reasons
+            .slice(0, 3)
+            .map(
+              (r) =>
+                `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`,
+            ),
           `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
           `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
         ];
-        return { figures: { failures, byReason: reasons, repeatedOrders: Number(repeated?.orders ?? 0), awaitingOrders: Number(awaiting?.orders ?? 0) }, lines };
+        return {
+          figures: {
+            failures,
+            byReason: reasons,
+            repeatedOrders: Number(repeated?.orders ?? 0),
+            awaitingOrders: Number(awaiting?.orders ?? 0),
+          },
+          lines,
+        };
       },
     };
   });
 }
 
 /** Where the partner's own records and the carrier disagree, one row per finding. */
-export function exportReconcileReport(warehouse: Warehouse, rules: ReconcileRules, source: PartnerRecordsSource, request: ReportRequest): Promise<ReportSummary> {
+export function exportReconcileReport(
+  warehouse: Warehouse,
+  rules: ReconcileRules,
+  source: PartnerRecordsSource,
+  request: ReportRequest,
+): Promise<ReportSummary> {
   return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
     const report = reconcileTables(rules, request.scope);
     return {
       ...report,
       summarize: async () => {
-        const counts = await rows(warehouse, `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`);
-        const byKind = Object.fromEntries(FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]));
-        const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(({ kind }) => `${kind}: ${byKind[kind]}`);
-        return { figures: { partnerLines: lines, findings: byKind }, lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)] };
+        const counts = await rows(
+          warehouse,
+          `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`,
+        );
+        const byKind = Object.fromEntries(
+          FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]),
+        );
+        const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(
+          ({ kind }) => `${kind}: ${byKind[kind]}`,
+        );
+        return {
+          figures: { partnerLines: lines, findings: byKind },
+          lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)],
+        };
       },
     };
   });

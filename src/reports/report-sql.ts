@@ -24,7 +24,10 @@ export interface ReportScope {
 }
 
 /** SQL conditions (joined with AND, `true` when none) keeping the rows of a scope. */
-export function scopeCondition(scope: ReportScope, columns: { readonly time: string; readonly account: string }): string {
+export function scopeCondition(
+  scope: ReportScope,
+  columns: { readonly time: string; readonly account: string },
+): string {
   const conditions: string[] = [];
   if (scope.fromDay !== undefined) conditions.push(`${carrierDate(columns.time)} >= DATE ${sqlText(scope.fromDay)}`);
   if (scope.toDay !== undefined) conditions.push(`${carrierDate(columns.time)} <= DATE ${sqlText(scope.toDay)}`);
@@ -33,7 +36,11 @@ export function scopeCondition(scope: ReportScope, columns: { readonly time: str
 }
 
 /** A relation that is a scope's rows of another: `(SELECT * FROM relation WHERE ...)`. */
-export function scoped(relation: string, scope: ReportScope, columns: { readonly time: string; readonly account: string }): string {
+export function scoped(
+  relation: string,
+  scope: ReportScope,
+  columns: { readonly time: string; readonly account: string },
+): string {
   const condition = scopeCondition(scope, columns);
   return condition === 'true' ? relation : `(SELECT * FROM ${relation} WHERE ${condition})`;
 }

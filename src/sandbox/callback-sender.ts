@@ -4,10 +4,10 @@ import { request } from 'undici';
 import {
   CALLBACK_PATH,
   CallbackAnswerSchema,
+  type CallbackMessageWire,
   formatCarrierDateTime,
   formatCarrierLocalDateTime,
   STATUS,
-  type CallbackMessageWire,
 } from '../carrier/contract.js';
 import type { SandboxClock } from './sandbox-clock.js';
 import type { OrderPlan } from './world/order-plan.js';
@@ -174,13 +174,22 @@ export class CallbackSender {
             throw new Error(`partner answered HTTP ${answer.statusCode}: ${text.slice(0, 200)}`);
           }
         },
-        { retries: maxAttempts - 1, minTimeout: retryBaseMs, factor: 2, randomize: true, signal: this.controller.signal },
+        {
+          retries: maxAttempts - 1,
+          minTimeout: retryBaseMs,
+          factor: 2,
+          randomize: true,
+          signal: this.controller.signal,
+        },
       );
       if (record.outcome !== 'delivered') record.outcome = 'delivered';
     } catch (error) {
       record.lastError = error instanceof Error ? error.message : String(error);
       if (record.outcome !== 'delivered') record.outcome = 'failed';
-      this.logger.warn({ transactionId: record.transactionId, attempts: record.attempts, error: record.lastError }, 'callback not delivered');
+      this.logger.warn(
+        { transactionId: record.transactionId, attempts: record.attempts, error: record.lastError },
+        'callback not delivered',
+      );
     }
   }
 

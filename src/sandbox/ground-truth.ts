@@ -83,7 +83,8 @@ export class GroundTruth {
 
 function anomalyVisibleFrom(plan: OrderPlan): number {
   const at = (status: string) => plan.events.find((e) => e.status === status)?.at;
-  if (plan.anomaly === 'total_changed_after_delivery') return (at(STATUS.DELIVERED) ?? plan.createdAt) + REBILL_AFTER_DELIVERY_MS;
+  if (plan.anomaly === 'total_changed_after_delivery')
+    return (at(STATUS.DELIVERED) ?? plan.createdAt) + REBILL_AFTER_DELIVERY_MS;
   if (plan.anomaly === 'charge_on_cancelled') return at(STATUS.CANCELLED) ?? plan.createdAt;
   return plan.createdAt;
 }

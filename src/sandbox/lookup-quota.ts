@@ -49,7 +49,8 @@ export class LookupQuota {
       usage = { lookups: 0, refused: 0, perKey: {} };
       this.days.set(day, usage);
     }
-    const key = (usage.perKey[alias] ??= { lookups: 0, refused: 0 });
+    usage.perKey[alias] ??= { lookups: 0, refused: 0 };
+    const key = usage.perKey[alias];
     let admission: Admission = 'admitted';
     if (key.lookups >= this.limits.perKeyDaily) admission = 'key_limit';
     else if (usage.lookups >= this.limits.globalDaily) admission = 'global_limit';

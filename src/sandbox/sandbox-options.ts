@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { DOCUMENTED_LIMITS, CARRIER_UTC_OFFSET_MINUTES, parseCarrierInstant, instantToEpochMs } from '../carrier/contract.js';
+import {
+  CARRIER_UTC_OFFSET_MINUTES,
+  DOCUMENTED_LIMITS,
+  instantToEpochMs,
+  parseCarrierInstant,
+} from '../carrier/contract.js';
 
 const share = z.number().min(0).max(1);
 const nonNegativeInt = z.number().int().min(0);
@@ -29,7 +34,10 @@ export const SandboxOptionsSchema = z.object({
   clockSpeed: z.number().positive().default(1),
   historyDays: z.number().min(0).default(10),
   futureDays: z.number().min(0).default(0),
-  codePrefix: z.string().regex(/^[A-Z]{1,6}$/, 'one to six capital letters').default('EX'),
+  codePrefix: z
+    .string()
+    .regex(/^[A-Z]{1,6}$/, 'one to six capital letters')
+    .default('EX'),
   lifecycle: z
     .object({
       cancelRate: share.default(0.04),

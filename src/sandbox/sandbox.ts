@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type SandboxOptionsInput, SandboxOptionsSchema } from './sandbox-options.js';
+import { type SandboxLogger, SandboxState } from './sandbox-state.js';
+import { type HangingRequests, handleCarrierRequest } from './server/carrier-routes.js';
 import { handleControl } from './server/control-routes.js';
-import { handleCarrierRequest, type HangingRequests } from './server/carrier-routes.js';
 import { sendJson } from './server/http-exchange.js';
-import { SandboxOptionsSchema, type SandboxOptionsInput } from './sandbox-options.js';
-import { SandboxState, type SandboxLogger } from './sandbox-state.js';
 
 export interface RunningSandbox {
   /** `http://127.0.0.1:PORT`: the tracking URL and the base URL of the customer operations. */
@@ -25,7 +25,10 @@ const REALTIME_CALLBACK_TICK_MS = 1_000;
  * Starts the carrier sandbox: the tracking lookup, price calculation and order images operations of
  * the carrier's interface over HTTP, its control API under `/_sandbox/`, and its callbacks.
  */
-export async function startSandbox(input: SandboxOptionsInput = {}, logger: SandboxLogger = silentLogger): Promise<RunningSandbox> {
+export async function startSandbox(
+  input: SandboxOptionsInput = {},
+  logger: SandboxLogger = silentLogger,
+): Promise<RunningSandbox> {
   const options = SandboxOptionsSchema.parse(input);
   const state = new SandboxState(options, logger);
   const hanging: HangingRequests = new Set();
@@ -54,7 +57,10 @@ export async function startSandbox(input: SandboxOptionsInput = {}, logger: Sand
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
 
-  const tick = options.clockMode === 'realtime' ? setInterval(() => state.callbacks.dispatchDue(), REALTIME_CALLBACK_TICK_MS) : undefined;
+  const tick =
+    options.clockMode === 'realtime'
+      ? setInterval(() => state.callbacks.dispatchDue(), REALTIME_CALLBACK_TICK_MS)
+      : undefined;
   tick?.unref();
 
   return {

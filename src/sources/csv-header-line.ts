@@ -24,7 +24,11 @@ const BLANK_BYTES = new Set([LF, CR, 0x20, 0x09]);
  * the over-long line guard must never replace. A byte order mark is dropped here: csv-parse would
  * switch to decoding UTF-8 on meeting one, and the source needs bytes.
  */
-export async function peekHeaderLine(chunks: AsyncIterator<Buffer>, maxLineBytes: number, inputName: string): Promise<HeaderLinePeek> {
+export async function peekHeaderLine(
+  chunks: AsyncIterator<Buffer>,
+  maxLineBytes: number,
+  inputName: string,
+): Promise<HeaderLinePeek> {
   const read: Buffer[] = [];
   for (;;) {
     const next = await chunks.next();
@@ -32,13 +36,16 @@ export async function peekHeaderLine(chunks: AsyncIterator<Buffer>, maxLineBytes
     // The mark is whole by the time the line is: its bytes are not line breaks.
     const bytes = withoutByteOrderMark(Buffer.concat(read));
     const line = scanFirstLine(bytes);
-    if (line.length > maxLineBytes) throw new SourceError(`${inputName}: the header line is over ${maxLineBytes} bytes`);
+    if (line.length > maxLineBytes)
+      throw new SourceError(`${inputName}: the header line is over ${maxLineBytes} bytes`);
     if (line.complete || next.done) return { delimiter: line.semicolons > line.commas ? ';' : ',', readAhead: bytes };
   }
 }
 
 function withoutByteOrderMark(bytes: Buffer): Buffer {
-  return bytes.subarray(0, BYTE_ORDER_MARK.length).equals(BYTE_ORDER_MARK) ? bytes.subarray(BYTE_ORDER_MARK.length) : bytes;
+  return bytes.subarray(0, BYTE_ORDER_MARK.length).equals(BYTE_ORDER_MARK)
+    ? bytes.subarray(BYTE_ORDER_MARK.length)
+    : bytes;
 }
 
 interface FirstLineScan {

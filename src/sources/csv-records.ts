@@ -17,7 +17,7 @@ interface CsvHeader {
 
 const LF = 0x0a;
 const CR = 0x0d;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[^\p{ASCII}]/u;
 
 /**
  * Turns csv-parse's records, in order, into source items: the first is the header, blank rows are
@@ -47,10 +47,12 @@ export class CsvRecordReader {
     }
     const overlong = this.guard.claim(content);
     if (overlong !== null) return this.rejected(line, `record over ${this.maxRecordBytes} bytes`, overlong);
-    if (content.length > this.maxRecordBytes) return this.rejected(line, `record over ${this.maxRecordBytes} bytes`, decodedText(content));
+    if (content.length > this.maxRecordBytes)
+      return this.rejected(line, `record over ${this.maxRecordBytes} bytes`, decodedText(content));
     if (isBlank(record)) return null;
     const ascii = !NON_ASCII.test(content);
-    if (!ascii && !isUtf8(Buffer.from(content, 'latin1'))) return this.rejected(line, 'not valid UTF-8', decodedText(content));
+    if (!ascii && !isUtf8(Buffer.from(content, 'latin1')))
+      return this.rejected(line, 'not valid UTF-8', decodedText(content));
     const fields = ascii ? record : record.map(fromLatin1);
     const { columns, fieldCount } = this.header;
     if (fields.length !== fieldCount) {
@@ -68,9 +70,12 @@ export class CsvRecordReader {
     const { line, content } = this.locate(raw);
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
       // csv-parse reads nothing after this error, so the source cannot go on.
-      throw new SourceError(`${this.origin(line)}: a record runs on far past ${this.maxRecordBytes} bytes (an unclosed quote?); the rest of the input cannot be read`);
+      throw new SourceError(
+        `${this.origin(line)}: a record runs on far past ${this.maxRecordBytes} bytes (an unclosed quote?); the rest of the input cannot be read`,
+      );
     }
-    const reason = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'unclosed quote: the record runs to the end of the input' : error.message;
+    const reason =
+      error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'unclosed quote: the record runs to the end of the input' : error.message;
     if (this.header === null) throw new SourceError(`${this.origin(line)}: cannot read the header line: ${reason}`);
     return this.rejected(line, reason, decodedText(content));
   }
@@ -83,11 +88,14 @@ export class CsvRecordReader {
   /** The header's columns, or null for a blank row before it. */
   private readHeader(record: string[], line: number, content: string): CsvHeader | null {
     if (isBlank(record)) return null;
-    if (content.length > this.maxRecordBytes) throw new SourceError(`${this.origin(line)}: the header is over ${this.maxRecordBytes} bytes`);
-    if (!isUtf8(Buffer.from(content, 'latin1'))) throw new SourceError(`${this.origin(line)}: the header line is not valid UTF-8`);
+    if (content.length > this.maxRecordBytes)
+      throw new SourceError(`${this.origin(line)}: the header is over ${this.maxRecordBytes} bytes`);
+    if (!isUtf8(Buffer.from(content, 'latin1')))
+      throw new SourceError(`${this.origin(line)}: the header line is not valid UTF-8`);
     const names = record.map(fromLatin1);
     const columns = findSourceColumns(names);
-    if (columns === null) throw new SourceError(`${this.inputName}: no order_code column; the columns are ${listColumnNames(names)}`);
+    if (columns === null)
+      throw new SourceError(`${this.inputName}: no order_code column; the columns are ${listColumnNames(names)}`);
     return { columns, fieldCount: names.length };
   }
 

@@ -1,11 +1,13 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
-import { peekHeaderLine, replayed, type CsvDelimiter } from './csv-header-line.js';
+import { type CsvError, parse } from 'csv-parse';
+import { type CsvDelimiter, peekHeaderLine, replayed } from './csv-header-line.js';
 import { SourceError, type SourceRejection } from './order-code-source.js';
-import { rejectionText, type QueryRow } from './source-rows.js';
+import { type QueryRow, rejectionText } from './source-rows.js';
 
-export type CsvRowItem = { readonly kind: 'row'; readonly row: QueryRow } | { readonly kind: 'rejected'; readonly rejection: SourceRejection };
+export type CsvRowItem =
+  | { readonly kind: 'row'; readonly row: QueryRow }
+  | { readonly kind: 'rejected'; readonly rejection: SourceRejection };
 
 const MAX_RECORD_BYTES = 65_536;
 
@@ -19,7 +21,9 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
   try {
     stream = (await open(path, 'r')).createReadStream();
   } catch (error) {
-    throw new SourceError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as Error).message.split('\n')[0] ?? '')}`);
+    throw new SourceError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((error as Error).message.split('\n')[0] ?? '')}`,
+    );
   }
   const chunks = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   try {
@@ -48,7 +52,14 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
       const origin = `${path}:${info.lines}`;
       if (record.every((field) => field.trim() === '')) continue;
       if (record.length !== columnNames.length) {
-        yield { kind: 'rejected', rejection: { origin, reason: `the row has ${record.length} fields, the header ${columnNames.length}`, text: rejectionText(record.join(',')) } };
+        yield {
+          kind: 'rejected',
+          rejection: {
+            origin,
+            reason: `the row has ${record.length} fields, the header ${columnNames.length}`,
+            text: rejectionText(record.join(',')),
+          },
+        };
         continue;
       }
       yield { kind: 'row', row: { columnNames, values: record, origin } };

@@ -1,9 +1,9 @@
 import { open } from 'node:fs/promises';
-import { Readable, pipeline } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
-import { peekHeaderLine, replayed, type CsvDelimiter } from './csv-header-line.js';
+import { pipeline, Readable } from 'node:stream';
+import { type CsvError, parse } from 'csv-parse';
+import { type CsvDelimiter, peekHeaderLine, replayed } from './csv-header-line.js';
 import { CsvRecordReader, type RawCsvRecord } from './csv-records.js';
-import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { OverlongLineGuard } from './overlong-line-guard.js';
 
 export interface CsvSourceOptions {

@@ -1,7 +1,13 @@
-import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult } from '@duckdb/node-api';
-import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
-import { findSourceColumns, listColumnNames, itemFromValues, type QueryRow, type SourceColumns } from './source-rows.js';
+import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
+import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
+import {
+  findSourceColumns,
+  itemFromValues,
+  listColumnNames,
+  type QueryRow,
+  type SourceColumns,
+} from './source-rows.js';
 
 /**
  * Order codes from a query over a DuckDB file, opened read-only (a missing file is an error, never
@@ -23,7 +29,8 @@ async function* readDuckdb(file: string, query: string): AsyncGenerator<SourceIt
 
 function columnsOf(names: readonly string[]): SourceColumns {
   const columns = findSourceColumns(names);
-  if (columns === null) throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
+  if (columns === null)
+    throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
   return columns;
 }
 
@@ -32,8 +39,14 @@ function columnsOf(names: readonly string[]): SourceColumns {
  * created), read chunk by chunk. `checkColumns` sees the column names before any row (and may throw).
  * Failures are SourceErrors.
  */
-export async function* duckdbQueryRows(file: string, query: string, checkColumns?: (names: readonly string[]) => void): AsyncGenerator<QueryRow> {
-  const instance = await failingAs(`cannot open DuckDB file ${file}`, () => DuckDBInstance.create(file, { access_mode: 'READ_ONLY' }));
+export async function* duckdbQueryRows(
+  file: string,
+  query: string,
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<QueryRow> {
+  const instance = await failingAs(`cannot open DuckDB file ${file}`, () =>
+    DuckDBInstance.create(file, { access_mode: 'READ_ONLY' }),
+  );
   let connection: DuckDBConnection | undefined;
   let unfinished: DuckDBResult | undefined;
   try {

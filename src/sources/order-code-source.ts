@@ -17,7 +17,9 @@ export interface SourceRejection {
   readonly text: string | null;
 }
 
-export type SourceItem = { readonly kind: 'code'; readonly code: SourcedCode } | { readonly kind: 'rejected'; readonly rejection: SourceRejection };
+export type SourceItem =
+  | { readonly kind: 'code'; readonly code: SourcedCode }
+  | { readonly kind: 'rejected'; readonly rejection: SourceRejection };
 
 /** Where a run's order codes come from: read once, streaming, in source order. */
 export interface OrderCodeSource {

@@ -1,7 +1,13 @@
 import type Cursor from 'pg-cursor';
-import { SourceError, type OrderCodeSource, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import { findSourceColumns, itemFromValues, listColumnNames, type QueryRow, type SourceColumns } from './source-rows.js';
+import {
+  findSourceColumns,
+  itemFromValues,
+  listColumnNames,
+  type QueryRow,
+  type SourceColumns,
+} from './source-rows.js';
 
 export interface PostgresSourceOptions {
   /** Rows fetched from the server-side cursor at a time (default 5000). */
@@ -33,9 +39,20 @@ export function postgresSource(url: string, query: string, options: PostgresSour
   };
 }
 
-async function* readPostgres(url: string, server: PostgresServer | null, query: string, batchSize: number): AsyncGenerator<SourceItem> {
+async function* readPostgres(
+  url: string,
+  server: PostgresServer | null,
+  query: string,
+  batchSize: number,
+): AsyncGenerator<SourceItem> {
   let columns: SourceColumns = { orderCode: 0, account: null };
-  for await (const { values, origin } of postgresQueryRows(url, server, query, batchSize, (names) => (columns = columnsOf(names)))) {
+  for await (const { values, origin } of postgresQueryRows(
+    url,
+    server,
+    query,
+    batchSize,
+    (names) => (columns = columnsOf(names)),
+  )) {
     yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
   }
 }
@@ -45,7 +62,11 @@ async function* readPostgres(url: string, server: PostgresServer | null, query: 
  * through a server-side cursor in batches. `checkColumns` sees the column names before any row.
  * Failures are SourceErrors that never show the password.
  */
-export function postgresRows(url: string, query: string, checkColumns?: (names: readonly string[]) => void): AsyncGenerator<QueryRow> {
+export function postgresRows(
+  url: string,
+  query: string,
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<QueryRow> {
   return postgresQueryRows(url, serverOf(url), query, DEFAULT_BATCH_SIZE, checkColumns);
 }
 
@@ -61,7 +82,8 @@ async function* postgresQueryRows(
   batchSize: number,
   checkColumns?: (names: readonly string[]) => void,
 ): AsyncGenerator<QueryRow> {
-  if (server === null) throw new SourceError('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
+  if (server === null)
+    throw new SourceError('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
   // Loaded only when a source is PostgreSQL: every other run starts without it (about 11 MB).
   const [{ default: pg }, { default: PgCursor }] = await Promise.all([import('pg'), import('pg-cursor')]);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -72,7 +94,9 @@ async function* postgresQueryRows(
     try {
       await client.connect();
     } catch (error) {
-      throw new SourceError(`cannot connect to PostgreSQL at ${server.name}: ${oneLineMessage(error, server.password)}`);
+      throw new SourceError(
+        `cannot connect to PostgreSQL at ${server.name}: ${oneLineMessage(error, server.password)}`,
+      );
     }
     const cursor = client.query(new PgCursor<unknown[]>(query, [], { rowMode: 'array', types: VALUES_AS_TEXT }));
     let checked = false;
@@ -94,7 +118,11 @@ async function* postgresQueryRows(
   }
 }
 
-async function readBatch(cursor: Cursor<unknown[]>, batchSize: number, password: string): Promise<{ rows: unknown[][]; columnNames: string[] }> {
+async function readBatch(
+  cursor: Cursor<unknown[]>,
+  batchSize: number,
+  password: string,
+): Promise<{ rows: unknown[][]; columnNames: string[] }> {
   return new Promise((resolve, reject) => {
     cursor.read(batchSize, (error, rows, result) => {
       if (error) reject(new SourceError(`PostgreSQL query failed: ${oneLineMessage(error, password)}`));
@@ -105,7 +133,8 @@ async function readBatch(cursor: Cursor<unknown[]>, batchSize: number, password:
 
 function columnsOf(names: readonly string[]): SourceColumns {
   const columns = findSourceColumns(names);
-  if (columns === null) throw new SourceError(`the PostgreSQL query has no order_code column; its columns are ${listColumnNames(names)}`);
+  if (columns === null)
+    throw new SourceError(`the PostgreSQL query has no order_code column; its columns are ${listColumnNames(names)}`);
   return columns;
 }
 

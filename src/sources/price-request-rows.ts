@@ -20,7 +20,10 @@ export type PriceRowField = PriceRequestField | 'order_code' | 'account';
 
 /** A column name as compared: lower case, without `_`, `-` or blanks (`ToProvinceName`, `to_province_name`). */
 function columnKey(name: string): string {
-  return name.trim().toLowerCase().replace(/[\s_-]/g, '');
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]/g, '');
 }
 
 const FIELD_BY_KEY = new Map<string, PriceRowField>([
@@ -36,14 +39,19 @@ export type PriceColumns = Partial<Record<PriceRowField, number>>;
  * Finds the quote fields among column names, in any case, PascalCase or snake_case. Throws a
  * SourceError naming the required fields that are missing; `optional` fields may be absent.
  */
-export function findPriceColumns(names: readonly string[], required: readonly PriceRowField[], sourceName: string): PriceColumns {
+export function findPriceColumns(
+  names: readonly string[],
+  required: readonly PriceRowField[],
+  sourceName: string,
+): PriceColumns {
   const columns: PriceColumns = {};
   names.forEach((name, index) => {
     const field = FIELD_BY_KEY.get(columnKey(name));
     if (field !== undefined && columns[field] === undefined) columns[field] = index;
   });
   const missing = required.filter((field) => columns[field] === undefined);
-  if (missing.length > 0) throw new SourceError(`${sourceName}: no ${missing.join(', ')} column; the columns are ${listColumnNames(names)}`);
+  if (missing.length > 0)
+    throw new SourceError(`${sourceName}: no ${missing.join(', ')} column; the columns are ${listColumnNames(names)}`);
   return columns;
 }
 
@@ -55,7 +63,10 @@ export function fieldsOf(columns: PriceColumns, values: readonly unknown[]): Par
 }
 
 const text = (field: string) =>
-  z.preprocess((value) => (value === null || value === undefined ? '' : String(value).trim()), z.string().min(1, `${field} is empty`));
+  z.preprocess(
+    (value) => (value === null || value === undefined ? '' : String(value).trim()),
+    z.string().min(1, `${field} is empty`),
+  );
 
 /** A number from a JSON number, a database numeric (bigint, DECIMAL value) or its text; blank is missing. */
 const measure = (field: string, positive: boolean) =>
@@ -69,7 +80,10 @@ const measure = (field: string, positive: boolean) =>
     z
       .number({ error: (issue) => (issue.input === undefined ? `${field} is empty` : `${field} is not a number`) })
       .refine(Number.isFinite, `${field} is not a number`)
-      .refine((n) => (positive ? n > 0 : n >= 0), positive ? `${field} must be greater than 0` : `${field} must not be negative`),
+      .refine(
+        (n) => (positive ? n > 0 : n >= 0),
+        positive ? `${field} must be greater than 0` : `${field} must not be negative`,
+      ),
   );
 
 const PriceRowSchema = z.object({
@@ -85,7 +99,12 @@ const PriceRowSchema = z.object({
 });
 
 export type PriceRowCheck =
-  | { readonly ok: true; readonly request: PriceRequest; readonly orderCode: string | null; readonly account: string | null }
+  | {
+      readonly ok: true;
+      readonly request: PriceRequest;
+      readonly orderCode: string | null;
+      readonly account: string | null;
+    }
   | { readonly ok: false; readonly reason: string };
 
 function optionalText(value: unknown): string | null {
@@ -98,9 +117,20 @@ function optionalText(value: unknown): string | null {
  * (`Length is not a number; ClientHubID is empty`), and is never sent. `defaultClientHubId` fills a
  * missing ClientHubID.
  */
-export function checkPriceRow(fields: Partial<Record<PriceRowField, unknown>>, defaultClientHubId?: string): PriceRowCheck {
-  const withHub = optionalText(fields.ClientHubID) === null && defaultClientHubId !== undefined ? { ...fields, ClientHubID: defaultClientHubId } : fields;
+export function checkPriceRow(
+  fields: Partial<Record<PriceRowField, unknown>>,
+  defaultClientHubId?: string,
+): PriceRowCheck {
+  const withHub =
+    optionalText(fields.ClientHubID) === null && defaultClientHubId !== undefined
+      ? { ...fields, ClientHubID: defaultClientHubId }
+      : fields;
   const checked = PriceRowSchema.safeParse(withHub);
   if (!checked.success) return { ok: false, reason: checked.error.issues.map((issue) => issue.message).join('; ') };
-  return { ok: true, request: checked.data, orderCode: optionalText(fields.order_code), account: optionalText(fields.account) };
+  return {
+    ok: true,
+    request: checked.data,
+    orderCode: optionalText(fields.order_code),
+    account: optionalText(fields.account),
+  };
 }

@@ -33,7 +33,10 @@ export function findSourceColumns(names: readonly string[]): SourceColumns | nul
 /** The column names for a message: quoted, comma separated, the first 20 of them. */
 export function listColumnNames(names: readonly string[]): string {
   if (names.length === 0) return 'none';
-  const listed = names.slice(0, LISTED_NAMES).map((name) => JSON.stringify(name)).join(', ');
+  const listed = names
+    .slice(0, LISTED_NAMES)
+    .map((name) => JSON.stringify(name))
+    .join(', ');
   return names.length > LISTED_NAMES ? `${listed} and ${names.length - LISTED_NAMES} more` : listed;
 }
 

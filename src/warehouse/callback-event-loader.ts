@@ -51,7 +51,11 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
  * to the second, so the same attempt seen by tracking makes one row), and the segment's new offset.
  * Returns how many events were new.
  */
-export async function loadCallbackJournalSlice(warehouse: Warehouse, slice: CallbackJournalSlice, spoolDir: string): Promise<number> {
+export async function loadCallbackJournalSlice(
+  warehouse: Warehouse,
+  slice: CallbackJournalSlice,
+  spoolDir: string,
+): Promise<number> {
   return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {
     const file = slice.lines.length === 0 ? undefined : await spool.write(slice.lines);
     return warehouse.loadTransaction(async (sql) => {

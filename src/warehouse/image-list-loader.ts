@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { spoolFileRows, withNdjsonSpool, type JsonFields, type SpoolFile } from './ndjson-spool.js';
-import { loadResults, resultSpoolLine, type LookupResultRow } from './snapshot-loader.js';
+import { type JsonFields, type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
 /** One image of a fetched list, and what became of its download when one was asked for. */
@@ -34,7 +34,12 @@ function listSpoolLine(list: ImageListRow): string {
     accountAlias: list.accountAlias,
     runId: list.runId,
     fetchedAt: list.fetchedAt,
-    images: list.images.map((image) => ({ no: image.no, imageUrl: image.imageUrl, downloadedPath: image.downloadedPath, downloadError: image.downloadError })),
+    images: list.images.map((image) => ({
+      no: image.no,
+      imageUrl: image.imageUrl,
+      downloadedPath: image.downloadedPath,
+      downloadError: image.downloadError,
+    })),
   });
 }
 
@@ -58,15 +63,22 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
   await withNdjsonSpool(spoolDir, 'image-lists', async (spool) => {
     const listsFile = lists.length === 0 ? undefined : await spool.write(lists.map(listSpoolLine));
     const resultsFile = batch.results.length === 0 ? undefined : await spool.write(batch.results.map(resultSpoolLine));
-    await warehouse.loadTransaction(async (sql) => {
-      if (listsFile !== undefined) await replaceLists(sql, listsFile);
-      if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-    }, `a batch of ${batch.results.length} image lookups`, 'lower --batch-size');
+    await warehouse.loadTransaction(
+      async (sql) => {
+        if (listsFile !== undefined) await replaceLists(sql, listsFile);
+        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+      },
+      `a batch of ${batch.results.length} image lookups`,
+      'lower --batch-size',
+    );
   });
 }
 
 async function replaceLists(sql: SqlRunner, file: SpoolFile): Promise<void> {
-  await sql.run(`CREATE OR REPLACE TEMP TABLE staged_image_lists AS SELECT * FROM ${spoolFileRows('$file', file, LIST_FIELDS)}`, { file: file.path });
+  await sql.run(
+    `CREATE OR REPLACE TEMP TABLE staged_image_lists AS SELECT * FROM ${spoolFileRows('$file', file, LIST_FIELDS)}`,
+    { file: file.path },
+  );
   await sql.run('DELETE FROM order_images WHERE order_code IN (SELECT orderCode FROM staged_image_lists)');
   await sql.run(
     `INSERT OR REPLACE INTO order_image_lists BY NAME

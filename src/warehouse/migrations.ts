@@ -1,11 +1,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Migration } from './schema/migration.js';
 import { MIGRATIONS } from './schema/schema-versions.js';
-import { WarehouseError, firstLineOf } from './warehouse-errors.js';
+import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 
 export type { Migration };
 export { MIGRATIONS };
-
 
 const CREATE_MIGRATIONS_TABLE = `
   CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -26,7 +25,9 @@ export async function applyMigrations(connection: DuckDBConnection, label: strin
   const latestKnown = Math.max(0, ...MIGRATIONS.map((m) => m.version));
   const newest = Math.max(0, ...appliedVersions);
   if (newest > latestKnown) {
-    throw new WarehouseError(`warehouse ${label} has schema version ${newest}, newer than this parcel-recon knows (${latestKnown}); upgrade parcel-recon`);
+    throw new WarehouseError(
+      `warehouse ${label} has schema version ${newest}, newer than this parcel-recon knows (${latestKnown}); upgrade parcel-recon`,
+    );
   }
   const applied: number[] = [];
   for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
@@ -41,7 +42,10 @@ export async function applyMigrations(connection: DuckDBConnection, label: strin
       await connection.run('COMMIT');
     } catch (error) {
       await connection.run('ROLLBACK').catch(() => undefined);
-      throw new WarehouseError(`warehouse ${label}: migration ${migration.version} (${migration.name}) failed: ${firstLineOf(error)}`, { cause: error });
+      throw new WarehouseError(
+        `warehouse ${label}: migration ${migration.version} (${migration.name}) failed: ${firstLineOf(error)}`,
+        { cause: error },
+      );
     }
     applied.push(migration.version);
   }

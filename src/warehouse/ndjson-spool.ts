@@ -24,7 +24,11 @@ export interface NdjsonSpool {
  * Runs `work` with a spool in `spoolDir`, then deletes the files it wrote, whatever happened. Bulk
  * rows enter the warehouse this way: one file, one statement (spoolFileRows).
  */
-export async function withNdjsonSpool<T>(spoolDir: string, label: string, work: (spool: NdjsonSpool) => Promise<T>): Promise<T> {
+export async function withNdjsonSpool<T>(
+  spoolDir: string,
+  label: string,
+  work: (spool: NdjsonSpool) => Promise<T>,
+): Promise<T> {
   await mkdir(spoolDir, { recursive: true });
   const written: string[] = [];
   const spool: NdjsonSpool = {

@@ -29,7 +29,9 @@ const TRACKED_COLUMNS: readonly { readonly column: string; readonly money?: true
 ];
 
 function asText(relation: string, column: string, money: boolean): string {
-  return money ? `CAST(CAST(${relation}.${column} AS DECIMAL(20,4)) AS VARCHAR)` : `CAST(${relation}.${column} AS VARCHAR)`;
+  return money
+    ? `CAST(CAST(${relation}.${column} AS DECIMAL(20,4)) AS VARCHAR)`
+    : `CAST(${relation}.${column} AS VARCHAR)`;
 }
 
 /**
@@ -40,7 +42,8 @@ function asText(relation: string, column: string, money: boolean): string {
  */
 export async function recordOrderChanges(sql: SqlRunner, staged: string): Promise<void> {
   const fields = TRACKED_COLUMNS.map(
-    ({ column, money }) => `{field: '${column}', old_value: ${asText('stored', column, money ?? false)}, new_value: ${asText('s', column, money ?? false)}}`,
+    ({ column, money }) =>
+      `{field: '${column}', old_value: ${asText('stored', column, money ?? false)}, new_value: ${asText('s', column, money ?? false)}}`,
   );
   await sql.run(
     `INSERT INTO order_changes

@@ -1,6 +1,6 @@
 import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
-import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { moneyDecimal } from './carrier-value-sql.js';
+import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import type { Warehouse } from './warehouse.js';
 
 /** error_code of a quote the carrier refused (IsError true, or Errors not empty). */
@@ -115,14 +115,19 @@ const QUOTE_LINE_FIELDS = {
  * failed quote is a row with ok = false, its error code and message, and no lines. Money enters as
  * exact decimal text and is stored as DECIMAL(20,4). Loading the same quotes again replaces them.
  */
-export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly PriceQuoteRow[], spoolDir: string): Promise<void> {
+export async function loadPriceQuotes(
+  warehouse: Warehouse,
+  rows: readonly PriceQuoteRow[],
+  spoolDir: string,
+): Promise<void> {
   if (rows.length === 0) return;
   await withNdjsonSpool(spoolDir, 'price-quotes', async (spool) => {
     const quotesFile = await spool.write(rows.map(quoteSpoolLine));
     const linesFile = await spool.write(lineSpoolLines(rows));
-    await warehouse.loadTransaction(async (sql) => {
-      await sql.run(
-        `INSERT OR REPLACE INTO price_quotes BY NAME
+    await warehouse.loadTransaction(
+      async (sql) => {
+        await sql.run(
+          `INSERT OR REPLACE INTO price_quotes BY NAME
          SELECT quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
                 toProvinceName AS to_province_name, toDistrictName AS to_district_name, toWardName AS to_ward_name,
                 length, width, height, realWeight AS real_weight, clientHubId AS client_hub_id, serviceTypeId AS service_type_id,
@@ -131,19 +136,25 @@ export async function loadPriceQuotes(warehouse: Warehouse, rows: readonly Price
                 ${moneyDecimal('couponMoneyRemainder')} AS coupon_money_remainder, ${moneyDecimal('depositChangeAmount')} AS deposit_change_amount,
                 calWeight AS cal_weight, weight, priceMatrixId AS price_matrix_id, quotedAt AS quoted_at
          FROM ${spoolFileRows('$file', quotesFile, QUOTE_FIELDS)}`,
-        { file: quotesFile.path },
-      );
-      await sql.run(`DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`, {
-        file: quotesFile.path,
-      });
-      await sql.run(
-        `INSERT INTO price_quote_lines BY NAME
+          { file: quotesFile.path },
+        );
+        await sql.run(
+          `DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
+          {
+            file: quotesFile.path,
+          },
+        );
+        await sql.run(
+          `INSERT INTO price_quote_lines BY NAME
          SELECT quoteId AS quote_id, lineNo AS line_no, extraServiceId AS extra_service_id, serviceId AS service_id,
                 serviceName AS service_name, type, ${moneyDecimal('cost')} AS cost, ${moneyDecimal('informFee')} AS inform_fee,
                 isDefaultService AS is_default_service
          FROM ${spoolFileRows('$file', linesFile, QUOTE_LINE_FIELDS)}`,
-        { file: linesFile.path },
-      );
-    }, `a batch of ${rows.length} price quotes`, 'lower --batch-size');
+          { file: linesFile.path },
+        );
+      },
+      `a batch of ${rows.length} price quotes`,
+      'lower --batch-size',
+    );
   });
 }

@@ -12,7 +12,9 @@ export interface QuotaCounts {
 
 /** Lookups spent on a carrier day (YYYY-MM-DD): alias → lookups, with ALL_KEYS_ALIAS for the total. */
 export async function readQuotaUsage(warehouse: WarehouseSession, day: string): Promise<Map<string, number>> {
-  const reader = await warehouse.readAll('SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE', { day });
+  const reader = await warehouse.readAll('SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE', {
+    day,
+  });
   return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
 }
 
@@ -20,10 +22,20 @@ export async function readQuotaUsage(warehouse: WarehouseSession, day: string): 
  * Adds `lookups` to the key's count and to the day's total, together: one statement, so one commit
  * (a reservation is on the path of every lookup it covers).
  */
-export async function addQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, lookups: number): Promise<QuotaCounts> {
+export async function addQuotaUsage(
+  warehouse: WarehouseSession,
+  day: string,
+  alias: string,
+  lookups: number,
+): Promise<QuotaCounts> {
   checkLookups('lookups', lookups);
   checkKeyAlias(alias);
-  const after = await warehouse.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(lookups) });
+  const after = await warehouse.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
+    day,
+    alias,
+    total: ALL_KEYS_ALIAS,
+    delta: BigInt(lookups),
+  });
   return countsOf(after.getRowObjectsJS(), alias);
 }
 
@@ -33,24 +45,47 @@ const ADD_TO_KEY_AND_TOTAL = `INSERT INTO quota_usage
   ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
 
 /** Raises the key's count to at least `atLeast` (what the carrier says was spent), the total by as much. */
-export async function raiseQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, atLeast: number): Promise<QuotaCounts> {
+export async function raiseQuotaUsage(
+  warehouse: WarehouseSession,
+  day: string,
+  alias: string,
+  atLeast: number,
+): Promise<QuotaCounts> {
   checkLookups('atLeast', atLeast);
   return changeKeyUsage(warehouse, day, alias, (current) => Math.max(0, atLeast - current));
 }
 
 /** Sets the key's count to exactly `lookups` (e.g. giving back an over-reservation), the total by the difference. */
-export async function setQuotaUsage(warehouse: WarehouseSession, day: string, alias: string, lookups: number): Promise<QuotaCounts> {
+export async function setQuotaUsage(
+  warehouse: WarehouseSession,
+  day: string,
+  alias: string,
+  lookups: number,
+): Promise<QuotaCounts> {
   checkLookups('lookups', lookups);
   return changeKeyUsage(warehouse, day, alias, (current) => lookups - current);
 }
 
 /** In one transaction: reads the key's count, adds `deltaOf(count)` to the key row and the total row (creating them), reads both back. */
-async function changeKeyUsage(warehouse: WarehouseSession, day: string, alias: string, deltaOf: (current: number) => number): Promise<QuotaCounts> {
+async function changeKeyUsage(
+  warehouse: WarehouseSession,
+  day: string,
+  alias: string,
+  deltaOf: (current: number) => number,
+): Promise<QuotaCounts> {
   checkKeyAlias(alias);
   return warehouse.transaction(async (sql) => {
-    const before = await sql.readAll('SELECT lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias = $alias', { day, alias });
+    const before = await sql.readAll(
+      'SELECT lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias = $alias',
+      { day, alias },
+    );
     const delta = deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups));
-    const after = await sql.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, { day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) });
+    const after = await sql.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
+      day,
+      alias,
+      total: ALL_KEYS_ALIAS,
+      delta: BigInt(delta),
+    });
     return countsOf(after.getRowObjectsJS(), alias);
   });
 }
@@ -61,14 +96,19 @@ function countsOf(rows: Record<string, unknown>[], alias: string): QuotaCounts {
 }
 
 function checkKeyAlias(alias: string): void {
-  if (alias === ALL_KEYS_ALIAS) throw new RangeError(`quota usage: '${ALL_KEYS_ALIAS}' is the total of the keys, not a key alias`);
+  if (alias === ALL_KEYS_ALIAS)
+    throw new RangeError(`quota usage: '${ALL_KEYS_ALIAS}' is the total of the keys, not a key alias`);
 }
 
 /**
  * Raises each row of the day (a key alias, or ALL_KEYS_ALIAS) to at least the given count, each on its
  * own: counts seen in a ledger other processes share, where the total is more than this warehouse's keys.
  */
-export async function raiseQuotaUsageRows(warehouse: WarehouseSession, day: string, counts: ReadonlyMap<string, number>): Promise<void> {
+export async function raiseQuotaUsageRows(
+  warehouse: WarehouseSession,
+  day: string,
+  counts: ReadonlyMap<string, number>,
+): Promise<void> {
   for (const [alias, lookups] of counts) {
     checkLookups('lookups', lookups);
     await warehouse.run(
@@ -80,5 +120,6 @@ export async function raiseQuotaUsageRows(warehouse: WarehouseSession, day: stri
 }
 
 function checkLookups(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`quota usage: ${name} must be a whole number of lookups >= 0, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`quota usage: ${name} must be a whole number of lookups >= 0, got ${value}`);
 }

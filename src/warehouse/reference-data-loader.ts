@@ -34,7 +34,9 @@ export async function loadReferenceData(connection: DuckDBConnection): Promise<v
   try {
     for (const { table, columns, rows } of REFERENCE_TABLES) {
       await connection.run(`DELETE FROM ${table}`);
-      const tuples = rows.map((_, row) => `(${columns.map((__, column) => `$${row * columns.length + column + 1}`).join(', ')})`);
+      const tuples = rows.map(
+        (_, row) => `(${columns.map((__, column) => `$${row * columns.length + column + 1}`).join(', ')})`,
+      );
       await connection.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, rows.flat());
     }
     await connection.run('COMMIT');

@@ -43,13 +43,25 @@ export interface RunInputCounts {
 const DEFAULT_WORK_CHUNK = 1000;
 
 /** The fields of a run input's spool line. */
-const INPUT_ROW_FIELDS = { seq: 'BIGINT', orderCode: 'VARCHAR', accountAlias: 'VARCHAR', origin: 'VARCHAR', rejectCode: 'VARCHAR', rejectReason: 'VARCHAR' } as const;
+const INPUT_ROW_FIELDS = {
+  seq: 'BIGINT',
+  orderCode: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  origin: 'VARCHAR',
+  rejectCode: 'VARCHAR',
+  rejectReason: 'VARCHAR',
+} as const;
 
 /**
  * Appends rows a run read, in one statement over an NDJSON spool file. A row whose seq the run
  * already has is left as it is, so re-reading a source on resume adds nothing twice.
  */
-export async function appendRunInputs(warehouse: Warehouse, runId: string, rows: readonly RunInputRow[], spoolDir: string): Promise<void> {
+export async function appendRunInputs(
+  warehouse: Warehouse,
+  runId: string,
+  rows: readonly RunInputRow[],
+  spoolDir: string,
+): Promise<void> {
   if (rows.length === 0) return;
   const lines = rows.map((row) =>
     JSON.stringify({
@@ -155,7 +167,10 @@ export async function* streamRunWork(
 
 /** How many codes streamRunWork would yield now: the total for a progress display. */
 export async function countRunWork(warehouse: Warehouse, runId: string, options: RunWorkOptions): Promise<number> {
-  const reader = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, { runId, refreshTerminal: options.refreshTerminal });
+  const reader = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, {
+    runId,
+    refreshTerminal: options.refreshTerminal,
+  });
   return countOf(reader.getRowObjectsJS()[0]?.work);
 }
 
@@ -176,7 +191,11 @@ export async function runInputCounts(warehouse: Warehouse, runId: string): Promi
  * Records the run's rejected codes in `lookup_results` (outcome `rejected`, the reject code as the
  * error code, no attempt), once per code, unless the same code also came in a valid row.
  */
-export async function recordRejectedInputs(warehouse: Warehouse, runId: string, finishedAt: CarrierInstant): Promise<number> {
+export async function recordRejectedInputs(
+  warehouse: Warehouse,
+  runId: string,
+  finishedAt: CarrierInstant,
+): Promise<number> {
   return warehouse.run(
     `INSERT OR IGNORE INTO lookup_results
      SELECT run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
@@ -194,12 +213,17 @@ export async function countRunWorkByAccount(
   runId: string,
   options: RunWorkOptions,
 ): Promise<{ byAccount: { accountAlias: string | null; work: number }[]; terminalSkipped: number }> {
-  const byAccount = await warehouse.readAll(`SELECT account_alias, count(*) AS work FROM (${RUN_WORK}) GROUP BY ALL ORDER BY ALL`, {
-    runId,
-    refreshTerminal: options.refreshTerminal,
-  });
+  const byAccount = await warehouse.readAll(
+    `SELECT account_alias, count(*) AS work FROM (${RUN_WORK}) GROUP BY ALL ORDER BY ALL`,
+    {
+      runId,
+      refreshTerminal: options.refreshTerminal,
+    },
+  );
   const all = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, { runId, refreshTerminal: true });
-  const work = byAccount.getRowObjectsJS().map((row) => ({ accountAlias: row.account_alias as string | null, work: countOf(row.work) }));
+  const work = byAccount
+    .getRowObjectsJS()
+    .map((row) => ({ accountAlias: row.account_alias as string | null, work: countOf(row.work) }));
   const total = work.reduce((n, row) => n + row.work, 0);
   return { byAccount: work, terminalSkipped: countOf(all.getRowObjectsJS()[0]?.work) - total };
 }

@@ -141,7 +141,10 @@ export async function readRun(warehouse: Warehouse, runId: string): Promise<RunR
  * any: the one a rerun resumes. Only one process writes the warehouse, so such a row belongs to a
  * process that is gone.
  */
-export async function findUnfinishedRun(warehouse: Warehouse, run: { job: string; carrierDay: string; source: string }): Promise<string | undefined> {
+export async function findUnfinishedRun(
+  warehouse: Warehouse,
+  run: { job: string; carrierDay: string; source: string },
+): Promise<string | undefined> {
   const reader = await warehouse.readAll(
     `SELECT run_id FROM runs
      WHERE job = $job AND carrier_day = $carrierDay::DATE AND source = $source AND exit_state = $running
@@ -152,20 +155,35 @@ export async function findUnfinishedRun(warehouse: Warehouse, run: { job: string
 }
 
 /** How many of the run's lookup_results rows have each outcome and error code. */
-export async function lookupOutcomeCounts(warehouse: Warehouse, runId: string): Promise<{ outcome: string; errorCode: string | null; count: number }[]> {
+export async function lookupOutcomeCounts(
+  warehouse: Warehouse,
+  runId: string,
+): Promise<{ outcome: string; errorCode: string | null; count: number }[]> {
   const reader = await warehouse.readAll(
     'SELECT outcome, error_code, count(*) AS n FROM lookup_results WHERE run_id = $runId GROUP BY ALL ORDER BY ALL',
     { runId },
   );
-  return reader.getRowObjectsJS().map((row) => ({ outcome: row.outcome as string, errorCode: row.error_code as string | null, count: countOf(row.n) }));
+  return reader.getRowObjectsJS().map((row) => ({
+    outcome: row.outcome as string,
+    errorCode: row.error_code as string | null,
+    count: countOf(row.n),
+  }));
 }
 
 /** The run's orders that failed for good (transport failures after every retry), the first `limit`. */
-export async function failedLookups(warehouse: Warehouse, runId: string, limit: number): Promise<{ orderCode: string; errorCode: string; errorMessage: string }[]> {
+export async function failedLookups(
+  warehouse: Warehouse,
+  runId: string,
+  limit: number,
+): Promise<{ orderCode: string; errorCode: string; errorMessage: string }[]> {
   const reader = await warehouse.readAll(
     `SELECT order_code, error_code, error_message FROM lookup_results
      WHERE run_id = $runId AND outcome = 'transport_error' ORDER BY finished_at, order_code LIMIT $limit`,
     { runId, limit },
   );
-  return reader.getRowObjectsJS().map((row) => ({ orderCode: row.order_code as string, errorCode: row.error_code as string, errorMessage: row.error_message as string }));
+  return reader.getRowObjectsJS().map((row) => ({
+    orderCode: row.order_code as string,
+    errorCode: row.error_code as string,
+    errorMessage: row.error_message as string,
+  }));
 }

@@ -1,11 +1,18 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { spoolFileRows, withNdjsonSpool, type SpoolFile } from './ndjson-spool.js';
-import { HISTORY_TABLES, STAGED_HISTORY_LISTS, STAGED_SNAPSHOT_COLUMNS, historyRowsSelect, readSnapshotSpool, type SpooledSnapshot } from './snapshot-spool-format.js';
-import { countOf } from './result-values.js';
-import type { SqlRunner, Warehouse } from './warehouse.js';
+import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
+import { countOf } from './result-values.js';
+import {
+  HISTORY_TABLES,
+  historyRowsSelect,
+  readSnapshotSpool,
+  type SpooledSnapshot,
+  STAGED_HISTORY_LISTS,
+  STAGED_SNAPSHOT_COLUMNS,
+} from './snapshot-spool-format.js';
+import type { SqlRunner, Warehouse } from './warehouse.js';
 
-export { spooledSnapshot, type SpooledAnswer, type SpooledSnapshot } from './snapshot-spool-format.js';
+export { type SpooledAnswer, type SpooledSnapshot, spooledSnapshot } from './snapshot-spool-format.js';
 
 export const LOOKUP_OUTCOMES = ['ok', 'carrier_error', 'transport_error', 'rejected', 'deferred'] as const;
 export type LookupOutcome = (typeof LOOKUP_OUTCOMES)[number];
@@ -73,13 +80,17 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
   if (batch.snapshotFiles.length === 0 && results.length === 0) return;
   await withNdjsonSpool(spoolDir, 'lookup-results', async (spool) => {
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
-    await warehouse.loadTransaction(async (sql) => {
-      if (batch.snapshotFiles.length > 0) {
-        await stageSnapshots(sql, batch.snapshotFiles);
-        await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
-      }
-      if (resultsFile !== undefined) await loadResults(sql, resultsFile);
-    }, `a batch of ${results.length} lookups`, 'lower --batch-size or raise --memory-limit');
+    await warehouse.loadTransaction(
+      async (sql) => {
+        if (batch.snapshotFiles.length > 0) {
+          await stageSnapshots(sql, batch.snapshotFiles);
+          await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
+        }
+        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+      },
+      `a batch of ${results.length} lookups`,
+      'lower --batch-size or raise --memory-limit',
+    );
   });
 }
 
@@ -102,7 +113,8 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
 
 /** Fills the temporary staging table from the spool files. */
 async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Promise<void> {
-  const stagedSelect = (file: SpoolFile) => `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s`;
+  const stagedSelect = (file: SpoolFile) =>
+    `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s`;
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });
@@ -145,7 +157,9 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
 
 /** How many staged snapshots are of orders the warehouse holds. */
 async function countStoredOrders(sql: SqlRunner): Promise<number> {
-  const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`);
+  const stored = await sql.readAll(
+    `SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`,
+  );
   return countOf(stored.getRowObjectsJS()[0]?.stored);
 }
 

@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
-import { spoolFileRows, type JsonFields, type SpoolFile } from './ndjson-spool.js';
+import { type JsonFields, type SpoolFile, spoolFileRows } from './ndjson-spool.js';
 
 /** Who looked an answer up, when, and in which run. */
 export interface AnswerSighting {
@@ -49,7 +49,8 @@ const ANSWER_KEY = ',"answer":';
  * tokens become spaces). The loader reads snapshot lines; the raw spool keeps every answer's.
  */
 export function answerSpoolLine(answer: SpooledAnswer): string {
-  const body = answer.body.includes('\n') || answer.body.includes('\r') ? answer.body.replace(LINE_BREAKS, ' ') : answer.body;
+  const body =
+    answer.body.includes('\n') || answer.body.includes('\r') ? answer.body.replace(LINE_BREAKS, ' ') : answer.body;
   return `${answerSpoolLineStart(answer)}${body}${ANSWER_SPOOL_LINE_END}`;
 }
 
@@ -115,7 +116,16 @@ const ANSWER_FIELDS: JsonFields = {
   estimateRoutes: 'JSON',
   confirmImage: 'JSON',
   priceInfo: [{ serviceID: 'VARCHAR', serviceName: 'VARCHAR', cost: MONEY }],
-  statuses: [{ time: DATE_TIME, status: 'VARCHAR', statusName: 'VARCHAR', trackingName: 'VARCHAR', provinceName: 'VARCHAR', postOfficeName: 'VARCHAR' }],
+  statuses: [
+    {
+      time: DATE_TIME,
+      status: 'VARCHAR',
+      statusName: 'VARCHAR',
+      trackingName: 'VARCHAR',
+      provinceName: 'VARCHAR',
+      postOfficeName: 'VARCHAR',
+    },
+  ],
   trackings: [
     {
       statusID: 'VARCHAR',
@@ -131,7 +141,12 @@ const ANSWER_FIELDS: JsonFields = {
 };
 
 /** The fields of a spool line (answerSpoolLine), the answer's as ANSWER_FIELDS. */
-export const SPOOL_LINE_FIELDS: JsonFields = { runId: 'VARCHAR', accountAlias: 'VARCHAR', seenAt: 'TIMESTAMPTZ', answer: ANSWER_FIELDS };
+export const SPOOL_LINE_FIELDS: JsonFields = {
+  runId: 'VARCHAR',
+  accountAlias: 'VARCHAR',
+  seenAt: 'TIMESTAMPTZ',
+  answer: ANSWER_FIELDS,
+};
 
 /**
  * The rows of a snapshot spool file, one column per answer field beside runId, accountAlias and seenAt;

@@ -49,7 +49,10 @@ export function firstLineOf(error: unknown): string {
  * not allocate a block ("TransactionContext Error: Failed to commit: could not allocate block ...").
  */
 export function isOutOfMemory(error: unknown): boolean {
-  return error instanceof Error && /^Out of Memory Error|could not allocate block|failed to (allocate|pin) .*\bused\)/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /^Out of Memory Error|could not allocate block|failed to (allocate|pin) .*\bused\)/i.test(error.message)
+  );
 }
 
 /** DuckDB's own first line of an out-of-memory error, e.g. `failed to allocate data of size 4.0 MiB (42.9 MiB/45.7 MiB used)`. */

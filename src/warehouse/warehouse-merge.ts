@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { sqlText } from './sql-literals.js';
-import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
+import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 
 /** The rows of one order's latest snapshot: replaced as a whole when a newer snapshot comes in. */
 const SNAPSHOT_TABLES = ['order_charges', 'order_statuses', 'order_trackings'];
@@ -61,7 +61,10 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
 async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<Record<string, number>> {
   const ours = await schemaVersion(sql, catalog);
   const theirs = await schemaVersion(sql, SOURCE);
-  if (ours !== theirs) throw new WarehouseError(`merge: ${file} is at schema version ${theirs}, the target at ${ours}: run a command on both with this version first`);
+  if (ours !== theirs)
+    throw new WarehouseError(
+      `merge: ${file} is at schema version ${theirs}, the target at ${ours}: run a command on both with this version first`,
+    );
   const rows: Record<string, number> = {};
   const src = (table: string) => `${SOURCE}.main.${table}`;
 
@@ -73,9 +76,13 @@ async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<
   );
   for (const table of SNAPSHOT_TABLES) {
     await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
-    rows[table] = await sql.run(`INSERT INTO ${table} SELECT * FROM ${src(table)} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+    rows[table] = await sql.run(
+      `INSERT INTO ${table} SELECT * FROM ${src(table)} WHERE order_code IN (SELECT order_code FROM merge_newer)`,
+    );
   }
-  rows.orders = await sql.run(`INSERT OR REPLACE INTO orders SELECT * FROM ${src('orders')} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+  rows.orders = await sql.run(
+    `INSERT OR REPLACE INTO orders SELECT * FROM ${src('orders')} WHERE order_code IN (SELECT order_code FROM merge_newer)`,
+  );
   rows.quota_usage = await sql.run(
     `INSERT INTO quota_usage SELECT * FROM ${src('quota_usage')} s
      WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)

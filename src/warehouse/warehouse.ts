@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';
-import { WarehouseBusyError, WarehouseError, firstLineOf, isOutOfMemory, lockHolderPid } from './warehouse-errors.js';
+import { firstLineOf, isOutOfMemory, lockHolderPid, WarehouseBusyError, WarehouseError } from './warehouse-errors.js';
 
 export interface WarehouseOptions {
   /** Open without writing: no migrations, no reference data reload; the file must exist. */
@@ -27,7 +27,11 @@ export const DEFAULT_WAREHOUSE_OPTIONS = { memoryLimit: '512MB', threads: 2, che
 export type WarehouseTuning = Pick<WarehouseOptions, 'memoryLimit' | 'threads' | 'checkpointThreshold'>;
 
 /** DuckDB's name of each tuning setting. */
-const TUNING_SETTINGS = { memoryLimit: 'memory_limit', threads: 'threads', checkpointThreshold: 'checkpoint_threshold' } as const;
+const TUNING_SETTINGS = {
+  memoryLimit: 'memory_limit',
+  threads: 'threads',
+  checkpointThreshold: 'checkpoint_threshold',
+} as const;
 
 export type SqlParameters = DuckDBValue[] | Record<string, DuckDBValue>;
 
@@ -99,7 +103,11 @@ export class WarehouseSession implements SqlRunner {
    * but the database. A second shortage is a WarehouseError that names the memory limit, what was
    * loading (`what`) and what the operator can change (`remedy`).
    */
-  async loadTransaction<T>(work: (sql: SqlRunner) => Promise<T>, what: string, remedy = 'the memory limit is too small for it'): Promise<T> {
+  async loadTransaction<T>(
+    work: (sql: SqlRunner) => Promise<T>,
+    what: string,
+    remedy = 'the memory limit is too small for it',
+  ): Promise<T> {
     try {
       return await this.transaction(work);
     } catch (error) {
@@ -113,7 +121,10 @@ export class WarehouseSession implements SqlRunner {
     } catch (error) {
       if (!isOutOfMemory(error)) throw error;
       const limit = await this.memoryLimit();
-      throw new WarehouseError(`DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint: ${remedy}`, { cause: error });
+      throw new WarehouseError(
+        `DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint: ${remedy}`,
+        { cause: error },
+      );
     }
   }
 
@@ -173,7 +184,9 @@ export class Warehouse extends WarehouseSession {
    * job can run as its own command would.
    */
   async withSettings<T>(settings: WarehouseTuning, work: () => Promise<T>): Promise<T> {
-    const names = (Object.keys(TUNING_SETTINGS) as (keyof WarehouseTuning)[]).filter((name) => settings[name] !== undefined);
+    const names = (Object.keys(TUNING_SETTINGS) as (keyof WarehouseTuning)[]).filter(
+      (name) => settings[name] !== undefined,
+    );
     const apply = async (values: WarehouseTuning) => {
       for (const name of names) await this.run(`SET ${TUNING_SETTINGS[name]} = ${sqlText(String(values[name]))}`);
     };
@@ -193,8 +206,10 @@ export class Warehouse extends WarehouseSession {
   static async open(path: string, options: WarehouseOptions = {}): Promise<Warehouse> {
     const readOnly = options.readOnly ?? false;
     const absolutePath = resolve(path);
-    if (Warehouse.openPaths.has(absolutePath)) throw new WarehouseBusyError(path, process.pid, { holder: 'this process' });
-    if (readOnly && !existsSync(absolutePath)) throw new WarehouseError(`warehouse ${path} does not exist (asked to open it read-only)`);
+    if (Warehouse.openPaths.has(absolutePath))
+      throw new WarehouseBusyError(path, process.pid, { holder: 'this process' });
+    if (readOnly && !existsSync(absolutePath))
+      throw new WarehouseError(`warehouse ${path} does not exist (asked to open it read-only)`);
     Warehouse.openPaths.add(absolutePath);
     try {
       if (!readOnly) await mkdir(dirname(absolutePath), { recursive: true });
@@ -251,7 +266,12 @@ function tuningOf(options: WarehouseOptions): Required<WarehouseTuning> {
   };
 }
 
-async function createInstance(path: string, absolutePath: string, readOnly: boolean, options: WarehouseOptions): Promise<DuckDBInstance> {
+async function createInstance(
+  path: string,
+  absolutePath: string,
+  readOnly: boolean,
+  options: WarehouseOptions,
+): Promise<DuckDBInstance> {
   const tuning = tuningOf(options);
   const config: Record<string, string> = {
     memory_limit: tuning.memoryLimit,

@@ -1,5 +1,5 @@
 /** The callback journal on a real directory: group commit, whole lines only, one writer per directory, sealed segments. */
-import { appendFile, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,12 @@ describe('JournalWriter', () => {
     expect(writer.appendedLines).toBe(100);
     expect(writer.durableWrites).toBe(2);
     const text = await readFile(join(dir, writer.activeSegment), 'utf8');
-    expect(text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { i: number }).i)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => (JSON.parse(line) as { i: number }).i),
+    ).toEqual(Array.from({ length: 100 }, (_, i) => i));
     await writer.close();
   });
 
@@ -58,9 +63,17 @@ describe('readJournalLines', () => {
     await appendFile(path, '{"a":1}\n{"a":2}\n{"a":');
     const first = await readJournalLines(path, 0, 1 << 20);
     expect(first).toEqual({ lines: ['{"a":1}', '{"a":2}'], endOffset: 16, trailingBytes: 5 });
-    expect(await readJournalLines(path, first.endOffset, 1 << 20)).toEqual({ lines: [], endOffset: 16, trailingBytes: 5 });
+    expect(await readJournalLines(path, first.endOffset, 1 << 20)).toEqual({
+      lines: [],
+      endOffset: 16,
+      trailingBytes: 5,
+    });
     await appendFile(path, '3}\n');
-    expect(await readJournalLines(path, first.endOffset, 1 << 20)).toEqual({ lines: ['{"a":3}'], endOffset: 24, trailingBytes: 0 });
+    expect(await readJournalLines(path, first.endOffset, 1 << 20)).toEqual({
+      lines: ['{"a":3}'],
+      endOffset: 24,
+      trailingBytes: 0,
+    });
   });
 
   it('widens its window for a line longer than the window', async () => {

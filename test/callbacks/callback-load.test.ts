@@ -7,12 +7,21 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type LoadOutcome,
+  type LoadPlan,
+  latencyPercentile,
+  runCallbackLoad,
+} from '../../bench/support/callback-load.js';
 import { httpGet } from '../sandbox/sandbox-http.js';
-import { latencyPercentile, runCallbackLoad, type LoadOutcome, type LoadPlan } from '../../bench/support/callback-load.js';
-import { queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
+import { queryWarehouse, type ReceiverProcess, startReceiverProcess } from '../support/callback-receiver-process.js';
 
 const KEYS = { 'hanoi-shop': 'load-key-hanoi-0001', 'saigon-shop': 'load-key-saigon-0002' };
-const ENV = { PARCEL_RECON_API_KEYS: Object.entries(KEYS).map(([alias, key]) => `${alias}=${key}`).join(',') };
+const ENV = {
+  PARCEL_RECON_API_KEYS: Object.entries(KEYS)
+    .map(([alias, key]) => `${alias}=${key}`)
+    .join(','),
+};
 const SHARES: LoadPlan['perHundred'] = { duplicate: 2, badCredential: 1, malformed: 1 };
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -33,20 +42,31 @@ async function receiverOn(dbPath: string): Promise<ReceiverProcess> {
 }
 
 async function storedEventIds(dbPath: string): Promise<string[]> {
-  return (await queryWarehouse<{ event_id: string }>(dbPath, 'SELECT event_id FROM callback_events')).map((r) => r.event_id);
+  return (await queryWarehouse<{ event_id: string }>(dbPath, 'SELECT event_id FROM callback_events')).map(
+    (r) => r.event_id,
+  );
 }
 
 /** Every rejected request got the status its fault calls for. */
 function expectRejectionsAnswered(outcomes: readonly LoadOutcome[]): void {
   const expected: Record<string, number> = { bad_credential: 401, not_json: 400, schema_breach: 400, oversized: 413 };
-  for (const o of outcomes) if (o.kind in expected && o.status !== null) expect(o.status, o.kind).toBe(expected[o.kind]);
+  for (const o of outcomes)
+    if (o.kind in expected && o.status !== null) expect(o.status, o.kind).toBe(expected[o.kind]);
 }
 
 describe('callback receiver under load', () => {
-  it('stores every acknowledged event of 20,000 at 1,000/s exactly once, and answers every bad one 400/401/413', { timeout: 180_000 }, async () => {
+  it('stores every acknowledged event of 20,000 at 1,000/s exactly once, and answers every bad one 400/401/413', {
+    timeout: 180_000,
+  }, async () => {
     const { dbPath } = await workspace();
     const receiver = await receiverOn(dbPath);
-    const report = await runCallbackLoad(receiver.url, { total: 20_000, perSecond: 1_000, perHundred: SHARES, keys: Object.values(KEYS), orderPrefix: 'LD' });
+    const report = await runCallbackLoad(receiver.url, {
+      total: 20_000,
+      perSecond: 1_000,
+      perHundred: SHARES,
+      keys: Object.values(KEYS),
+      orderPrefix: 'LD',
+    });
     const outcomes = report.outcomes;
     const count = (kind: string) => outcomes.filter((o) => o.kind === kind).length;
     console.log(
@@ -60,10 +80,14 @@ describe('callback receiver under load', () => {
 
     // Nobody lost: every request got an answer; every good one and every resend was acknowledged.
     expect(outcomes.filter((o) => o.status === null)).toEqual([]);
-    for (const o of outcomes) expect(o.accepted, `${o.kind} answered ${o.status}`).toBe(o.kind === 'good' || o.kind === 'duplicate');
+    for (const o of outcomes)
+      expect(o.accepted, `${o.kind} answered ${o.status}`).toBe(o.kind === 'good' || o.kind === 'duplicate');
     expectRejectionsAnswered(outcomes);
 
-    const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as { acknowledged: number; journal: { writes: number } };
+    const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as {
+      acknowledged: number;
+      journal: { writes: number };
+    };
     console.log(`journal: ${health.acknowledged} callbacks acknowledged in ${health.journal.writes} durable writes`);
     expect(health.acknowledged).toBe(outcomes.filter((o) => o.accepted).length);
     expect(await receiver.stop()).toBe(0);
@@ -72,8 +96,14 @@ describe('callback receiver under load', () => {
     const stored = await storedEventIds(dbPath);
     expect(stored.length).toBe(acknowledged.size);
     expect(new Set(stored)).toEqual(acknowledged);
-    const [failures] = await queryWarehouse<{ n: number }>(dbPath, "SELECT count(*)::INT AS n FROM delivery_failures WHERE source = 'callback'");
-    const [events16] = await queryWarehouse<{ n: number }>(dbPath, "SELECT count(*)::INT AS n FROM callback_events WHERE status = '16'");
+    const [failures] = await queryWarehouse<{ n: number }>(
+      dbPath,
+      "SELECT count(*)::INT AS n FROM delivery_failures WHERE source = 'callback'",
+    );
+    const [events16] = await queryWarehouse<{ n: number }>(
+      dbPath,
+      "SELECT count(*)::INT AS n FROM callback_events WHERE status = '16'",
+    );
     expect(failures!.n).toBe(events16!.n);
   });
 

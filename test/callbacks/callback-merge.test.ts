@@ -12,7 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { epochOf, keysOf, postControl, startTestSandbox, truthCallbacks } from '../sandbox/sandbox-http.js';
-import { CLI, queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
+import {
+  CLI,
+  queryWarehouse,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/callback-receiver-process.js';
 
 const run = promisify(execFile);
 const ORDERS_PER_ACCOUNT = 150;
@@ -32,13 +37,24 @@ describe('callbacks merged with the nightly tracking', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'parcel-recon-callback-merge-'));
     dbPath = join(dir, 'recon.duckdb');
-    sandbox = await startTestSandbox({ seed: 77, ordersPerAccount: ORDERS_PER_ACCOUNT, callbacks: { retryBaseMs: 5, maxAttempts: 8, duplicateRate: 0.1, concurrency: 16 } });
+    sandbox = await startTestSandbox({
+      seed: 77,
+      ordersPerAccount: ORDERS_PER_ACCOUNT,
+      callbacks: { retryBaseMs: 5, maxAttempts: 8, duplicateRate: 0.1, concurrency: 16 },
+    });
     const keys = keysOf(sandbox);
-    env = { PARCEL_RECON_API_KEYS: Object.entries(keys).map(([alias, key]) => `${alias}=${key}`).join(','), PARCEL_RECON_TRACKING_URL: sandbox.url };
+    env = {
+      PARCEL_RECON_API_KEYS: Object.entries(keys)
+        .map(([alias, key]) => `${alias}=${key}`)
+        .join(','),
+      PARCEL_RECON_TRACKING_URL: sandbox.url,
+    };
     receiver = await startReceiverProcess(['--db', dbPath, '--ingest-interval-ms', '300'], env);
     await postControl(sandbox, '/_sandbox/callbacks', { url: receiver.url });
     const rows = ['order_code,account'];
-    for (const account of sandbox.state.world.accounts) for (let i = 0; i < ORDERS_PER_ACCOUNT; i++) rows.push(`${sandbox.state.world.orderCode(account.index, i)},${account.alias}`);
+    for (const account of sandbox.state.world.accounts)
+      for (let i = 0; i < ORDERS_PER_ACCOUNT; i++)
+        rows.push(`${sandbox.state.world.orderCode(account.index, i)},${account.alias}`);
     csv = join(dir, 'orders.csv');
     await writeFile(csv, `${rows.join('\n')}\n`);
   });
@@ -53,10 +69,18 @@ describe('callbacks merged with the nightly tracking', () => {
   async function night(extraArgs: string[] = []): Promise<string> {
     await postControl(sandbox, '/_sandbox/clock', { advanceHours: 24 });
     await postControl(sandbox, '/_sandbox/callbacks/flush');
-    const { stdout } = await run(process.execPath, [CLI, 'track', '--input', csv, '--db', dbPath, '--json', '--retry-min-ms', '5', ...extraArgs], {
-      env: { PATH: process.env.PATH ?? '', ...env, PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString() },
-      timeout: 120_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, 'track', '--input', csv, '--db', dbPath, '--json', '--retry-min-ms', '5', ...extraArgs],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...env,
+          PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+        },
+        timeout: 120_000,
+      },
+    );
     return (JSON.parse(stdout) as { runId: string }).runId;
   }
 
@@ -68,7 +92,9 @@ describe('callbacks merged with the nightly tracking', () => {
     return rows.map((r) => changeKey(r.order_code, r.status, r.time)).sort();
   }
 
-  it('finds no missed callback over three nights, and skips orders whose latest callback is terminal', { timeout: 300_000 }, async () => {
+  it('finds no missed callback over three nights, and skips orders whose latest callback is terminal', {
+    timeout: 300_000,
+  }, async () => {
     const runs: string[] = [];
     for (let i = 0; i < 3; i++) runs.push(await night());
     const truth = await truthCallbacks(sandbox);
@@ -76,15 +102,26 @@ describe('callbacks merged with the nightly tracking', () => {
     expect(truth.every((r) => r.outcome === 'delivered')).toBe(true);
     expect(truth.some((r) => r.duplicated)).toBe(true);
 
-    const stored = await queryWarehouse<{ key: string }>(dbPath, `SELECT order_code || '|' || status || '|' || epoch_ms(date_trunc('second', event_time)) AS key FROM callback_events`);
+    const stored = await queryWarehouse<{ key: string }>(
+      dbPath,
+      `SELECT order_code || '|' || status || '|' || epoch_ms(date_trunc('second', event_time)) AS key FROM callback_events`,
+    );
     expect(stored.map((r) => r.key).sort()).toEqual(truth.map((r) => changeKey(r.orderCode, r.status, r.time)).sort());
     expect(await missed()).toEqual([]);
-    const [coverage] = await queryWarehouse<{ polled: number; both: number }>(dbPath, 'SELECT count(*) FILTER (WHERE seen_by_tracking)::INT AS polled, count(*) FILTER (WHERE seen_by_tracking AND seen_by_callback)::INT AS both FROM order_status_timeline');
+    const [coverage] = await queryWarehouse<{ polled: number; both: number }>(
+      dbPath,
+      'SELECT count(*) FILTER (WHERE seen_by_tracking)::INT AS polled, count(*) FILTER (WHERE seen_by_tracking AND seen_by_callback)::INT AS both FROM order_status_timeline',
+    );
     expect(coverage!.both).toBeGreaterThan(50);
 
     // Failed attempts the callbacks reported are delivery failures, one per attempt.
-    const failedAttempts = new Set(truth.filter((r) => r.status === '16' && r.delayCode !== null).map((r) => `${r.orderCode}|${epochOf(r.time)}`));
-    const failures = await queryWarehouse<{ key: string }>(dbPath, `SELECT order_code || '|' || epoch_ms(attempted_at) AS key FROM delivery_failures WHERE source = 'callback'`);
+    const failedAttempts = new Set(
+      truth.filter((r) => r.status === '16' && r.delayCode !== null).map((r) => `${r.orderCode}|${epochOf(r.time)}`),
+    );
+    const failures = await queryWarehouse<{ key: string }>(
+      dbPath,
+      `SELECT order_code || '|' || epoch_ms(attempted_at) AS key FROM delivery_failures WHERE source = 'callback'`,
+    );
     expect(failedAttempts.size).toBeGreaterThan(0);
     expect(new Set(failures.map((r) => r.key))).toEqual(failedAttempts);
 
@@ -97,7 +134,9 @@ describe('callbacks merged with the nightly tracking', () => {
        WHERE l.is_terminal AND l.event_time < (SELECT started_at FROM runs WHERE run_id = '${runs[2]}')
          AND l.order_code IN (SELECT order_code FROM lookup_results WHERE run_id = '${runs[1]}' AND outcome = 'ok')`,
     );
-    console.log(`three nights: ${truth.length} callbacks (${truth.filter((r) => r.duplicated).length} sent twice), ${failedAttempts.size} failed attempts, ${skipped!.terminal_by_callback} orders not looked up again on night 3 (terminal by callback)`);
+    console.log(
+      `three nights: ${truth.length} callbacks (${truth.filter((r) => r.duplicated).length} sent twice), ${failedAttempts.size} failed attempts, ${skipped!.terminal_by_callback} orders not looked up again on night 3 (terminal by callback)`,
+    );
     expect(skipped!.looked_up).toBe(0);
     expect(skipped!.terminal_by_callback).toBeGreaterThan(0);
   });

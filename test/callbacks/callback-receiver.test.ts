@@ -5,12 +5,12 @@
  */
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { Readable } from 'node:stream';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, httpPost } from '../sandbox/sandbox-http.js';
-import { queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
+import { queryWarehouse, type ReceiverProcess, startReceiverProcess } from '../support/callback-receiver-process.js';
 
 const KEY = 'k3y-of-hanoi-shop-0123456789';
 const OTHER_KEY = 'k3y-of-saigon-shop-9876543210';
@@ -51,9 +51,12 @@ describe('parcel-recon callbacks (ApiKey)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'parcel-recon-callbacks-'));
     dbPath = join(dir, 'recon.duckdb');
-    receiver = await startReceiverProcess(['--db', dbPath, '--ingest-interval-ms', '200', '--max-body-bytes', '4096', '--log-level', 'debug'], {
-      PARCEL_RECON_API_KEYS: `hanoi-shop=${KEY},saigon-shop=${OTHER_KEY}`,
-    });
+    receiver = await startReceiverProcess(
+      ['--db', dbPath, '--ingest-interval-ms', '200', '--max-body-bytes', '4096', '--log-level', 'debug'],
+      {
+        PARCEL_RECON_API_KEYS: `hanoi-shop=${KEY},saigon-shop=${OTHER_KEY}`,
+      },
+    );
     post = (body, headers) => httpPost(`${receiver.url}/IntergrationAPI`, body, headers);
   });
 
@@ -68,10 +71,26 @@ describe('parcel-recon callbacks (ApiKey)', () => {
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.text)).toEqual(ACCEPTED);
     }
-    const other = await post(JSON.stringify({ ...PUBLISHED_EXAMPLE, OrderCode: 'EX900000002', TransactionId: 'T-2', ApiKey: OTHER_KEY, Status: '16', StatusName: 'CHOXULY', DelayCode: '13', DelayNotes: 'Người nhận vắng nhà' }));
+    const other = await post(
+      JSON.stringify({
+        ...PUBLISHED_EXAMPLE,
+        OrderCode: 'EX900000002',
+        TransactionId: 'T-2',
+        ApiKey: OTHER_KEY,
+        Status: '16',
+        StatusName: 'CHOXULY',
+        DelayCode: '13',
+        DelayNotes: 'Người nhận vắng nhà',
+      }),
+    );
     expect(other.status).toBe(200);
 
-    await expect.poll(async () => (await queryWarehouse(dbPath, 'SELECT count(*)::INT AS n FROM callback_events'))[0]?.n, { timeout: 20_000, interval: 200 }).toBe(2);
+    await expect
+      .poll(async () => (await queryWarehouse(dbPath, 'SELECT count(*)::INT AS n FROM callback_events'))[0]?.n, {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toBe(2);
     const [example] = await queryWarehouse<Record<string, string>>(
       dbPath,
       `SELECT event_id, strftime(event_time, '%Y-%m-%dT%H:%M:%S.%fZ') AS event_time, strftime(delivery_date, '%Y-%m-%dT%H:%M:%S.%fZ') AS delivery_date,
@@ -92,8 +111,19 @@ describe('parcel-recon callbacks (ApiKey)', () => {
     expect(body.SomethingNew).toEqual({ kept: true });
     expect(body.Time).toBe(PUBLISHED_EXAMPLE.Time);
 
-    const failures = await queryWarehouse(dbPath, `SELECT order_code, strftime(attempted_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS attempted_at, delay_code, source, callback_event_id FROM delivery_failures`);
-    expect(failures).toEqual([{ order_code: 'EX900000002', attempted_at: '2019-08-07T04:24:12.000000Z', delay_code: '13', source: 'callback', callback_event_id: 'T-2' }]);
+    const failures = await queryWarehouse(
+      dbPath,
+      `SELECT order_code, strftime(attempted_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS attempted_at, delay_code, source, callback_event_id FROM delivery_failures`,
+    );
+    expect(failures).toEqual([
+      {
+        order_code: 'EX900000002',
+        attempted_at: '2019-08-07T04:24:12.000000Z',
+        delay_code: '13',
+        source: 'callback',
+        callback_event_id: 'T-2',
+      },
+    ]);
     const untracked = await queryWarehouse(dbPath, 'SELECT order_code FROM untracked_callbacks ORDER BY order_code');
     expect(untracked.map((r) => r.order_code)).toEqual(['EX900000001', 'EX900000002']);
   });
@@ -117,7 +147,9 @@ describe('parcel-recon callbacks (ApiKey)', () => {
     const big = await post(JSON.stringify({ ...PUBLISHED_EXAMPLE, Description: 'x'.repeat(5000) }));
     expect(big.status).toBe(413);
     expect(JSON.parse(big.text)).toMatchObject({ IsError: true });
-    const form = await httpPost(`${receiver.url}/IntergrationAPI`, 'a=b', { 'content-type': 'application/x-www-form-urlencoded' });
+    const form = await httpPost(`${receiver.url}/IntergrationAPI`, 'a=b', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
     expect((await httpPost(`${receiver.url}/IntegrationAPI`, JSON.stringify(PUBLISHED_EXAMPLE))).status).toBe(404);
   });
@@ -128,13 +160,18 @@ describe('parcel-recon callbacks (ApiKey)', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       // Far more than the cap of 4 KiB, as a stream: no Content-Length.
-      body: Readable.from((function* () {
-        for (let i = 0; i < 64; i++) yield chunk;
-      })()),
+      body: Readable.from(
+        (function* () {
+          for (let i = 0; i < 64; i++) yield chunk;
+        })(),
+      ),
     }).catch((error: unknown) => error as Error);
     if (answer instanceof Error) throw answer;
     expect(answer.statusCode).toBe(413);
-    expect(JSON.parse(await answer.body.text())).toMatchObject({ IsError: true, ErrorMessage: expect.stringContaining('over the limit') });
+    expect(JSON.parse(await answer.body.text())).toMatchObject({
+      IsError: true,
+      ErrorMessage: expect.stringContaining('over the limit'),
+    });
   });
 
   it('reports acknowledged and rejected callbacks, the backlog and the last load on GET /health', async () => {
@@ -165,17 +202,29 @@ describe('parcel-recon callbacks --auth basic', () => {
     await writeFile(passwordFile, 'pa:ss wörd\n');
     await chmod(passwordFile, 0o600);
     const dbPath = join(dir, 'recon.duckdb');
-    const receiver = await startReceiverProcess(['--auth', 'basic', '--basic-user', 'carrier', '--password-file', passwordFile, '--db', dbPath], {});
+    const receiver = await startReceiverProcess(
+      ['--auth', 'basic', '--basic-user', 'carrier', '--password-file', passwordFile, '--db', dbPath],
+      {},
+    );
     try {
-      const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+      const basic = (user: string, password: string) => ({
+        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+      });
       const { ApiKey: _, ...body } = PUBLISHED_EXAMPLE;
       const url = `${receiver.url}/IntergrationAPI`;
       expect((await httpPost(url, JSON.stringify(body), basic('carrier', 'pa:ss wörd'))).status).toBe(200);
-      const wrong = await httpPost(url, JSON.stringify({ ...body, OrderCode: 'EXBAD00009' }), basic('carrier', 'pa:ss word'));
+      const wrong = await httpPost(
+        url,
+        JSON.stringify({ ...body, OrderCode: 'EXBAD00009' }),
+        basic('carrier', 'pa:ss word'),
+      );
       expect(wrong.status).toBe(401);
       expect(wrong.headers['www-authenticate']).toMatch(/^Basic/);
       expect((await httpPost(url, JSON.stringify({ ...body, OrderCode: 'EXBAD00010', ApiKey: KEY }))).status).toBe(401);
-      expect((await httpPost(url, JSON.stringify({ ...body, OrderCode: 'EXBAD00011' }), basic('intruder', 'pa:ss wörd'))).status).toBe(401);
+      expect(
+        (await httpPost(url, JSON.stringify({ ...body, OrderCode: 'EXBAD00011' }), basic('intruder', 'pa:ss wörd')))
+          .status,
+      ).toBe(401);
       expect(await receiver.stop()).toBe(0);
       const rows = await queryWarehouse(dbPath, 'SELECT order_code, auth_method, account_alias FROM callback_events');
       expect(rows).toEqual([{ order_code: 'EX900000001', auth_method: 'basic', account_alias: null }]);
@@ -191,9 +240,21 @@ describe('parcel-recon callbacks --auth basic', () => {
     await writeFile(passwordFile, 'secret');
     await chmod(passwordFile, 0o644);
     try {
-      await expect(startReceiverProcess(['--auth', 'basic', '--basic-user', 'carrier', '--password-file', passwordFile, '--db', join(dir, 'r.duckdb')], {})).rejects.toThrow(
-        /exited with code 2[\s\S]*can be read by other users/,
-      );
+      await expect(
+        startReceiverProcess(
+          [
+            '--auth',
+            'basic',
+            '--basic-user',
+            'carrier',
+            '--password-file',
+            passwordFile,
+            '--db',
+            join(dir, 'r.duckdb'),
+          ],
+          {},
+        ),
+      ).rejects.toThrow(/exited with code 2[\s\S]*can be read by other users/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

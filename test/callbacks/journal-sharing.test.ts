@@ -11,7 +11,12 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { httpGet, httpPost } from '../sandbox/sandbox-http.js';
-import { CLI, queryWarehouse, startReceiverProcess, type ReceiverProcess } from '../support/callback-receiver-process.js';
+import {
+  CLI,
+  queryWarehouse,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/callback-receiver-process.js';
 
 const run = promisify(execFile);
 const KEY = 'sharing-key-0001';
@@ -22,14 +27,24 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setUp(ingestIntervalMs: number): Promise<{ dir: string; dbPath: string; journalDir: string; receiver: ReceiverProcess; send(n: number, from: number): Promise<void> }> {
+async function setUp(ingestIntervalMs: number): Promise<{
+  dir: string;
+  dbPath: string;
+  journalDir: string;
+  receiver: ReceiverProcess;
+  send(n: number, from: number): Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-journal-sharing-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const dbPath = join(dir, 'recon.duckdb');
   const receiver = await startReceiverProcess(['--db', dbPath, '--ingest-interval-ms', String(ingestIntervalMs)], ENV);
   cleanups.push(() => receiver.stop());
   // Its first load (of nothing) creates the warehouse.
-  await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, { timeout: 20_000 }).not.toBeNull();
+  await expect
+    .poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.lastIngest, {
+      timeout: 20_000,
+    })
+    .not.toBeNull();
   return {
     dir,
     dbPath,
@@ -37,7 +52,14 @@ async function setUp(ingestIntervalMs: number): Promise<{ dir: string; dbPath: s
     receiver,
     async send(n, from) {
       for (let i = from; i < from + n; i++) {
-        const body = { Time: `2026-11-21T0${i % 10}:00:00.1234567+07:00`, TransactionId: `SH-${i}`, Status: '25', StatusName: 'DANGDIPHAT', OrderCode: `EX7000000${String(i).padStart(2, '0')}`, ApiKey: KEY };
+        const body = {
+          Time: `2026-11-21T0${i % 10}:00:00.1234567+07:00`,
+          TransactionId: `SH-${i}`,
+          Status: '25',
+          StatusName: 'DANGDIPHAT',
+          OrderCode: `EX7000000${String(i).padStart(2, '0')}`,
+          ApiKey: KEY,
+        };
         const answer = await httpPost(`${receiver.url}/IntergrationAPI`, JSON.stringify(body));
         expect(answer.status).toBe(200);
       }
@@ -46,7 +68,10 @@ async function setUp(ingestIntervalMs: number): Promise<{ dir: string; dbPath: s
 }
 
 async function ingest(dbPath: string): Promise<{ newEvents: number; lines: number; segmentsRemoved: number }> {
-  const { stdout } = await run(process.execPath, [CLI, 'callbacks', 'ingest', '--db', dbPath, '--json'], { env: { PATH: process.env.PATH ?? '' }, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, [CLI, 'callbacks', 'ingest', '--db', dbPath, '--json'], {
+    env: { PATH: process.env.PATH ?? '' },
+    timeout: 60_000,
+  });
   return JSON.parse(stdout) as { newEvents: number; lines: number; segmentsRemoved: number };
 }
 
@@ -65,8 +90,15 @@ describe('sharing the warehouse', () => {
     const holder = await Warehouse.open(dbPath);
     try {
       await send(5, 0);
-      await expect.poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.busySince, { timeout: 20_000 }).not.toBeNull();
-      const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as { acknowledged: number; journal: { backlogBytes: number } };
+      await expect
+        .poll(async () => JSON.parse((await httpGet(`${receiver.url}/health`)).text).warehouse.busySince, {
+          timeout: 20_000,
+        })
+        .not.toBeNull();
+      const health = JSON.parse((await httpGet(`${receiver.url}/health`)).text) as {
+        acknowledged: number;
+        journal: { backlogBytes: number };
+      };
       expect(health.acknowledged).toBe(5);
       expect(health.journal.backlogBytes).toBeGreaterThan(0);
       expect(await receiver.stop()).toBe(3);
@@ -98,7 +130,9 @@ describe('sharing the warehouse', () => {
 
   it('refuses a second receiver on the same journal with exit 4', async () => {
     const { dbPath } = await setUp(600_000);
-    await expect(startReceiverProcess(['--db', dbPath], ENV)).rejects.toThrow(/exited with code 4[\s\S]*in use by another receiver/);
+    await expect(startReceiverProcess(['--db', dbPath], ENV)).rejects.toThrow(
+      /exited with code 4[\s\S]*in use by another receiver/,
+    );
   });
 
   it('loads, after a SIGKILL, what the dead receiver journaled, and deletes its segment', async () => {

@@ -13,7 +13,9 @@ describe('answerBodyAsRead', () => {
 
   it('writes again, with the last value of each, a body that repeats a key at any depth', () => {
     expect(JSON.parse(asRead('{"priceFR": 0.1, "priceFR": 0.25, "price": 1}'))).toEqual({ priceFR: 0.25, price: 1 });
-    expect(asRead('{"statuses": [{"status": "21", "status": "30"}], "note": "\\"status\\":"}')).toBe('{"statuses":[{"status":"30"}],"note":"\\"status\\":"}');
+    expect(asRead('{"statuses": [{"status": "21", "status": "30"}], "note": "\\"status\\":"}')).toBe(
+      '{"statuses":[{"status":"30"}],"note":"\\"status\\":"}',
+    );
     expect(asRead('{"a": {"b": {"c": 1, "c": 2}}}')).toBe('{"a":{"b":{"c":2}}}');
   });
 });

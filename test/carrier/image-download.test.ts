@@ -16,7 +16,8 @@ describe('image file names', () => {
 
   it('keeps every derived name inside the folder, and refuses a name that would leave it', () => {
     const dir = resolve('/tmp/images');
-    for (const code of ['../..', '/abs', '..', '.']) expect(pathInside(dir, imageFileName(code, 1, 'http://h/x.jpg')).startsWith(dir + sep)).toBe(true);
+    for (const code of ['../..', '/abs', '..', '.'])
+      expect(pathInside(dir, imageFileName(code, 1, 'http://h/x.jpg')).startsWith(dir + sep)).toBe(true);
     expect(() => pathInside(dir, '../x.jpg')).toThrow(/leaves the download folder/);
     expect(() => pathInside(dir, '/etc/x.jpg')).toThrow(/leaves the download folder/);
   });

@@ -15,7 +15,9 @@ afterEach(async () => {
 
 /** A carrier on loopback that answers every lookup with `body`. */
 async function carrierAnswering(body: Buffer): Promise<string> {
-  server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  server = createServer((_request, response) =>
+    response.writeHead(200, { 'content-type': 'application/json' }).end(body),
+  );
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -42,7 +44,9 @@ describe('TrackingClient', () => {
   });
 
   it('hands on UTF-8 bytes as they came', async () => {
-    const sent = Buffer.from('{"errorCode":"ORDERCODE_NOT_FOUND", "errorMessage":"Không tìm thấy","orderCode":"247EXP0001"}');
+    const sent = Buffer.from(
+      '{"errorCode":"ORDERCODE_NOT_FOUND", "errorMessage":"Không tìm thấy","orderCode":"247EXP0001"}',
+    );
     client = new TrackingClient({ trackingUrl: await carrierAnswering(sent), timeoutMs: 5_000, connections: 1 });
     const answer = await client.lookup('test-key', '247EXP0001');
     expect(answer.body.equals(sent)).toBe(true);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { sandboxEnv } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const LAUNCHER = join(import.meta.dirname, '../../bin/parcel-recon');
 const TRACK_TUNABLES = 'glibc.malloc.arena_max=2';
@@ -18,7 +18,10 @@ interface Launched {
 
 /** Starts the installed command (through a symlink, as npm links it) with only PATH and `env` in its environment. */
 function launch(command: string, args: string[], env: Record<string, string>): Launched {
-  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -59,9 +62,13 @@ describe('the parcel-recon command (bin/parcel-recon)', () => {
     await workspace.dispose();
   });
 
-  it("starts track with the process settings read at start, and tracks what comes on standard input", async () => {
+  it('starts track with the process settings read at start, and tracks what comes on standard input', async () => {
     const account = sandbox.state.world.accounts[0]!;
-    const { child, ended } = launch(command, ['track', '--input', '-', '--db', workspace.dbPath, '--json', '--retry-min-ms', '5'], sandboxEnv(sandbox));
+    const { child, ended } = launch(
+      command,
+      ['track', '--input', '-', '--db', workspace.dbPath, '--json', '--retry-min-ms', '5'],
+      sandboxEnv(sandbox),
+    );
     // Standard input still open: the process waits there, so what it runs can be read.
     const { args, environment } = await nodeProcessOf(child.pid!);
     expect(args.slice(1, 2)).toEqual(['--max-semi-space-size=8']);
@@ -77,14 +84,17 @@ describe('the parcel-recon command (bin/parcel-recon)', () => {
   });
 
   it('leaves a GLIBC_TUNABLES the operator set as it is', async () => {
-    const { child, ended } = launch(command, ['track', '--input', '-', '--db', workspace.dbPath], { ...sandboxEnv(sandbox), GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' });
+    const { child, ended } = launch(command, ['track', '--input', '-', '--db', workspace.dbPath], {
+      ...sandboxEnv(sandbox),
+      GLIBC_TUNABLES: 'glibc.malloc.arena_max=4',
+    });
     const { environment } = await nodeProcessOf(child.pid!);
     expect(environment).toContain('GLIBC_TUNABLES=glibc.malloc.arena_max=4');
     child.stdin!.end('order_code\n');
     expect((await ended).code).toBe(0);
   });
 
-  it("starts every other command as a plain Node.js process, and passes its exit code on", async () => {
+  it('starts every other command as a plain Node.js process, and passes its exit code on', async () => {
     const { child, ended } = launch(command, ['sandbox', '--port', '0'], {});
     const { args, environment } = await nodeProcessOf(child.pid!);
     expect(args.some((arg) => arg.startsWith('--max-semi-space-size'))).toBe(false);

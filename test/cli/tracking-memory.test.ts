@@ -14,7 +14,10 @@ const VARIABLE = 'DUCKDB_JE_MALLOC_CONF';
  * the warehouse opening and loading rows; `preset` is put in its environment first, from inside the
  * process. jemalloc complains on standard error of a setting it cannot take.
  */
-async function openWarehouseAfterSetting(dbPath: string, preset?: string): Promise<{ stderr: string; setting: string }> {
+async function openWarehouseAfterSetting(
+  dbPath: string,
+  preset?: string,
+): Promise<{ stderr: string; setting: string }> {
   const script = `
     ${preset === undefined ? '' : `process.env.${VARIABLE} = ${JSON.stringify(preset)};`}
     process.argv[2] = 'track';
@@ -24,7 +27,9 @@ async function openWarehouseAfterSetting(dbPath: string, preset?: string): Promi
     await warehouse.run('CREATE TEMP TABLE numbers AS SELECT range AS n FROM range(200000)');
     await warehouse.close();
     process.stdout.write(process.env.${VARIABLE});`;
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '' } });
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '' },
+  });
   return { stderr, setting: stdout };
 }
 

@@ -24,7 +24,9 @@ describe('the configuration file', () => {
   it('refuses a field of the wrong type with one line naming the field', async () => {
     const { file, result } = await jobsListWith({ track: { concurrency: 'lots' } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`parcel-recon: config ${file}: track.concurrency: Invalid input: expected number, received string\n`);
+    expect(result.stderr).toBe(
+      `parcel-recon: config ${file}: track.concurrency: Invalid input: expected number, received string\n`,
+    );
   });
 
   it('refuses an unknown field, nested or not, naming it', async () => {
@@ -58,10 +60,15 @@ describe('the configuration file', () => {
   it('lists the jobs with their schedules and next run in the carrier time zone', async () => {
     const file = join(dir, 'list.json');
     await writeFile(file, JSON.stringify({ jobs: { nightly: { schedule: '30 1 * * *' } } }));
-    const result = await runCli(['jobs', 'list', '--config', file, '--json'], { PARCEL_RECON_NOW: '2026-11-22T23:00:00+07:00' });
+    const result = await runCli(['jobs', 'list', '--config', file, '--json'], {
+      PARCEL_RECON_NOW: '2026-11-22T23:00:00+07:00',
+    });
     expect(result.code).toBe(0);
     const rows = JSON.parse(result.stdout) as { name: string; schedule: string; nextRun: string }[];
-    expect(rows.find((r) => r.name === 'nightly')).toMatchObject({ schedule: '30 1 * * *', nextRun: '2026-11-23T01:30:00+07:00' });
+    expect(rows.find((r) => r.name === 'nightly')).toMatchObject({
+      schedule: '30 1 * * *',
+      nextRun: '2026-11-23T01:30:00+07:00',
+    });
   });
 
   it('fills defaults for an empty configuration', () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli as runCli } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 interface JobSummary {
   exitCode: number;
@@ -35,7 +35,13 @@ describe('jobs run finance-audit', () => {
     const truth = new Map((await truthOrders(sandbox)).map((order) => [order.orderCode, order]));
     const destinations = await workspace.writeCsv('destinations.csv', [
       ['order_code', 'ToProvinceName', 'ToDistrictName', 'ToWardName', 'ClientHubID'],
-      ...[...truth.values()].map((o) => [o.orderCode, o.destination.provinceName, o.destination.districtName, o.destination.wardName, o.clientHubID]),
+      ...[...truth.values()].map((o) => [
+        o.orderCode,
+        o.destination.provinceName,
+        o.destination.districtName,
+        o.destination.wardName,
+        o.clientHubID,
+      ]),
     ]);
     // The partner's invoice: every delivered order at the carrier's total, but one invoiced 5,000 dong more.
     const [mischarged, ...rest] = delivered;
@@ -56,7 +62,9 @@ describe('jobs run finance-audit', () => {
       }),
     );
     const env = {
-      PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox)).map(([alias, key]) => `${alias}=${key}`).join(','),
+      PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox))
+        .map(([alias, key]) => `${alias}=${key}`)
+        .join(','),
       PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
     };
 
@@ -67,19 +75,28 @@ describe('jobs run finance-audit', () => {
     const price = summary.steps[0]!.summary as { quoted: number; ordersToQuote: number };
     expect(price.ordersToQuote).toBe(delivered.length);
     expect(price.quoted).toBe(delivered.length);
-    const quoted = await workspace.query<{ order_code: string }>('SELECT order_code FROM price_quotes WHERE ok ORDER BY order_code');
+    const quoted = await workspace.query<{ order_code: string }>(
+      'SELECT order_code FROM price_quotes WHERE ok ORDER BY order_code',
+    );
     expect(quoted.map((q) => q.order_code)).toEqual(delivered.map((d) => d.order_code));
 
-    const reconcile = summary.steps[2]!.summary as { files: { table: string; path: string; rows: number }[]; figures: { findings: Record<string, number> } };
+    const reconcile = summary.steps[2]!.summary as {
+      files: { table: string; path: string; rows: number }[];
+      figures: { findings: Record<string, number> };
+    };
     expect(reconcile.figures.findings.invoice_mismatch).toBe(1);
     const findings = reconcile.files.find((f) => f.table === 'reconcile')!;
     expect(await readFile(findings.path, 'utf8')).toContain(mischarged!.order_code);
-    const charges = summary.steps[1]!.summary as { figures: { checks: { check_name: string; orders_flagged: unknown }[] } };
+    const charges = summary.steps[1]!.summary as {
+      figures: { checks: { check_name: string; orders_flagged: unknown }[] };
+    };
     expect(Number(charges.figures.checks.find((c) => c.check_name === 'invoice')?.orders_flagged)).toBe(1);
 
     // A second audit asks no quote again: every delivered order has one.
     const second = await runCli(['jobs', 'run', 'finance-audit', '--config', config, '--json'], env);
     expect(second.code, second.stderr).toBe(0);
-    expect(((JSON.parse(second.stdout) as JobSummary).steps[0]!.summary as { ordersToQuote: number }).ordersToQuote).toBe(0);
+    expect(
+      ((JSON.parse(second.stdout) as JobSummary).steps[0]!.summary as { ordersToQuote: number }).ordersToQuote,
+    ).toBe(0);
   });
 });

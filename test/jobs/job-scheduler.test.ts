@@ -22,11 +22,19 @@ function steppedClock(startIso: string): SchedulerClock & { waits: number[] } {
 describe('the job scheduler', () => {
   it('reads cron expressions in UTC+07:00', () => {
     // 02:00 in Hanoi is 19:00 UTC the day before.
-    expect(new Date(nextFireTime('0 2 * * *', 420, Date.parse('2026-11-22T18:30:00Z'))!).toISOString()).toBe('2026-11-22T19:00:00.000Z');
-    expect(new Date(nextFireTime('0 2 * * *', 420, Date.parse('2026-11-22T19:00:00Z'))!).toISOString()).toBe('2026-11-23T19:00:00.000Z');
+    expect(new Date(nextFireTime('0 2 * * *', 420, Date.parse('2026-11-22T18:30:00Z'))!).toISOString()).toBe(
+      '2026-11-22T19:00:00.000Z',
+    );
+    expect(new Date(nextFireTime('0 2 * * *', 420, Date.parse('2026-11-22T19:00:00Z'))!).toISOString()).toBe(
+      '2026-11-23T19:00:00.000Z',
+    );
     // Mondays at 06:15 Hanoi time; 2026-11-23 is a Monday.
-    expect(new Date(nextFireTime('15 6 * * 1', 420, Date.parse('2026-11-22T12:00:00Z'))!).toISOString()).toBe('2026-11-22T23:15:00.000Z');
-    expect(new Date(nextFireTime('0 2 * * *', 0, Date.parse('2026-11-22T18:30:00Z'))!).toISOString()).toBe('2026-11-23T02:00:00.000Z');
+    expect(new Date(nextFireTime('15 6 * * 1', 420, Date.parse('2026-11-22T12:00:00Z'))!).toISOString()).toBe(
+      '2026-11-22T23:15:00.000Z',
+    );
+    expect(new Date(nextFireTime('0 2 * * *', 0, Date.parse('2026-11-22T18:30:00Z'))!).toISOString()).toBe(
+      '2026-11-23T02:00:00.000Z',
+    );
   });
 
   it('fires each job at its cron time on a controlled clock, and jobs due together one after the other', async () => {
@@ -79,17 +87,35 @@ describe('the job scheduler', () => {
     try {
       const config = join(dir, 'parcel-recon.config.json');
       // No source configured: the job runs, fails in its tracking step with one clear line, and writes its summary.
-      await writeFile(config, JSON.stringify({ warehouse: join(dir, 'recon.duckdb'), jobs: { nightly: { schedule: '0 2 * * *' } } }));
+      await writeFile(
+        config,
+        JSON.stringify({ warehouse: join(dir, 'recon.duckdb'), jobs: { nightly: { schedule: '0 2 * * *' } } }),
+      );
       const started = Date.now();
-      const scheduler = await startCli(['schedule', '--config', config, '--max-runs', '1'], { PARCEL_RECON_NOW: '2026-11-23T01:59:58+07:00' }).ended;
+      const scheduler = await startCli(['schedule', '--config', config, '--max-runs', '1'], {
+        PARCEL_RECON_NOW: '2026-11-23T01:59:58+07:00',
+      }).ended;
       expect(scheduler.code).toBe(0);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
-      const lines = scheduler.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(lines.find((l) => l.msg === 'job planned')).toMatchObject({ job: 'nightly', at: '2026-11-23T02:00:00+07:00' });
-      expect(lines.find((l) => l.msg === 'job firing')).toMatchObject({ job: 'nightly', scheduledAt: '2026-11-23T02:00:00+07:00' });
+      const lines = scheduler.stderr
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.find((l) => l.msg === 'job planned')).toMatchObject({
+        job: 'nightly',
+        at: '2026-11-23T02:00:00+07:00',
+      });
+      expect(lines.find((l) => l.msg === 'job firing')).toMatchObject({
+        job: 'nightly',
+        scheduledAt: '2026-11-23T02:00:00+07:00',
+      });
       const files = await readdir(join(dir, 'jobs', 'nightly'));
       expect(files).toHaveLength(1);
-      const summary = JSON.parse(await readFile(join(dir, 'jobs', 'nightly', files[0]!), 'utf8')) as { exitState: string; error: string; carrierDay: string };
+      const summary = JSON.parse(await readFile(join(dir, 'jobs', 'nightly', files[0]!), 'utf8')) as {
+        exitState: string;
+        error: string;
+        carrierDay: string;
+      };
       expect(summary).toMatchObject({ exitState: 'failed', carrierDay: '2026-11-23' });
       expect(summary.error).toMatch(/the configuration has no source/);
     } finally {

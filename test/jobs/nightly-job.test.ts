@@ -1,14 +1,14 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli as runCli, startCli } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
-import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 interface JobSummary {
   runId: string;
@@ -38,7 +38,8 @@ describe('jobs run nightly', () => {
     sandbox = await startTestSandbox({ ordersPerAccount: 30 });
     workspace = await trackingWorkspace();
     const rows: string[][] = [['order_code', 'account']];
-    for (const account of sandbox.state.world.accounts) for (let i = 0; i < 30; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
+    for (const account of sandbox.state.world.accounts)
+      for (let i = 0; i < 30; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
     const csv = await workspace.writeCsv('orders.csv', rows);
     config = join(workspace.dir, 'parcel-recon.config.json');
     await writeFile(
@@ -51,7 +52,11 @@ describe('jobs run nightly', () => {
         jobs: { nightly: { schedule: '0 2 * * *' } },
       }),
     );
-    env = { PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox)).map(([alias, key]) => `${alias}=${key}`).join(',') };
+    env = {
+      PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox))
+        .map(([alias, key]) => `${alias}=${key}`)
+        .join(','),
+    };
   });
 
   afterAll(async () => {
@@ -76,28 +81,40 @@ describe('jobs run nightly', () => {
     const summaries: JobSummary[] = [];
     for (let nightIndex = 0; nightIndex < 2; nightIndex++) {
       if (nightIndex > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
-      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], { ...nowEnv(), PARCEL_RECON_NOTIFY_URL: notifyUrl });
+      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], {
+        ...nowEnv(),
+        PARCEL_RECON_NOTIFY_URL: notifyUrl,
+      });
       expect(result.stderr).not.toMatch(/unexpected failure/);
       expect(result.code).toBe(0);
       // Both reports, right after the night's run, for the period of 30 carrier days ending with its day.
       const night = JSON.parse(result.stdout) as JobSummary;
       const from = new Date(Date.parse(`${night.carrierDay}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
-      const charges = night.steps.find((s) => s.step === 'charges report')!.summary as { files: { table: string; path: string; rows: number }[] };
-      const failures = night.steps.find((s) => s.step === 'failures report')!.summary as { files: { table: string; path: string; rows: number }[] };
+      const charges = night.steps.find((s) => s.step === 'charges report')!.summary as {
+        files: { table: string; path: string; rows: number }[];
+      };
+      const failures = night.steps.find((s) => s.step === 'failures report')!.summary as {
+        files: { table: string; path: string; rows: number }[];
+      };
       const chargesFile = charges.files.find((f) => f.table === 'charges')!;
-      expect(chargesFile.path).toBe(join(workspace.dir, 'reports', 'nightly', `charges_${from}_${night.carrierDay}.csv`));
+      expect(chargesFile.path).toBe(
+        join(workspace.dir, 'reports', 'nightly', `charges_${from}_${night.carrierDay}.csv`),
+      );
       const [inRange] = await workspace.query<{ n: string }>(
         `SELECT count(*) AS n FROM orders WHERE CAST(accept_date + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
       );
       expect(chargesFile.rows).toBe(Number(inRange!.n));
       expect((await readFile(chargesFile.path, 'utf8')).trim().split('\n')).toHaveLength(chargesFile.rows + 1);
       const byReason = failures.files.find((f) => f.table === 'failures-by-reason')!;
-      expect(byReason.path).toBe(join(workspace.dir, 'reports', 'nightly', `failures-by-reason_${from}_${night.carrierDay}.csv`));
+      expect(byReason.path).toBe(
+        join(workspace.dir, 'reports', 'nightly', `failures-by-reason_${from}_${night.carrierDay}.csv`),
+      );
       const [reasons] = await workspace.query<{ n: string }>(
         `SELECT count(DISTINCT coalesce(delay_code, '?')) AS n FROM delivery_failures WHERE CAST(attempted_at + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
       );
       expect(byReason.rows).toBe(Number(reasons!.n));
-      const page = (night.steps.find((s) => s.step === 'html report')!.summary as { files: { path: string }[] }).files[0]!.path;
+      const page = (night.steps.find((s) => s.step === 'html report')!.summary as { files: { path: string }[] })
+        .files[0]!.path;
       expect(page).toBe(join(workspace.dir, 'reports', 'nightly', `report_${from}_${night.carrierDay}.html`));
       expect(await readFile(page, 'utf8')).toMatch(/^<!DOCTYPE html>/i);
       summaries.push(night);
@@ -109,14 +126,25 @@ describe('jobs run nightly', () => {
       expect(JSON.parse(await readFile(summary.summaryFile, 'utf8'))).toEqual(summary);
       const track = summary.steps.find((s) => s.step === 'track')!;
       const trackRunId = track.summary.runId as string;
-      const [jobRow] = await workspace.query<Record<string, unknown>>(`SELECT * FROM runs WHERE run_id = '${summary.runId}'`);
-      const [trackRow] = await workspace.query<Record<string, unknown>>(`SELECT * FROM runs WHERE run_id = '${trackRunId}'`);
+      const [jobRow] = await workspace.query<Record<string, unknown>>(
+        `SELECT * FROM runs WHERE run_id = '${summary.runId}'`,
+      );
+      const [trackRow] = await workspace.query<Record<string, unknown>>(
+        `SELECT * FROM runs WHERE run_id = '${trackRunId}'`,
+      );
       const [results] = await workspace.query<Record<string, string>>(
         `SELECT count(*) FILTER (WHERE outcome = 'ok') AS ok, count(*) FILTER (WHERE outcome = 'carrier_error') AS carrier_errors FROM lookup_results WHERE run_id = '${trackRunId}'`,
       );
       expect(jobRow).toMatchObject({ job: 'nightly', exit_state: 'ok', exit_code: 0 });
       expect(trackRow).toMatchObject({ job: 'nightly-track' });
-      for (const column of ['codes_read', 'looked_up_ok', 'carrier_errors', 'transport_errors', 'deferred', 'lookups_spent']) {
+      for (const column of [
+        'codes_read',
+        'looked_up_ok',
+        'carrier_errors',
+        'transport_errors',
+        'deferred',
+        'lookups_spent',
+      ]) {
         expect(jobRow![column]).toEqual(trackRow![column]);
       }
       expect(String(summary.counts.lookedUpOk)).toBe(results!.ok);
@@ -124,7 +152,9 @@ describe('jobs run nightly', () => {
       expect(summary.counts.codesRead).toBe(90);
     }
     // The second night skips the orders that became terminal on the first.
-    const [terminal] = await workspace.query<{ n: string }>(`SELECT count(*) AS n FROM lookup_results l JOIN runs r USING (run_id) WHERE r.job = 'nightly-track' AND r.carrier_day = '2026-11-20' AND l.outcome = 'ok' AND l.order_code IN (SELECT order_code FROM orders WHERE is_terminal AND last_seen_at < '2026-11-21T00:00:00+07')`);
+    const [terminal] = await workspace.query<{ n: string }>(
+      `SELECT count(*) AS n FROM lookup_results l JOIN runs r USING (run_id) WHERE r.job = 'nightly-track' AND r.carrier_day = '2026-11-20' AND l.outcome = 'ok' AND l.order_code IN (SELECT order_code FROM orders WHERE is_terminal AND last_seen_at < '2026-11-21T00:00:00+07')`,
+    );
     expect(summaries[1]!.counts.lookupsSpent).toBe(summaries[0]!.counts.lookupsSpent - Number(terminal!.n));
   });
 
@@ -136,13 +166,30 @@ describe('jobs run nightly', () => {
     const dbPath = join(workspace.dir, `${name}.duckdb`);
     const account = sandbox.state.world.accounts[0]!;
     const others = Array.from({ length: otherCodes }, (_, i) => [`247MEM${String(i).padStart(6, '0')}`, account.alias]);
-    const csv = await workspace.writeCsv(`${name}.csv`, [['order_code', 'account'], [sandbox.state.world.orderCode(account.index, 0), account.alias], ...others]);
+    const csv = await workspace.writeCsv(`${name}.csv`, [
+      ['order_code', 'account'],
+      [sandbox.state.world.orderCode(account.index, 0), account.alias],
+      ...others,
+    ]);
     const jobConfig = join(workspace.dir, `${name}.config.json`);
-    await writeFile(jobConfig, JSON.stringify({ warehouse: dbPath, dataDir: join(workspace.dir, name), trackingUrl: sandbox.url, source: { inputs: [csv] }, track: { memoryLimit } }));
+    await writeFile(
+      jobConfig,
+      JSON.stringify({
+        warehouse: dbPath,
+        dataDir: join(workspace.dir, name),
+        trackingUrl: sandbox.url,
+        source: { inputs: [csv] },
+        track: { memoryLimit },
+      }),
+    );
     const result = await runCli(['jobs', 'run', 'nightly', '--config', jobConfig, '--json'], nowEnv());
     const warehouse = await Warehouse.open(dbPath, { readOnly: true });
     try {
-      const runs = (await warehouse.readAll('SELECT job, exit_state, CAST(looked_up_ok AS INTEGER) AS looked_up_ok FROM runs ORDER BY job')).getRowObjectsJson();
+      const runs = (
+        await warehouse.readAll(
+          'SELECT job, exit_state, CAST(looked_up_ok AS INTEGER) AS looked_up_ok FROM runs ORDER BY job',
+        )
+      ).getRowObjectsJson();
       return { result, runs };
     } finally {
       await warehouse.close();
@@ -162,12 +209,18 @@ describe('jobs run nightly', () => {
   it("gives its tracking step the configuration's track.memoryLimit, and the rest of the job the general limit", async () => {
     const { result, runs } = await nightlyWithTrackMemory('small-memory', '10MB', 10_000);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n').at(-1)).toMatch(/^parcel-recon: DuckDB ran out of memory \(.*9\.5 MiB.*\): raise --memory-limit$/);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(
+      /^parcel-recon: DuckDB ran out of memory \(.*9\.5 MiB.*\): raise --memory-limit$/,
+    );
     expect(result.stderr).not.toContain('    at ');
     // The job opened the warehouse and recorded how it ended at the general limit; at 10MB the tracking
     // step may fail before its own run row commits.
     expect(runs[0]).toEqual({ job: 'nightly', exit_state: 'failed', looked_up_ok: 0 });
-    expect(runs.slice(1).every((run) => run.job === 'nightly-track' && run.exit_state === 'failed' && run.looked_up_ok === 0)).toBe(true);
+    expect(
+      runs
+        .slice(1)
+        .every((run) => run.job === 'nightly-track' && run.exit_state === 'failed' && run.looked_up_ok === 0),
+    ).toBe(true);
   });
 
   it('refuses a second run while one holds the lock, and takes over the lock after SIGKILL', async () => {
@@ -182,7 +235,9 @@ describe('jobs run nightly', () => {
       const started = Date.now();
       const second = await runCli(['jobs', 'run', 'nightly', '--config', config], nowEnv());
       expect(second.code).toBe(5);
-      expect(second.stderr).toMatch(new RegExp(`^parcel-recon: job nightly is already running \\(PID ${first.pid} on .+, since .+\\)\\n$`));
+      expect(second.stderr).toMatch(
+        new RegExp(`^parcel-recon: job nightly is already running \\(PID ${first.pid} on .+, since .+\\)\\n$`),
+      );
       expect(Date.now() - started).toBeLessThan(10_000);
 
       first.kill('SIGKILL');

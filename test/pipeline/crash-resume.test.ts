@@ -1,16 +1,16 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
+import { replayRuns } from '../../src/pipeline/replay-runs.js';
+import { MAX_RESERVATION_GROWTH } from '../../src/quota/quota-ledger.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SeededRandom } from '../../src/sandbox/world/seeded-random.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
-import { replayRuns } from '../../src/pipeline/replay-runs.js';
-import { MAX_RESERVATION_GROWTH } from '../../src/quota/quota-ledger.js';
-import pino from 'pino';
 import { getJson, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
-import { cli, sandboxEnv, startCli, type CliResult } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type CliResult, cli, sandboxEnv, startCli } from '../support/cli-process.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 import { COMPARED_TABLES, NORMALIZED_TABLES, tableChecksums } from '../support/warehouse-checksums.js';
 
 /** Lookups in flight at once (--concurrency): what the ledger may count ahead of the carrier per interruption. */
@@ -21,7 +21,9 @@ const KILL_SEED = Number(process.env.PARCEL_RECON_KILL_SEED ?? 20261123);
 async function ledgerTotal(dbPath: string, day: string): Promise<number> {
   const warehouse = await Warehouse.open(dbPath, { readOnly: true });
   try {
-    const reader = await warehouse.connection.runAndReadAll(`SELECT lookups FROM quota_usage WHERE carrier_day = '${day}' AND key_alias = '*'`);
+    const reader = await warehouse.connection.runAndReadAll(
+      `SELECT lookups FROM quota_usage WHERE carrier_day = '${day}' AND key_alias = '*'`,
+    );
     return Number(reader.getRowObjectsJS()[0]?.lookups ?? 0);
   } finally {
     await warehouse.close();
@@ -41,7 +43,8 @@ async function replayInto(dbPath: string, dataDir: string, runIds: string[]): Pr
 async function logLine(child: ReturnType<typeof startCli>, text: string): Promise<void> {
   const deadline = performance.now() + 30_000;
   while (!child.output().stderr.includes(text)) {
-    if (performance.now() > deadline || child.exitCode !== null) throw new Error(`no '${text}' from the command: ${child.output().stderr}`);
+    if (performance.now() > deadline || child.exitCode !== null)
+      throw new Error(`no '${text}' from the command: ${child.output().stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -56,11 +59,30 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     const usage = await getJson<Record<string, { lookups: number; refused: number }>>(`${sandbox.url}/_sandbox/usage`);
     return (usage[day]?.lookups ?? 0) + (usage[day]?.refused ?? 0);
   };
-  const trackArgs = (db: string) => ['track', '--input', csv, '--db', db, '--json', '--no-progress', '--concurrency', String(IN_FLIGHT), '--batch-size', String(BATCH), '--grace-ms', '2000'];
+  const trackArgs = (db: string) => [
+    'track',
+    '--input',
+    csv,
+    '--db',
+    db,
+    '--json',
+    '--no-progress',
+    '--concurrency',
+    String(IN_FLIGHT),
+    '--batch-size',
+    String(BATCH),
+    '--grace-ms',
+    '2000',
+  ];
 
   beforeAll(async () => {
     // A fixed clock, so every run sees the same carrier state; latency, so a run lasts long enough to be killed.
-    sandbox = await startTestSandbox({ ordersPerAccount: 50, historyDays: 3, lifecycle: { failedAttemptRate: 0.5 }, faults: { latencyMinMs: 40, latencyMaxMs: 100 } });
+    sandbox = await startTestSandbox({
+      ordersPerAccount: 50,
+      historyDays: 3,
+      lifecycle: { failedAttemptRate: 0.5 },
+      faults: { latencyMinMs: 40, latencyMaxMs: 100 },
+    });
     workspace = await trackingWorkspace();
     const codes = [...sandbox.state.world.orders()].map((plan) => [plan.code, plan.account.alias] as const);
     csv = await workspace.writeCsv('orders.csv', [['order_code', 'account'], ...codes]);
@@ -73,7 +95,9 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     await workspace.dispose();
   });
 
-  it('ends, after SIGKILL at three seeded points and resumes, with the tables of an uninterrupted run, and a ledger within the reservation bound per kill', { timeout: 120_000 }, async () => {
+  it('ends, after SIGKILL at three seeded points and resumes, with the tables of an uninterrupted run, and a ledger within the reservation bound per kill', {
+    timeout: 120_000,
+  }, async () => {
     const whole = join(workspace.dir, 'whole');
     const killed = join(workspace.dir, 'killed');
     await Promise.all([mkdir(whole), mkdir(killed)]);
@@ -96,7 +120,8 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
       const stillToDo = Math.max(10, baseline.orders!.rows - (seenAtStart - seenBefore));
       const killAt = seenAtStart + Math.max(1, Math.floor(stillToDo * (0.05 + 0.4 * random.fraction())));
       const deadline = performance.now() + 60_000;
-      while ((await sandboxSeen()) < killAt && child.exitCode === null && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while ((await sandboxSeen()) < killAt && child.exitCode === null && performance.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(child.exitCode, `process ${kill + 1} ended before its kill`).toBeNull();
       child.kill('SIGKILL');
       const ended = await child.ended;
@@ -143,7 +168,9 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     const replayedKilledDb = join(workspace.dir, 'replayed-killed.duckdb');
     await replayInto(replayedKilledDb, killed, [summary.runId]);
     const normalizedUntimed = Object.fromEntries(NORMALIZED_TABLES.map((table) => [table, COMPARED_TABLES[table]!]));
-    expect(await tableChecksums(replayedKilledDb, normalizedUntimed)).toEqual(await tableChecksums(killedDb, normalizedUntimed));
+    expect(await tableChecksums(replayedKilledDb, normalizedUntimed)).toEqual(
+      await tableChecksums(killedDb, normalizedUntimed),
+    );
     expect(await sandboxSeen()).toBe(seenBeforeReplay);
   });
 
@@ -158,23 +185,37 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     const ended: CliResult = await child.ended;
     expect(performance.now() - signalled).toBeLessThan(2_000 + 5_000);
     expect(ended.code, ended.stderr).toBe(3);
-    const summary = JSON.parse(ended.stdout) as { exitState: string; counters: { ok: number; deferredByReason: Record<string, number> } };
+    const summary = JSON.parse(ended.stdout) as {
+      exitState: string;
+      counters: { ok: number; deferredByReason: Record<string, number> };
+    };
     expect(summary.exitState).toBe('partial');
     expect(summary.counters.ok).toBeGreaterThan(0);
-    expect(summary.counters.deferredByReason['stopping']).toBeGreaterThan(0);
+    expect(summary.counters.deferredByReason.stopping).toBeGreaterThan(0);
     const stopped = await Warehouse.open(db, { readOnly: true });
     try {
-      const runs = (await stopped.connection.runAndReadAll(
-        `SELECT exit_state, exit_code, (SELECT count(*) FROM lookup_results WHERE outcome = 'ok') AS ok,
+      const runs = (
+        await stopped.connection.runAndReadAll(
+          `SELECT exit_state, exit_code, (SELECT count(*) FROM lookup_results WHERE outcome = 'ok') AS ok,
                 (SELECT count(*) FROM lookup_results WHERE error_code = 'STOPPING') AS stopping FROM runs`,
-      )).getRowObjectsJS();
-      expect(runs).toEqual([{ exit_state: 'partial', exit_code: 3, ok: BigInt(summary.counters.ok), stopping: BigInt(summary.counters.deferredByReason['stopping']!) }]);
+        )
+      ).getRowObjectsJS();
+      expect(runs).toEqual([
+        {
+          exit_state: 'partial',
+          exit_code: 3,
+          ok: BigInt(summary.counters.ok),
+          stopping: BigInt(summary.counters.deferredByReason.stopping!),
+        },
+      ]);
     } finally {
       await stopped.close();
     }
   });
 
-  it('tells a second process, writer or reader, in one line which process holds the warehouse', { timeout: 90_000 }, async () => {
+  it('tells a second process, writer or reader, in one line which process holds the warehouse', {
+    timeout: 90_000,
+  }, async () => {
     const db = join(workspace.dir, 'busy.duckdb');
     // Slow answers keep the holder at work past the 10 s the others wait for a briefly held warehouse.
     await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 1_000, latencyMaxMs: 1_000 });

@@ -1,11 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf, checkTrackingResult, findOrderStatus, instantToEpochMs, parseCarrierInstant, STATUS, type TrackingSnapshot } from '../../src/carrier/contract.js';
+import {
+  carrierDayOf,
+  checkTrackingResult,
+  findOrderStatus,
+  instantToEpochMs,
+  parseCarrierInstant,
+  STATUS,
+  type TrackingSnapshot,
+} from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { trackingSnapshotAt } from '../../src/sandbox/world/tracking-snapshot.js';
 import { getJson, httpGet, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const NIGHTS = 3;
 
@@ -37,7 +45,8 @@ function normalized(field: string, value: string | number | null | undefined): s
 
 function priceLines(s: TrackingSnapshot): Map<string, string> {
   const lines = new Map<string, number>();
-  for (const line of s.priceInfo) lines.set(line.serviceID ?? '', (lines.get(line.serviceID ?? '') ?? 0) + Number(line.cost));
+  for (const line of s.priceInfo)
+    lines.set(line.serviceID ?? '', (lines.get(line.serviceID ?? '') ?? 0) + Number(line.cost));
   return new Map([...lines].map(([id, cost]) => [id, String(cost)]));
 }
 
@@ -60,16 +69,21 @@ function snapshotOf(sandbox: RunningSandbox, code: string, at: number): Tracking
   const wire = trackingSnapshotAt(sandbox.state.world.findOrder(code)!, at);
   if (wire === undefined) return undefined;
   const checked = checkTrackingResult(wire);
-  if (!checked.ok || checked.value.kind !== 'snapshot') throw new Error(`sandbox snapshot of ${code} does not pass the contract`);
+  if (!checked.ok || checked.value.kind !== 'snapshot')
+    throw new Error(`sandbox snapshot of ${code} does not pass the contract`);
   return checked.value.snapshot;
 }
 
 async function truthOrders(sandbox: RunningSandbox): Promise<OrderTruth[]> {
   const answer = await httpGet(`${sandbox.url}/_sandbox/truth/orders`);
-  return answer.text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as OrderTruth);
+  return answer.text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as OrderTruth);
 }
 
-const isTerminal = (status: string | null | undefined) => status != null && (findOrderStatus(status)?.terminal ?? false);
+const isTerminal = (status: string | null | undefined) =>
+  status != null && (findOrderStatus(status)?.terminal ?? false);
 const epochOf = (text: string) => instantToEpochMs(parseCarrierInstant(text)!);
 
 describe('three nights of tracking with the sandbox clock moving on', () => {
@@ -77,7 +91,12 @@ describe('three nights of tracking with the sandbox clock moving on', () => {
   let workspace: TrackingWorkspace;
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ ordersPerAccount: 60, historyDays: 3, futureDays: 1, lifecycle: { failedAttemptRate: 0.6, anomalyRate: 0.3 } });
+    sandbox = await startTestSandbox({
+      ordersPerAccount: 60,
+      historyDays: 3,
+      futureDays: 1,
+      lifecycle: { failedAttemptRate: 0.6, anomalyRate: 0.3 },
+    });
     workspace = await trackingWorkspace();
   });
 
@@ -101,10 +120,27 @@ describe('three nights of tracking with the sandbox clock moving on', () => {
       // The orders the warehouse holds as terminal cost nothing tonight.
       const expectedLookups = codes.filter(([code]) => !isTerminal(seen.get(code)?.at(-1)?.snapshot.status)).length;
 
-      const result = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--json', '--no-progress', '--concurrency', '16', '--retry-min-ms', '5'], sandboxEnv(sandbox));
+      const result = await cli(
+        [
+          'track',
+          '--input',
+          csv,
+          '--db',
+          workspace.dbPath,
+          '--json',
+          '--no-progress',
+          '--concurrency',
+          '16',
+          '--retry-min-ms',
+          '5',
+        ],
+        sandboxEnv(sandbox),
+      );
       expect(result.code, result.stderr).toBe(0);
 
-      const usage = await getJson<Record<string, { lookups: number; refused: number }>>(`${sandbox.url}/_sandbox/usage`);
+      const usage = await getJson<Record<string, { lookups: number; refused: number }>>(
+        `${sandbox.url}/_sandbox/usage`,
+      );
       const day = usage[carrierDayOf(at)]!;
       expect(day.lookups + day.refused).toBe(expectedLookups);
       if (night > 0) expect(expectedLookups).toBeLessThan(codes.length);
@@ -122,12 +158,24 @@ describe('three nights of tracking with the sandbox clock moving on', () => {
     // order_changes: each change between two snapshots the runs saw, on the night of the later one.
     const expectedChanges: string[] = [];
     for (const sightings of seen.values()) {
-      for (let i = 1; i < sightings.length; i++) expectedChanges.push(...changesBetween(sightings[i - 1]!.snapshot, sightings[i]!.snapshot, sightings[i]!.night));
+      for (let i = 1; i < sightings.length; i++)
+        expectedChanges.push(
+          ...changesBetween(sightings[i - 1]!.snapshot, sightings[i]!.snapshot, sightings[i]!.night),
+        );
     }
-    const changeRows = await workspace.query<{ order_code: string; field: string; old_value: string | null; new_value: string | null; seen_at: string }>(
+    const changeRows = await workspace.query<{
+      order_code: string;
+      field: string;
+      old_value: string | null;
+      new_value: string | null;
+      seen_at: string;
+    }>(
       `SELECT order_code, field, old_value, new_value, strftime(seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS seen_at FROM order_changes`,
     );
-    const stored = changeRows.map((r) => `${r.order_code}|${r.field}|${normalized(r.field, r.old_value)}|${normalized(r.field, r.new_value)}|${nightOf(r.seen_at)}`);
+    const stored = changeRows.map(
+      (r) =>
+        `${r.order_code}|${r.field}|${normalized(r.field, r.old_value)}|${normalized(r.field, r.new_value)}|${nightOf(r.seen_at)}`,
+    );
     expect(stored.sort()).toEqual(expectedChanges.sort());
     expect(expectedChanges.some((c) => c.includes('|status|'))).toBe(true);
     expect(expectedChanges.some((c) => c.includes('|delay_code|'))).toBe(true);
@@ -148,10 +196,17 @@ describe('three nights of tracking with the sandbox clock moving on', () => {
         });
       }
     }
-    const failureRows = await workspace.query<{ order_code: string; attempted_at: string; delay_code: string | null; source: string }>(
+    const failureRows = await workspace.query<{
+      order_code: string;
+      attempted_at: string;
+      delay_code: string | null;
+      source: string;
+    }>(
       `SELECT order_code, strftime(attempted_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS attempted_at, delay_code, source FROM delivery_failures`,
     );
-    const storedFailures = new Map(failureRows.map((r) => [`${r.order_code}|${epochOf(r.attempted_at)}`, r.delay_code]));
+    const storedFailures = new Map(
+      failureRows.map((r) => [`${r.order_code}|${epochOf(r.attempted_at)}`, r.delay_code]),
+    );
     expect(failureRows.every((r) => r.source === 'tracking')).toBe(true);
     expect(storedFailures.size).toBe(failureRows.length);
     expect([...storedFailures].sort()).toEqual([...expectedFailures].sort());

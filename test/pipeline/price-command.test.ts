@@ -13,7 +13,7 @@ import { findProvince } from '../../src/sandbox/world/geography.js';
 import { findServiceType, priceParcel } from '../../src/sandbox/world/tariff.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 interface QuoteRow {
   quote_id: string;
@@ -42,7 +42,10 @@ describe('parcel-recon price', () => {
     sandbox = await startTestSandbox({ ordersPerAccount: 40, seed: 5 });
     workspace = await trackingWorkspace();
     truth = await truthOrders(sandbox);
-    const orders = await workspace.writeCsv('orders.csv', [['order_code', 'account'], ...truth.map((o) => [o.orderCode, o.account])]);
+    const orders = await workspace.writeCsv('orders.csv', [
+      ['order_code', 'account'],
+      ...truth.map((o) => [o.orderCode, o.account]),
+    ]);
     const tracked = await workspace.track(sandbox, [orders]);
     expect(tracked.counters.ok).toBe(truth.length);
   });
@@ -70,9 +73,29 @@ describe('parcel-recon price', () => {
   it('quotes every tracked order (--for-orders) exactly as the sandbox prices it, with the published relations', async () => {
     const destinations = await writeCsv('destinations.csv', [
       ['order_code', 'ToProvinceName', 'ToDistrictName', 'ToWardName', 'ClientHubID'],
-      ...truth.map((o) => [o.orderCode, o.destination.provinceName, o.destination.districtName, o.destination.wardName, o.clientHubID]),
+      ...truth.map((o) => [
+        o.orderCode,
+        o.destination.provinceName,
+        o.destination.districtName,
+        o.destination.wardName,
+        o.clientHubID,
+      ]),
     ]);
-    const result = await cli(['price', '--for-orders', destinations, '--db', workspace.dbPath, '--rate', '200', '--concurrency', '8', '--json'], sandboxEnv(sandbox));
+    const result = await cli(
+      [
+        'price',
+        '--for-orders',
+        destinations,
+        '--db',
+        workspace.dbPath,
+        '--rate',
+        '200',
+        '--concurrency',
+        '8',
+        '--json',
+      ],
+      sandboxEnv(sandbox),
+    );
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { runId: string; quoted: number; rejected: number; failed: number };
     expect(summary).toMatchObject({ quoted: truth.length, rejected: 0, failed: 0 });
@@ -83,13 +106,22 @@ describe('parcel-recon price', () => {
     const quotes = await quotesOf(summary.runId);
     expect(quotes).toHaveLength(truth.length);
     const billed = new Map(
-      (await workspace.query<{ order_code: string; total: string; price_fr: string }>('SELECT order_code, CAST(total_service_cost AS VARCHAR) AS total, CAST(price_fr AS VARCHAR) AS price_fr FROM orders')).map((o) => [o.order_code, o]),
+      (
+        await workspace.query<{ order_code: string; total: string; price_fr: string }>(
+          'SELECT order_code, CAST(total_service_cost AS VARCHAR) AS total, CAST(price_fr AS VARCHAR) AS price_fr FROM orders',
+        )
+      ).map((o) => [o.order_code, o]),
     );
     let comparedWithBilled = 0;
     for (const quote of quotes) {
       const order = truth.find((o) => o.orderCode === quote.order_code)!;
       const plan = sandbox.state.world.findOrder(order.orderCode)!;
-      const expected = priceParcel(findServiceType(order.serviceTypeID)!, plan.account.hubProvince, findProvince(order.destination.provinceName)!, plan);
+      const expected = priceParcel(
+        findServiceType(order.serviceTypeID)!,
+        plan.account.hubProvince,
+        findProvince(order.destination.provinceName)!,
+        plan,
+      );
       expect(quote.ok).toBe(true);
       expect(quote.account_alias).toBe(order.account);
       // To the unit: the DECIMAL total and every line.
@@ -97,7 +129,9 @@ describe('parcel-recon price', () => {
       expect(quote.lines).toBe(expected.lines.map((l) => `${l.serviceID}=${l.cost}.0000`).join(','));
       // The published relations.
       expect(quote.lines_total).toBe(quote.total_service_cost);
-      expect(Math.abs(quote.cal_weight! - (quote.length * quote.width * quote.height) / 6000)).toBeLessThanOrEqual(0.005 + 1e-9);
+      expect(Math.abs(quote.cal_weight! - (quote.length * quote.width * quote.height) / 6000)).toBeLessThanOrEqual(
+        0.005 + 1e-9,
+      );
       expect(quote.weight).toBe(Math.max(quote.real_weight, quote.cal_weight!));
       // An order billed cleanly (no anomaly, no return charge, not cancelled: billed 0) was billed what the quote says.
       const stored = billed.get(order.orderCode)!;
@@ -112,9 +146,31 @@ describe('parcel-recon price', () => {
   it('refuses invalid rows with their reason without sending them, and stores a carrier refusal as a failed quote', async () => {
     const order = truth[0]!;
     const plan = sandbox.state.world.findOrder(order.orderCode)!;
-    const good = [order.destination.provinceName, order.destination.districtName, order.destination.wardName, plan.length, plan.width, plan.height, plan.realWeight, order.clientHubID, order.serviceTypeID];
+    const good = [
+      order.destination.provinceName,
+      order.destination.districtName,
+      order.destination.wardName,
+      plan.length,
+      plan.width,
+      plan.height,
+      plan.realWeight,
+      order.clientHubID,
+      order.serviceTypeID,
+    ];
     const input = await writeCsv('requests.csv', [
-      ['to_province_name', 'to_district_name', 'to_ward_name', 'length', 'width', 'height', 'real_weight', 'client_hub_id', 'service_type_id', 'order_code', 'account'],
+      [
+        'to_province_name',
+        'to_district_name',
+        'to_ward_name',
+        'length',
+        'width',
+        'height',
+        'real_weight',
+        'client_hub_id',
+        'service_type_id',
+        'order_code',
+        'account',
+      ],
       [...good, order.orderCode, order.account],
       [...good.slice(0, 3), 'ten', ...good.slice(4), 'BAD-LENGTH', order.account],
       [good[0], good[1], '', ...good.slice(3), 'NO-WARD', order.account],
@@ -123,7 +179,15 @@ describe('parcel-recon price', () => {
     ]);
     const result = await cli(['price', '--input', input, '--db', workspace.dbPath, '--json'], sandboxEnv(sandbox));
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { runId: string; quoted: number; rejected: number; carrierErrors: number; requestsSent: number; problems: { orderCode: string; reason: string }[]; rejectsFile: string };
+    const summary = JSON.parse(result.stdout) as {
+      runId: string;
+      quoted: number;
+      rejected: number;
+      carrierErrors: number;
+      requestsSent: number;
+      problems: { orderCode: string; reason: string }[];
+      rejectsFile: string;
+    };
     expect(summary).toMatchObject({ quoted: 1, rejected: 3, carrierErrors: 1, requestsSent: 2 });
     const reasons = Object.fromEntries(summary.problems.map((p) => [p.orderCode, p.reason]));
     expect(reasons['BAD-LENGTH']).toBe('Length is not a number');
@@ -144,21 +208,65 @@ describe('parcel-recon price', () => {
     const [first, second] = truth;
     const destinations = await writeCsv('two.csv', [
       ['ordercode', 'ToProvinceName', 'ToDistrictName', 'ToWardName'],
-      ...[first!, second!].map((o) => [o.orderCode, o.destination.provinceName, o.destination.districtName, o.destination.wardName]),
+      ...[first!, second!].map((o) => [
+        o.orderCode,
+        o.destination.provinceName,
+        o.destination.districtName,
+        o.destination.wardName,
+      ]),
     ]);
     sandbox.state.faults.script({ kind: 'server_error', operation: 'price', times: 2 });
     const hubs = ['--client-hub-id', first!.clientHubID];
-    const retried = await cli(['price', '--for-orders', destinations, ...hubs, '--db', workspace.dbPath, '--concurrency', '1', '--retry-min-ms', '5', '--json'], sandboxEnv(sandbox));
+    const retried = await cli(
+      [
+        'price',
+        '--for-orders',
+        destinations,
+        ...hubs,
+        '--db',
+        workspace.dbPath,
+        '--concurrency',
+        '1',
+        '--retry-min-ms',
+        '5',
+        '--json',
+      ],
+      sandboxEnv(sandbox),
+    );
     expect(retried.code, retried.stderr).toBe(0);
-    const retriedSummary = JSON.parse(retried.stdout) as { quoted: number; requestsSent: number; carrierErrors: number };
+    const retriedSummary = JSON.parse(retried.stdout) as {
+      quoted: number;
+      requestsSent: number;
+      carrierErrors: number;
+    };
     // The second order's account has another hub than the one given: the carrier refuses it.
     expect(retriedSummary.quoted + retriedSummary.carrierErrors).toBe(2);
     expect(retriedSummary.requestsSent).toBe(4);
 
     // One order, so that all three malformed answers are its three attempts.
-    const one = await writeCsv('one.csv', [['ordercode', 'ToProvinceName', 'ToDistrictName', 'ToWardName'], [first!.orderCode, first!.destination.provinceName, first!.destination.districtName, first!.destination.wardName]]);
+    const one = await writeCsv('one.csv', [
+      ['ordercode', 'ToProvinceName', 'ToDistrictName', 'ToWardName'],
+      [first!.orderCode, first!.destination.provinceName, first!.destination.districtName, first!.destination.wardName],
+    ]);
     sandbox.state.faults.script({ kind: 'malformed', operation: 'price', times: 3 });
-    const malformed = await cli(['price', '--for-orders', one, ...hubs, '--db', workspace.dbPath, '--concurrency', '1', '--attempts', '3', '--retry-min-ms', '5', '--json'], sandboxEnv(sandbox));
+    const malformed = await cli(
+      [
+        'price',
+        '--for-orders',
+        one,
+        ...hubs,
+        '--db',
+        workspace.dbPath,
+        '--concurrency',
+        '1',
+        '--attempts',
+        '3',
+        '--retry-min-ms',
+        '5',
+        '--json',
+      ],
+      sandboxEnv(sandbox),
+    );
     expect(malformed.code).toBe(1);
     const summary = JSON.parse(malformed.stdout) as { runId: string; failed: number };
     expect(summary.failed).toBe(1);
@@ -172,7 +280,10 @@ describe('parcel-recon price', () => {
     const none = await cli(['price', '--db', workspace.dbPath], sandboxEnv(sandbox));
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no quote requests to read');
-    const wrong = await writeCsv('wrong.csv', [['order_code', 'province'], ['EX1', 'x']]);
+    const wrong = await writeCsv('wrong.csv', [
+      ['order_code', 'province'],
+      ['EX1', 'x'],
+    ]);
     const result = await cli(['price', '--input', wrong, '--db', workspace.dbPath], sandboxEnv(sandbox));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no ToProvinceName, ToDistrictName, ToWardName, Length');

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CarrierInstant } from '../../src/carrier/contract.js';
 import { BatchFiles } from '../../src/pipeline/batch-files.js';
-import { readRawSpoolFile, spoolFilesOfRun, type RawResponse } from '../../src/pipeline/raw-spool.js';
+import { type RawResponse, readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
 import { answerSpoolLine } from '../../src/warehouse/snapshot-spool-format.js';
 
 const dirs: string[] = [];
@@ -26,17 +26,34 @@ describe('raw spool', () => {
     dirs.push(dataDir);
     const spoolDir = join(dataDir, 'spool');
     const files = new BatchFiles(spoolDir, dataDir, 'run-1');
-    files.addSnapshot({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN }, Buffer.from(BODIES[0]!));
+    files.addSnapshot(
+      { runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN },
+      Buffer.from(BODIES[0]!),
+    );
     // Enough lines to pass a chunk, so that writes happen before the batch finishes.
-    for (let i = 0; i < 4_000; i++) files.addOtherAnswer({ runId: 'run-1', orderCode: `247EXP${1000 + i}`, accountAlias: 'shop-b', seenAt: SEEN }, Buffer.from(BODIES[1]!));
+    for (let i = 0; i < 4_000; i++)
+      files.addOtherAnswer(
+        { runId: 'run-1', orderCode: `247EXP${1000 + i}`, accountAlias: 'shop-b', seenAt: SEEN },
+        Buffer.from(BODIES[1]!),
+      );
     const written = await files.finish();
 
     const read = await readRawSpoolFile(written.rawSpoolFile!);
     expect(read).toHaveLength(4_001);
     const byCode = new Map(read.map((response) => [response.orderCode, response]));
-    expect(byCode.get('247EXP0001')).toEqual({ orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0] });
+    expect(byCode.get('247EXP0001')).toEqual({
+      orderCode: '247EXP0001',
+      accountAlias: 'shop-a',
+      seenAt: SEEN,
+      body: BODIES[0],
+    });
     // Line breaks between tokens become spaces: the same JSON, on one line.
-    expect(byCode.get('247EXP4999')).toEqual({ orderCode: '247EXP4999', accountAlias: 'shop-b', seenAt: SEEN, body: BODIES[1]!.replace(/[\r\n]/g, ' ') });
+    expect(byCode.get('247EXP4999')).toEqual({
+      orderCode: '247EXP4999',
+      accountAlias: 'shop-b',
+      seenAt: SEEN,
+      body: BODIES[1]!.replace(/[\r\n]/g, ' '),
+    });
     expect(JSON.parse(byCode.get('247EXP1000')!.body)).toEqual(JSON.parse(BODIES[1]!));
     // The loader's file holds the snapshot's line as answerSpoolLine writes it.
     const snapshotLine = `${answerSpoolLine({ runId: 'run-1', orderCode: '247EXP0001', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[0]! })}\n`;
@@ -58,7 +75,10 @@ describe('raw spool', () => {
   it('leaves no file for a batch without answers', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'raw-spool-'));
     dirs.push(dataDir);
-    expect(await new BatchFiles(join(dataDir, 'spool'), dataDir, 'run-1').finish()).toEqual({ snapshotFile: undefined, rawSpoolFile: undefined });
+    expect(await new BatchFiles(join(dataDir, 'spool'), dataDir, 'run-1').finish()).toEqual({
+      snapshotFile: undefined,
+      rawSpoolFile: undefined,
+    });
     expect(await spoolFilesOfRun(dataDir, 'run-1')).toEqual([]);
   });
 });

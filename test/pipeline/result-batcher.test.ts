@@ -42,7 +42,15 @@ describe('ResultBatcher', () => {
     ]);
 
     const next = new ResultBatcher(warehouse, 'run-2', join(dir, 'spool'), dir, () => FIRST_RUN_MS + HOUR_MS);
-    next.add('ORDER0001', 'shop-a', 'a.csv:2', answer('ORDER0001', (wire) => void (wire.status = '30')), true);
+    next.add(
+      'ORDER0001',
+      'shop-a',
+      'a.csv:2',
+      answer('ORDER0001', (wire) => {
+        wire.status = '30';
+      }),
+      true,
+    );
     next.add('ORDER0003', 'shop-a', 'a.csv:4', answer('ORDER0003'), false);
     await next.flush();
 
@@ -55,9 +63,9 @@ describe('ResultBatcher', () => {
     // Replaced, not added to: the stored order keeps one set of history rows.
     expect(afterNext[0]?.statuses).toBe(afterFirst[0]?.statuses);
     expect(afterNext[0]?.trackings).toBe(afterFirst[0]?.trackings);
-    expect(await rowsOf(warehouse, "SELECT order_code, old_value, new_value FROM order_changes WHERE field = 'status'")).toEqual([
-      { order_code: 'ORDER0001', old_value: '25', new_value: '30' },
-    ]);
+    expect(
+      await rowsOf(warehouse, "SELECT order_code, old_value, new_value FROM order_changes WHERE field = 'status'"),
+    ).toEqual([{ order_code: 'ORDER0001', old_value: '25', new_value: '30' }]);
   });
 
   it('takes an answer naming another order than the one asked for as possibly stored', async () => {
@@ -69,7 +77,15 @@ describe('ResultBatcher', () => {
 
     // The code asked for was not stored, but the carrier answered with a stored order's.
     const next = new ResultBatcher(warehouse, 'run-2', join(dir, 'spool'), dir, () => FIRST_RUN_MS + HOUR_MS);
-    next.add('ORDER0001-B', 'shop-a', 'a.csv:2', answer('ORDER0001', (wire) => void (wire.status = '30')), false);
+    next.add(
+      'ORDER0001-B',
+      'shop-a',
+      'a.csv:2',
+      answer('ORDER0001', (wire) => {
+        wire.status = '30';
+      }),
+      false,
+    );
     await next.flush();
 
     const after = await historyCounts(warehouse);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli } from '../support/cli-process.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
@@ -22,7 +22,9 @@ describe('parcel-recon track', () => {
     sandbox = await startTestSandbox({ ordersPerAccount: 40, faults: { exceptionRate: 0.05, malformedRate: 0.02 } });
     workspace = await trackingWorkspace();
     keys = keysOf(sandbox);
-    keysVariable = Object.entries(keys).map(([alias, key]) => `${alias}=${key}`).join(',');
+    keysVariable = Object.entries(keys)
+      .map(([alias, key]) => `${alias}=${key}`)
+      .join(',');
   });
 
   afterAll(async () => {
@@ -32,17 +34,26 @@ describe('parcel-recon track', () => {
 
   it('tracks a CSV and no key appears in any log line, output, rejects file or the warehouse', async () => {
     const rows: string[][] = [['order_code', 'account']];
-    for (const account of sandbox.state.world.accounts) for (let i = 0; i < 39; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
+    for (const account of sandbox.state.world.accounts)
+      for (let i = 0; i < 39; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
     rows.push(['EX1', 'hanoi-shop'], ['EX100000099', 'hanoi-shop'], ['EX200000040', 'hanoi-shop']);
     const csv = await workspace.writeCsv('orders.csv', rows);
-    const result = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--log-level', 'trace', '--retry-min-ms', '5', '--json'], {
-      PARCEL_RECON_API_KEYS: keysVariable,
-      PARCEL_RECON_TRACKING_URL: sandbox.url,
-      PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
-    });
+    const result = await cli(
+      ['track', '--input', csv, '--db', workspace.dbPath, '--log-level', 'trace', '--retry-min-ms', '5', '--json'],
+      {
+        PARCEL_RECON_API_KEYS: keysVariable,
+        PARCEL_RECON_TRACKING_URL: sandbox.url,
+        PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+      },
+    );
 
     expect(result.code, result.stderr).toBe(0);
-    const summary = JSON.parse(result.stdout) as { counters: { ok: number; carrierErrors: number }; codes: { rejected: number }; rejectsFile: string; peakMemoryMb: number };
+    const summary = JSON.parse(result.stdout) as {
+      counters: { ok: number; carrierErrors: number };
+      codes: { rejected: number };
+      rejectsFile: string;
+      peakMemoryMb: number;
+    };
     expect(summary.counters.ok).toBe(117);
     // The process's own peak: more than Node itself needs, far less than the machine has.
     expect(summary.peakMemoryMb).toBeGreaterThan(40);
@@ -53,7 +64,8 @@ describe('parcel-recon track', () => {
 
     const texts = [result.stdout, result.stderr];
     // Compressed files (the raw spool) are read decompressed: a key inside would not show otherwise.
-    for (const file of await filesUnder(workspace.dir)) texts.push((file.endsWith('.gz') ? gunzipSync(await readFile(file)) : await readFile(file)).toString('latin1'));
+    for (const file of await filesUnder(workspace.dir))
+      texts.push((file.endsWith('.gz') ? gunzipSync(await readFile(file)) : await readFile(file)).toString('latin1'));
     expect((await filesUnder(workspace.dir)).some((file) => /raw\/[^/]+\/[^/]+\.ndjson\.gz$/.test(file))).toBe(true);
     expect(texts.length).toBeGreaterThan(3);
     for (const key of Object.values(keys)) for (const text of texts) expect(text.includes(key)).toBe(false);
@@ -65,7 +77,10 @@ describe('parcel-recon track', () => {
     await writeFile(keysFile, JSON.stringify(keys));
     await chmod(keysFile, 0o644);
     const csv = await workspace.writeCsv('few.csv', [['order_code'], ['EX100000001']]);
-    const refused = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--keys-file', keysFile, '--tracking-url', sandbox.url], {});
+    const refused = await cli(
+      ['track', '--input', csv, '--db', workspace.dbPath, '--keys-file', keysFile, '--tracking-url', sandbox.url],
+      {},
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toContain('chmod 600');
@@ -73,9 +88,24 @@ describe('parcel-recon track', () => {
 
     await chmod(keysFile, 0o600);
     expect((await stat(keysFile)).mode & 0o777).toBe(0o600);
-    const accepted = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--keys-file', keysFile, '--tracking-url', sandbox.url, '--delimiter', ','], {
-      PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
-    });
+    const accepted = await cli(
+      [
+        'track',
+        '--input',
+        csv,
+        '--db',
+        workspace.dbPath,
+        '--keys-file',
+        keysFile,
+        '--tracking-url',
+        sandbox.url,
+        '--delimiter',
+        ',',
+      ],
+      {
+        PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+      },
+    );
     // Three keys and no account column: the row names no account and none is called default.
     expect(accepted.code, accepted.stderr).toBe(0);
     expect(accepted.stdout).toContain('rejected 1');
@@ -108,14 +138,29 @@ describe('parcel-recon track', () => {
     // A first chunk of 10,000 input rows does not fit in 10MB; nothing is looked up.
     const codes = Array.from({ length: 10_000 }, (_, i) => [`247MEM${String(i).padStart(6, '0')}`]);
     const csv = await workspace.writeCsv('memory.csv', [['order_code'], ...codes]);
-    const result = await cli(['track', '--input', csv, '--db', join(workspace.dir, 'memory.duckdb'), '--memory-limit', '10MB', '--retry-min-ms', '5'], {
-      PARCEL_RECON_API_KEYS: keysVariable,
-      PARCEL_RECON_TRACKING_URL: sandbox.url,
-      PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
-    });
+    const result = await cli(
+      [
+        'track',
+        '--input',
+        csv,
+        '--db',
+        join(workspace.dir, 'memory.duckdb'),
+        '--memory-limit',
+        '10MB',
+        '--retry-min-ms',
+        '5',
+      ],
+      {
+        PARCEL_RECON_API_KEYS: keysVariable,
+        PARCEL_RECON_TRACKING_URL: sandbox.url,
+        PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
+      },
+    );
     expect(result.code).toBe(1);
     const lastLine = result.stderr.trim().split('\n').at(-1);
-    expect(lastLine).toMatch(/^parcel-recon: DuckDB ran out of memory \(memory_limit 9\.5 MiB\) loading 10000 input rows, even after a checkpoint: raise --memory-limit$/);
+    expect(lastLine).toMatch(
+      /^parcel-recon: DuckDB ran out of memory \(memory_limit 9\.5 MiB\) loading 10000 input rows, even after a checkpoint: raise --memory-limit$/,
+    );
     expect(result.stderr).not.toContain('    at ');
   });
 });

@@ -4,7 +4,7 @@ import type { TrackPlan } from '../../src/pipeline/track-plan.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
-import { sandboxLookups, trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const PER_KEY_LIMIT = 100;
 
@@ -35,7 +35,10 @@ describe('planning a run and capping it', () => {
     expect(terminal.some((row) => Number(row.n) > 0)).toBe(true);
     const limits = ['--per-key-limit', String(PER_KEY_LIMIT)];
 
-    const planned = await cli(['track', '--plan', '--json', '--input', csv, '--db', workspace.dbPath, ...limits], sandboxEnv(sandbox));
+    const planned = await cli(
+      ['track', '--plan', '--json', '--input', csv, '--db', workspace.dbPath, ...limits],
+      sandboxEnv(sandbox),
+    );
     expect(planned.code, planned.stderr).toBe(0);
     const plan = JSON.parse(planned.stdout) as TrackPlan;
     expect(plan.carrierDay).toBe(day);
@@ -43,20 +46,35 @@ describe('planning a run and capping it', () => {
     expect(plan.codes.terminalSkipped).toBe(terminal.reduce((n, row) => n + Number(row.n), 0));
     for (const key of plan.keys) {
       const skipped = Number(terminal.find((row) => row.account_alias === key.alias)?.n ?? 0);
-      expect(key).toEqual({ alias: key.alias, toLookUp: 30 - skipped, leftToday: PER_KEY_LIMIT, wouldSpend: 30 - skipped, wouldDefer: 0 });
+      expect(key).toEqual({
+        alias: key.alias,
+        toLookUp: 30 - skipped,
+        leftToday: PER_KEY_LIMIT,
+        wouldSpend: 30 - skipped,
+        wouldDefer: 0,
+      });
     }
     expect(sandboxLookups(sandbox, day)).toEqual({});
-    const text = await cli(['track', '--plan', '--input', csv, '--db', workspace.dbPath, '--max-lookups', '7', ...limits], sandboxEnv(sandbox));
+    const text = await cli(
+      ['track', '--plan', '--input', csv, '--db', workspace.dbPath, '--max-lookups', '7', ...limits],
+      sandboxEnv(sandbox),
+    );
     expect(text.stdout).toMatch(/nothing spent/);
     expect(text.stdout).toMatch(/all keys\s+to look up\s+\d+, left today\s+\d+: would spend 7, defer \d+/);
     // The plan leaves nothing staged behind.
     expect(await workspace.query(`SELECT * FROM run_inputs WHERE run_id LIKE 'plan-%'`)).toEqual([]);
 
-    const capped = await cli(['track', '--input', csv, '--db', workspace.dbPath, '--max-lookups', '7', '--json', ...limits], sandboxEnv(sandbox));
+    const capped = await cli(
+      ['track', '--input', csv, '--db', workspace.dbPath, '--max-lookups', '7', '--json', ...limits],
+      sandboxEnv(sandbox),
+    );
     expect(capped.code, capped.stderr).toBe(3);
-    const summary = JSON.parse(capped.stdout) as { counters: { deferredByReason: Record<string, number> }; lookupsSpent: number };
+    const summary = JSON.parse(capped.stdout) as {
+      counters: { deferredByReason: Record<string, number> };
+      lookupsSpent: number;
+    };
     expect(Object.values(sandboxLookups(sandbox, day)).reduce((n, v) => n + v, 0)).toBe(7);
     expect(summary.lookupsSpent).toBe(7);
-    expect(summary.counters.deferredByReason['max_lookups']).toBe(plan.total.toLookUp - 7);
+    expect(summary.counters.deferredByReason.max_lookups).toBe(plan.total.toLookUp - 7);
   });
 });

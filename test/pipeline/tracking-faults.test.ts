@@ -3,7 +3,7 @@ import { sumMoney } from '../../src/carrier/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { trackingSnapshotAt } from '../../src/sandbox/world/tracking-snapshot.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const ORDERS_PER_ACCOUNT = 200;
 
@@ -15,7 +15,14 @@ describe('tracking with faults on in the sandbox', () => {
   beforeAll(async () => {
     sandbox = await startTestSandbox({
       ordersPerAccount: ORDERS_PER_ACCOUNT,
-      faults: { exceptionRate: 0.05, serverErrorRate: 0.02, resetRate: 0.01, hangRate: 0.01, hangMs: 3_000, malformedRate: 0.005 },
+      faults: {
+        exceptionRate: 0.05,
+        serverErrorRate: 0.02,
+        resetRate: 0.01,
+        hangRate: 0.01,
+        hangMs: 3_000,
+        malformedRate: 0.005,
+      },
     });
     workspace = await trackingWorkspace();
     codes = [...sandbox.state.world.orders()].map((plan) => plan.code);
@@ -28,7 +35,10 @@ describe('tracking with faults on in the sandbox', () => {
 
   it('loads every valid order, with row counts equal to the ground truth', async () => {
     const accountOf = new Map([...sandbox.state.world.orders()].map((p) => [p.code, p.account.alias]));
-    const csv = await workspace.writeCsv('orders.csv', [['order_code', 'account'], ...codes.map((c) => [c, accountOf.get(c)!])]);
+    const csv = await workspace.writeCsv('orders.csv', [
+      ['order_code', 'account'],
+      ...codes.map((c) => [c, accountOf.get(c)!]),
+    ]);
     const summary = await workspace.track(sandbox, [csv], {
       client: { trackingUrl: sandbox.url, timeoutMs: 400, connections: 16 },
       retry: { attempts: 10, minDelayMs: 5, maxDelayMs: 40 },
@@ -56,21 +66,35 @@ describe('tracking with faults on in the sandbox', () => {
     expect(Number(counts!.ok_results)).toBe(codes.length);
 
     // Each order's stored status is the carrier's.
-    const statuses = await workspace.query<{ order_code: string; status: string }>('SELECT order_code, status FROM orders');
+    const statuses = await workspace.query<{ order_code: string; status: string }>(
+      'SELECT order_code, status FROM orders',
+    );
     const truthStatus = new Map(truth.map((s) => [s.orderCode, s.status]));
     for (const row of statuses) expect(row.status).toBe(truthStatus.get(row.order_code));
   });
 
   it('lists an order that failed for good with its reason, and exits 1', async () => {
     const code = codes[0]!;
-    sandbox.state.faults.configure({ exceptionRate: 0, serverErrorRate: 0, resetRate: 0, hangRate: 0, malformedRate: 0 });
+    sandbox.state.faults.configure({
+      exceptionRate: 0,
+      serverErrorRate: 0,
+      resetRate: 0,
+      hangRate: 0,
+      malformedRate: 0,
+    });
     sandbox.state.faults.script({ kind: 'server_error', operation: 'tracking', orderCode: code, times: 3 });
-    const csv = await workspace.writeCsv('one.csv', [['order_code', 'account'], [code, 'hanoi-shop'], [codes[1]!, 'hanoi-shop']]);
+    const csv = await workspace.writeCsv('one.csv', [
+      ['order_code', 'account'],
+      [code, 'hanoi-shop'],
+      [codes[1]!, 'hanoi-shop'],
+    ]);
     const summary = await workspace.track(sandbox, [csv], { retry: { attempts: 3, minDelayMs: 1, maxDelayMs: 5 } });
 
     expect(summary.exitCode).toBe(1);
     expect(summary.counters.ok).toBe(1);
-    expect(summary.failedOrders).toEqual([expect.objectContaining({ orderCode: code, errorCode: 'LOOKUP_HTTP_STATUS' })]);
+    expect(summary.failedOrders).toEqual([
+      expect.objectContaining({ orderCode: code, errorCode: 'LOOKUP_HTTP_STATUS' }),
+    ]);
     const rows = await workspace.query<{ outcome: string; error_code: string; attempts: number }>(
       `SELECT outcome, error_code, attempts FROM lookup_results WHERE run_id = '${summary.runId}' AND order_code = '${code}'`,
     );

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 /** Lookups the sandbox received over all keys and days. */
 function sandboxReceived(sandbox: RunningSandbox): number {
@@ -41,7 +41,7 @@ describe('tracking a bad-input corpus', () => {
       'ok;EX200000001;saigon-shop',
     ];
     const body = Buffer.concat([
-      Buffer.from(lines.join('\r\n') + '\r\n', 'utf8'),
+      Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8'),
       Buffer.from([0x62, 0x61, 0x64, 0x3b, 0x45, 0x58, 0xff, 0xfe, 0x31, 0x3b, 0x68, 0x0d, 0x0a]),
       Buffer.from('last;EX300000001;danang-shop\r\n', 'utf8'),
     ]);
@@ -78,14 +78,19 @@ describe('tracking a bad-input corpus', () => {
   });
 
   it('fails with one line naming the columns when there is no order_code column, spending nothing', async () => {
-    const csv = await workspace.writeCsv('nocolumn.csv', [['code', 'account'], ['EX100000001', 'hanoi-shop']]);
+    const csv = await workspace.writeCsv('nocolumn.csv', [
+      ['code', 'account'],
+      ['EX100000001', 'hanoi-shop'],
+    ]);
     const before = sandboxReceived(sandbox);
     const failure = await workspace.track(sandbox, [csv]).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SourceError);
     expect((failure as Error).message).toContain('order_code');
     expect((failure as Error).message.split('\n')).toHaveLength(1);
     expect(sandboxReceived(sandbox)).toBe(before);
-    const [run] = await workspace.query<{ exit_state: string; exit_code: number }>(`SELECT exit_state, exit_code FROM runs WHERE source LIKE '%nocolumn.csv%'`);
+    const [run] = await workspace.query<{ exit_state: string; exit_code: number }>(
+      `SELECT exit_state, exit_code FROM runs WHERE source LIKE '%nocolumn.csv%'`,
+    );
     expect(run).toEqual({ exit_state: 'bad_input', exit_code: 2 });
   });
 });

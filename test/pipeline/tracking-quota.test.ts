@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, startTestSandbox } from '../sandbox/sandbox-http.js';
-import { sandboxLookups, trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
+import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 /** hanoi-shop has more orders than its limit; the other two fewer. */
 const ORDERS = { 'hanoi-shop': 80, 'saigon-shop': 30, 'danang-shop': 30 } as const;
@@ -31,7 +31,11 @@ describe('tracking within the daily quotas', () => {
 
   const ledger = async (day: string) =>
     Object.fromEntries(
-      (await workspace.query<{ key_alias: string; lookups: string | number }>(`SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = '${day}'`)).map((r) => [r.key_alias, Number(r.lookups)]),
+      (
+        await workspace.query<{ key_alias: string; lookups: string | number }>(
+          `SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = '${day}'`,
+        )
+      ).map((r) => [r.key_alias, Number(r.lookups)]),
     );
 
   it('spends exactly the per-key limit, lets the other keys finish, and resumes the next carrier day', async () => {
@@ -57,7 +61,9 @@ describe('tracking within the daily quotas', () => {
     expect(sandboxLookups(sandbox, nextDay)['hanoi-shop']).toBe(LIMIT);
     expect(third.quota.find((q) => q.alias === 'hanoi-shop')!.spentThisRun).toBe(LIMIT);
     // The orders deferred on the first day were never seen, so they went first.
-    const [seen] = await workspace.query<{ n: number | string }>(`SELECT count(*) AS n FROM orders WHERE account_alias = 'hanoi-shop'`);
+    const [seen] = await workspace.query<{ n: number | string }>(
+      `SELECT count(*) AS n FROM orders WHERE account_alias = 'hanoi-shop'`,
+    );
     expect(Number(seen!.n)).toBe(ORDERS['hanoi-shop']);
     expect(await ledger(nextDay)).toMatchObject({ 'hanoi-shop': LIMIT });
   });
@@ -70,7 +76,7 @@ describe('tracking within the daily quotas', () => {
     expect(sandboxLookups(sandbox, day)['hanoi-shop']).toBeLessThanOrEqual(LIMIT + 16);
     expect(sandbox.state.quota.usage()[day]!.perKey['hanoi-shop']!.lookups).toBe(LIMIT);
     expect(first.counters.ok).toBe(LIMIT + 60);
-    expect(first.counters.deferredByReason['key_limit'] ?? 0).toBeGreaterThan(0);
+    expect(first.counters.deferredByReason.key_limit ?? 0).toBeGreaterThan(0);
     expect(first.counters.deferred).toBe(30);
     expect((await ledger(day))['hanoi-shop']).toBeGreaterThanOrEqual(200_000);
 

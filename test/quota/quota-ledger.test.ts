@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
 import { MAX_RESERVATION_GROWTH, QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
-import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
 import { readQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 
@@ -48,7 +48,13 @@ describe('quota ledger', () => {
 
   it('lets no lookup through once the carrier said APIKEY_LIMIT, not even from what is already reserved', async () => {
     const { warehouse } = await temp.open();
-    const ledger = new QuotaLedger(slowStore(warehouseQuotaStore(warehouse), 20, []), QuotaPolicySchema.parse({ perKeyDaily: 1_000 }), ['shop-a'], () => NOW, 50);
+    const ledger = new QuotaLedger(
+      slowStore(warehouseQuotaStore(warehouse), 20, []),
+      QuotaPolicySchema.parse({ perKeyDaily: 1_000 }),
+      ['shop-a'],
+      () => NOW,
+      50,
+    );
     await ledger.open();
     expect(await ledger.spendMany('shop-a', 1)).toBe(1);
     // Once the background top-up is written, 49 lookups stand reserved when the refusal comes in.

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chargesQuery, CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
-import type { AnomalyKind } from '../../src/sandbox/world/order-plan.js';
+import { CHARGE_CHECKS, chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import type { AnomalyKind } from '../../src/sandbox/world/order-plan.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox, truthAnomalies } from '../sandbox/sandbox-http.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 import { cli } from '../support/cli-process.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 import { allOrdersCsv, quoteTrackedOrders, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 /** The check that must flag each kind of injected anomaly (others may flag it too). */
@@ -48,7 +48,10 @@ describe('report charges', () => {
 
   it('flags exactly the injected anomalies that show, each by its own check', async () => {
     const out = join(workspace.dir, 'reports');
-    const result = await cli(['report', 'charges', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json'], sandboxNow(sandbox));
+    const result = await cli(
+      ['report', 'charges', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json'],
+      sandboxNow(sandbox),
+    );
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { files: { table: string; path: string; rows: number }[] };
     const rows = await readJsonRows<ChargeRow>(summary.files.find((f) => f.table === 'charges')!.path);
@@ -58,20 +61,32 @@ describe('report charges', () => {
     const kinds = new Set(anomalies.map((a) => a.kind));
     expect([...kinds].sort()).toEqual(Object.keys(CHECK_OF_KIND).sort());
 
-    const flagged = rows.filter((r) => r.flags_failed > 0).map((r) => r.order_code).sort();
+    const flagged = rows
+      .filter((r) => r.flags_failed > 0)
+      .map((r) => r.order_code)
+      .sort();
     expect(flagged).toEqual(anomalies.map((a) => a.orderCode).sort());
     const byCode = new Map(rows.map((r) => [r.order_code, r]));
     for (const anomaly of anomalies) {
-      expect(byCode.get(anomaly.orderCode)?.[`${CHECK_OF_KIND[anomaly.kind]}_flag`], `${anomaly.orderCode} ${anomaly.kind}`).toBe(true);
+      expect(
+        byCode.get(anomaly.orderCode)?.[`${CHECK_OF_KIND[anomaly.kind]}_flag`],
+        `${anomaly.orderCode} ${anomaly.kind}`,
+      ).toBe(true);
     }
     // The change log caught re-bills after delivery, and nothing else.
     const changed = rows.filter((r) => r.changed_after_delivery_flag === true).map((r) => r.order_code);
     expect(changed.length).toBeGreaterThan(0);
-    const rebilled = new Set(anomalies.filter((a) => a.kind === 'total_changed_after_delivery').map((a) => a.orderCode));
+    const rebilled = new Set(
+      anomalies.filter((a) => a.kind === 'total_changed_after_delivery').map((a) => a.orderCode),
+    );
     for (const code of changed) expect(rebilled.has(code), code).toBe(true);
 
-    const summaryRows = await readJsonRows<{ check_name: string; account_alias: string; orders_flagged: number }>(summary.files.find((f) => f.table === 'charges-summary')!.path);
-    expect(summaryRows.find((r) => r.check_name === 'any' && r.account_alias === '*')?.orders_flagged).toBe(anomalies.length);
+    const summaryRows = await readJsonRows<{ check_name: string; account_alias: string; orders_flagged: number }>(
+      summary.files.find((f) => f.table === 'charges-summary')!.path,
+    );
+    expect(summaryRows.find((r) => r.check_name === 'any' && r.account_alias === '*')?.orders_flagged).toBe(
+      anomalies.length,
+    );
   });
 
   it('the view report_charges gives the same flags as the command', async () => {
@@ -79,8 +94,15 @@ describe('report charges', () => {
     try {
       const { installReportViews } = await import('../../src/reports/report-views.js');
       await installReportViews(warehouse);
-      const viewFlagged = (await warehouse.readAll('SELECT order_code FROM report_charges WHERE flags_failed > 0 ORDER BY order_code')).getRowObjectsJson().map((r) => r.order_code);
-      const anomalies = (await truthAnomalies(sandbox)).filter((a) => a.observableNow).map((a) => a.orderCode).sort();
+      const viewFlagged = (
+        await warehouse.readAll('SELECT order_code FROM report_charges WHERE flags_failed > 0 ORDER BY order_code')
+      )
+        .getRowObjectsJson()
+        .map((r) => r.order_code);
+      const anomalies = (await truthAnomalies(sandbox))
+        .filter((a) => a.observableNow)
+        .map((a) => a.orderCode)
+        .sort();
       expect(viewFlagged).toEqual(anomalies);
     } finally {
       await warehouse.close();
@@ -103,7 +125,10 @@ describe('the published price example', () => {
         `INSERT INTO order_charges VALUES ('EXPUBLISHED1', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EXPUBLISHED1', 2, 'Fuel', 'Phụ phí xăng dầu', 236960),
            ('EXPUBLISHED1', 3, 'VAT', 'Thuế VAT', 142176)`,
       );
-      const [row] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<string, unknown>[];
+      const [row] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<
+        string,
+        unknown
+      >[];
       for (const { name } of CHARGE_CHECKS) expect(row?.[`${name}_flag`], name).toBe(false);
       expect(row).toMatchObject({
         flags_failed: 0,
@@ -117,7 +142,10 @@ describe('the published price example', () => {
       });
       // One dong off the fuel is within the default tolerance; two are not.
       await warehouse.run("UPDATE orders SET fuel_fee_amount = fuel_fee_amount + 2 WHERE order_code = 'EXPUBLISHED1'");
-      const [changed] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<string, unknown>[];
+      const [changed] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<
+        string,
+        unknown
+      >[];
       expect(changed).toMatchObject({ fuel_flag: true, fuel_difference: '2.0000', components_sum_flag: true });
     } finally {
       await warehouse.close();

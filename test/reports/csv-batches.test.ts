@@ -29,7 +29,9 @@ describe('CSV reports of many chunks', () => {
     await buildSyntheticWarehouse(dbPath, 20_000);
     const warehouse = await Warehouse.open(dbPath);
     try {
-      await warehouse.run(`UPDATE delivery_failures SET delay_note = $1 WHERE right(order_code, 1) = '7'`, [TRICKY_NOTE]);
+      await warehouse.run(`UPDATE delivery_failures SET delay_note = $1 WHERE right(order_code, 1) = '7'`, [
+        TRICKY_NOTE,
+      ]);
     } finally {
       await warehouse.close();
     }
@@ -41,9 +43,14 @@ describe('CSV reports of many chunks', () => {
 
   /** The report's files in one format: table name to path. */
   async function report(name: string, format: string): Promise<Record<string, string>> {
-    const result = await cli(['report', name, '--db', dbPath, '--format', format, '--out', join(dir, name, format), '--json'], NOW);
+    const result = await cli(
+      ['report', name, '--db', dbPath, '--format', format, '--out', join(dir, name, format), '--json'],
+      NOW,
+    );
     expect(result.code, result.stderr).toBe(0);
-    return Object.fromEntries((JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files.map((f) => [f.table, f.path]));
+    return Object.fromEntries(
+      (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files.map((f) => [f.table, f.path]),
+    );
   }
 
   /** A Parquet file's rows, every value cast to text by DuckDB (null stays null), in file order. */
@@ -52,7 +59,9 @@ describe('CSV reports of many chunks', () => {
     try {
       const shape = await warehouse.readAll(`SELECT * FROM read_parquet('${path}') LIMIT 0`);
       const columns = shape.columnNames();
-      const reader = await warehouse.readAll(`SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR)`).join(', ')} FROM read_parquet('${path}')`);
+      const reader = await warehouse.readAll(
+        `SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR)`).join(', ')} FROM read_parquet('${path}')`,
+      );
       return { columns, rows: reader.getRows() as (string | null)[][] };
     } finally {
       await warehouse.close();
@@ -84,7 +93,8 @@ describe('CSV reports of many chunks', () => {
     const [header, ...rows] = await csvRows(csv.charges!);
     expect(header).toEqual(expected.columns);
     // Two runs store the orders' rows in an order of their own: compared by order_code.
-    const byCode = (a: readonly (string | null)[], b: readonly (string | null)[]) => String(a[0]).localeCompare(String(b[0]));
+    const byCode = (a: readonly (string | null)[], b: readonly (string | null)[]) =>
+      String(a[0]).localeCompare(String(b[0]));
     expect(rows.sort(byCode)).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')).sort(byCode));
     const price = header!.indexOf('fuel_expected');
     expect(rows.every((row) => /^\d+\.\d{4}$/.test(row[price]!))).toBe(true);
@@ -102,12 +112,15 @@ describe('CSV reports of many chunks', () => {
     expect(objects.length).toBe(20_000);
     expect(new Set(objects.map((o) => o.order_code)).size).toBe(20_000);
     expect(Object.keys(objects[0]!)).toEqual(expected.columns);
-    for (const o of objects) expect([o.total_service_cost, o.flags_failed]).toEqual(fromParquet.get(o.order_code as string));
+    for (const o of objects)
+      expect([o.total_service_cost, o.flags_failed]).toEqual(fromParquet.get(o.order_code as string));
   });
 
   it('puts the session back in order after a file written in any order', async () => {
     const warehouse = await Warehouse.open(dbPath, { readOnly: true });
-    const setting = async () => (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!.kept;
+    const setting = async () =>
+      (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!
+        .kept;
     try {
       const table = { name: 'orders-any-order', query: 'SELECT order_code FROM orders', anyOrder: true };
       const range = { from: '2026-10-01', to: '2026-12-31' };
@@ -115,7 +128,11 @@ describe('CSV reports of many chunks', () => {
       await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'json', range });
       expect(await setting()).toBe(true);
       await warehouse.run('SET preserve_insertion_order = false');
-      await writeReportTables(warehouse.connection, [table], { outDir: join(dir, 'any-order'), format: 'parquet', range });
+      await writeReportTables(warehouse.connection, [table], {
+        outDir: join(dir, 'any-order'),
+        format: 'parquet',
+        range,
+      });
       expect(await setting()).toBe(false);
     } finally {
       await warehouse.close();

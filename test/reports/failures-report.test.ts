@@ -4,8 +4,8 @@ import { STATUS } from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { epochOf, postControl, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
-import { trackingWorkspace, type TrackingWorkspace } from '../support/tracking-harness.js';
 import { cli } from '../support/cli-process.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 import { allOrdersCsv, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 const HOUR = 3_600_000;
@@ -36,7 +36,14 @@ function attemptsOf(orders: readonly OrderTruth[]): Attempt[] {
       .filter((e) => e.status === STATUS.AWAITING_HANDLING)
       .map((e) => {
         const day = e.time.slice(0, 10);
-        return { orderCode: order.orderCode, province: order.destination.provinceName, delayCode: e.delayCode, at: epochOf(e.time), day, isoWeek: isoWeekOf(day) };
+        return {
+          orderCode: order.orderCode,
+          province: order.destination.provinceName,
+          delayCode: e.delayCode,
+          at: epochOf(e.time),
+          day,
+          isoWeek: isoWeekOf(day),
+        };
       }),
   );
 }
@@ -49,9 +56,16 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 
 type Files = { table: string; path: string }[];
 
-async function failuresReport(sandbox: RunningSandbox, workspace: TrackingWorkspace, extra: string[] = []): Promise<(table: string) => Promise<Record<string, unknown>[]>> {
+async function failuresReport(
+  sandbox: RunningSandbox,
+  workspace: TrackingWorkspace,
+  extra: string[] = [],
+): Promise<(table: string) => Promise<Record<string, unknown>[]>> {
   const out = join(workspace.dir, `reports-${extra.join('-') || 'all'}`);
-  const result = await cli(['report', 'failures', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json', ...extra], sandboxNow(sandbox));
+  const result = await cli(
+    ['report', 'failures', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json', ...extra],
+    sandboxNow(sandbox),
+  );
   expect(result.code, result.stderr).toBe(0);
   const files = (JSON.parse(result.stdout) as { files: Files }).files;
   return (table) => readJsonRows(files.find((f) => f.table === table)!.path);
@@ -65,7 +79,12 @@ describe('report failures', () => {
 
   beforeAll(async () => {
     // Orders created from now on, so every failed attempt happens while the nightly runs watch.
-    sandbox = await startTestSandbox({ ordersPerAccount: 60, historyDays: 0, futureDays: 2, lifecycle: { failedAttemptRate: 0.5 } });
+    sandbox = await startTestSandbox({
+      ordersPerAccount: 60,
+      historyDays: 0,
+      futureDays: 2,
+      lifecycle: { failedAttemptRate: 0.5 },
+    });
     workspace = await trackingWorkspace();
     const csv = await allOrdersCsv(sandbox, workspace);
     // Twice a night for five days: a failed attempt stays the latest one at least 13 hours, so every reason is seen.
@@ -87,15 +106,21 @@ describe('report failures', () => {
     const table = await failuresReport(sandbox, workspace);
 
     const byReason = await table('failures-by-reason');
-    expect(Object.fromEntries(byReason.map((r) => [String(r.delay_code), Number(r.failures)]))).toEqual(countBy(attempts, (a) => String(a.delayCode)));
+    expect(Object.fromEntries(byReason.map((r) => [String(r.delay_code), Number(r.failures)]))).toEqual(
+      countBy(attempts, (a) => String(a.delayCode)),
+    );
     expect(byReason.every((r) => typeof r.delay_meaning === 'string' && r.delay_meaning !== '')).toBe(true);
     expect(byReason.reduce((sum, r) => sum + Number(r.share), 0)).toBeCloseTo(1, 3);
 
     const byProvince = await table('failures-by-province');
-    expect(Object.fromEntries(byProvince.map((r) => [String(r.province_name), Number(r.failures)]))).toEqual(countBy(attempts, (a) => a.province));
+    expect(Object.fromEntries(byProvince.map((r) => [String(r.province_name), Number(r.failures)]))).toEqual(
+      countBy(attempts, (a) => a.province),
+    );
 
     const byWeek = await table('failures-by-week');
-    expect(Object.fromEntries(byWeek.map((r) => [String(r.iso_week), Number(r.failures)]))).toEqual(countBy(attempts, (a) => a.isoWeek));
+    expect(Object.fromEntries(byWeek.map((r) => [String(r.iso_week), Number(r.failures)]))).toEqual(
+      countBy(attempts, (a) => a.isoWeek),
+    );
 
     const perOrder = countBy(attempts, (a) => a.orderCode);
     const repeated = await table('failures-repeated');
@@ -122,7 +147,9 @@ describe('report failures', () => {
     const ofDay = attempts.filter((a) => a.day === day);
     expect(ofDay.length).toBeGreaterThan(0);
     const byReason = await table('failures-by-reason');
-    expect(Object.fromEntries(byReason.map((r) => [String(r.delay_code), Number(r.failures)]))).toEqual(countBy(ofDay, (a) => String(a.delayCode)));
+    expect(Object.fromEntries(byReason.map((r) => [String(r.delay_code), Number(r.failures)]))).toEqual(
+      countBy(ofDay, (a) => String(a.delayCode)),
+    );
     expect((await table('failures')).length).toBe(ofDay.length);
   });
 });

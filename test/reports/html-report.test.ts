@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -28,7 +28,8 @@ type CsvRow = Record<string, string>;
 async function csvTables(out: string, stdout: string): Promise<Record<string, CsvRow[]>> {
   const files = (JSON.parse(stdout) as { files: { table: string; path: string }[] }).files;
   const tables: Record<string, CsvRow[]> = {};
-  for (const file of files) tables[file.table] = parse(await readFile(file.path, 'utf8'), { bom: true, columns: true }) as CsvRow[];
+  for (const file of files)
+    tables[file.table] = parse(await readFile(file.path, 'utf8'), { bom: true, columns: true }) as CsvRow[];
   expect(Object.keys(tables).length, out).toBeGreaterThan(0);
   return tables;
 }
@@ -37,7 +38,9 @@ async function csvTables(out: string, stdout: string): Promise<Record<string, Cs
 async function pageTable(page: Page, name: string): Promise<{ rows: CsvRow[]; total: number }> {
   return page.$eval(`table[data-table="${name}"]`, (table) => {
     const keys = [...table.querySelectorAll('thead th')].map((th) => (th as HTMLElement).dataset.key!);
-    const rows = [...(table as HTMLTableElement).tBodies[0]!.rows].map((row) => Object.fromEntries([...row.cells].map((cell, i) => [keys[i]!, cell.dataset.value ?? ''])));
+    const rows = [...(table as HTMLTableElement).tBodies[0]!.rows].map((row) =>
+      Object.fromEntries([...row.cells].map((cell, i) => [keys[i]!, cell.dataset.value ?? ''])),
+    );
     return { rows, total: Number((table as HTMLElement).dataset.total) };
   });
 }
@@ -62,28 +65,55 @@ describe('report html in Chromium', () => {
     await buildSyntheticWarehouse(dbPath, 6000);
     const warehouse = await Warehouse.open(dbPath);
     try {
-      await warehouse.run(`UPDATE delivery_failures SET post_office_name = $1 WHERE post_office_name IN ('Bưu cục 7', 'Bưu cục 8', 'Bưu cục 9')`, [TRICKY_OFFICE]);
-      const [runs] = (await warehouse.readAll(`SELECT count(*) AS n FROM runs WHERE carrier_day BETWEEN DATE '${FROM}' AND DATE '${TO}'`)).getRowObjectsJson();
-      const lookups = (await warehouse.readAll(`SELECT key_alias, sum(lookups) AS n FROM quota_usage WHERE key_alias <> '*' AND carrier_day BETWEEN DATE '${FROM}' AND DATE '${TO}' GROUP BY ALL`)).getRowObjectsJson();
-      db = { runs: Number(runs!.n), lookups: Object.fromEntries(lookups.map((r) => [String(r.key_alias), Number(r.n)])) };
+      await warehouse.run(
+        `UPDATE delivery_failures SET post_office_name = $1 WHERE post_office_name IN ('Bưu cục 7', 'Bưu cục 8', 'Bưu cục 9')`,
+        [TRICKY_OFFICE],
+      );
+      const [runs] = (
+        await warehouse.readAll(
+          `SELECT count(*) AS n FROM runs WHERE carrier_day BETWEEN DATE '${FROM}' AND DATE '${TO}'`,
+        )
+      ).getRowObjectsJson();
+      const lookups = (
+        await warehouse.readAll(
+          `SELECT key_alias, sum(lookups) AS n FROM quota_usage WHERE key_alias <> '*' AND carrier_day BETWEEN DATE '${FROM}' AND DATE '${TO}' GROUP BY ALL`,
+        )
+      ).getRowObjectsJson();
+      db = {
+        runs: Number(runs!.n),
+        lookups: Object.fromEntries(lookups.map((r) => [String(r.key_alias), Number(r.n)])),
+      };
     } finally {
       await warehouse.close();
     }
 
     pagePath = join(dir, 'page', 'report.html');
-    const html = await cli(['report', 'html', '--db', dbPath, '--from', FROM, '--to', TO, '--out', pagePath, '--json'], NOW);
+    const html = await cli(
+      ['report', 'html', '--db', dbPath, '--from', FROM, '--to', TO, '--out', pagePath, '--json'],
+      NOW,
+    );
     expect(html.code, html.stderr).toBe(0);
-    expect(JSON.parse(html.stdout)).toMatchObject({ report: 'html', range: { from: FROM, to: TO }, figures: { path: pagePath } });
+    expect(JSON.parse(html.stdout)).toMatchObject({
+      report: 'html',
+      range: { from: FROM, to: TO },
+      figures: { path: pagePath },
+    });
     csv = {};
     for (const report of ['charges', 'failures']) {
       const out = join(dir, 'csv');
-      const result = await cli(['report', report, '--db', dbPath, '--from', FROM, '--to', TO, '--format', 'csv', '--out', out, '--json'], NOW);
+      const result = await cli(
+        ['report', report, '--db', dbPath, '--from', FROM, '--to', TO, '--format', 'csv', '--out', out, '--json'],
+        NOW,
+      );
       expect(result.code, result.stderr).toBe(0);
       Object.assign(csv, await csvTables(out, result.stdout));
     }
 
     // Offline three ways: a proxy that answers nothing, the context offline, every routed request aborted and recorded.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--proxy-server=127.0.0.1:9', '--proxy-bypass-list=<-loopback>'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--proxy-server=127.0.0.1:9', '--proxy-bypass-list=<-loopback>'],
+    });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.setOffline(true);
     const pageUrl = pathToFileURL(pagePath).href;
@@ -120,9 +150,20 @@ describe('report html in Chromium', () => {
   });
 
   it('has every section, and every chart is an SVG with marks', async () => {
-    for (const id of ['runs', 'charges', 'failures', 'awaiting']) expect(await page.locator(`section#${id} h2`).isVisible(), id).toBe(true);
-    const charts = ['quota-by-day', 'charges-at-stake', 'charges-flagged', 'failures-by-week', 'failures-by-province', 'failures-by-post-office', 'awaiting-by-reason'];
-    expect(await page.$$eval('figure[data-chart]', (figures) => figures.map((f) => (f as HTMLElement).dataset.chart))).toEqual(charts);
+    for (const id of ['runs', 'charges', 'failures', 'awaiting'])
+      expect(await page.locator(`section#${id} h2`).isVisible(), id).toBe(true);
+    const charts = [
+      'quota-by-day',
+      'charges-at-stake',
+      'charges-flagged',
+      'failures-by-week',
+      'failures-by-province',
+      'failures-by-post-office',
+      'awaiting-by-reason',
+    ];
+    expect(
+      await page.$$eval('figure[data-chart]', (figures) => figures.map((f) => (f as HTMLElement).dataset.chart)),
+    ).toEqual(charts);
     for (const chart of charts) {
       const marks = await page.locator(`figure[data-chart="${chart}"] svg .mark-rect path`).count();
       expect(marks, chart).toBeGreaterThan(0);
@@ -134,7 +175,9 @@ describe('report html in Chromium', () => {
     expect((await pageTable(page, 'charges-summary')).rows).toEqual(pick(csv['charges-summary']!, summaryKeys));
     const any = csv['charges-summary']!.find((r) => r.check_name === 'any' && r.account_alias === '*')!;
     expect(Number(any.orders_flagged)).toBeGreaterThan(0);
-    expect(await page.locator('[data-figure="orders-flagged"]').textContent()).toBe(Number(any.orders_flagged).toLocaleString('en-US'));
+    expect(await page.locator('[data-figure="orders-flagged"]').textContent()).toBe(
+      Number(any.orders_flagged).toLocaleString('en-US'),
+    );
 
     const flagged = csv.charges!.filter((r) => Number(r.flags_failed) > 0);
     const top = await pageTable(page, 'charges-top-orders');
@@ -143,9 +186,16 @@ describe('report html in Chromium', () => {
     expect(top.rows.map((r) => Number(r.amount_at_stake || -1))).toEqual(byStake.slice(0, ROW_LIMIT));
 
     const breakdown = ['failures', 'orders', 'share'];
-    expect((await pageTable(page, 'failures-by-reason')).rows).toEqual(pick(csv['failures-by-reason']!, ['delay_code', 'delay_meaning', ...breakdown]));
-    expect((await pageTable(page, 'failures-by-week')).rows).toEqual(pick(csv['failures-by-week']!, ['iso_week', ...breakdown]));
-    for (const [name, keys] of [['failures-by-province', ['province_name']], ['failures-by-post-office', ['post_office_name', 'province_name']]] as const) {
+    expect((await pageTable(page, 'failures-by-reason')).rows).toEqual(
+      pick(csv['failures-by-reason']!, ['delay_code', 'delay_meaning', ...breakdown]),
+    );
+    expect((await pageTable(page, 'failures-by-week')).rows).toEqual(
+      pick(csv['failures-by-week']!, ['iso_week', ...breakdown]),
+    );
+    for (const [name, keys] of [
+      ['failures-by-province', ['province_name']],
+      ['failures-by-post-office', ['post_office_name', 'province_name']],
+    ] as const) {
       const table = await pageTable(page, name);
       expect(table.total, name).toBe(csv[name]!.length);
       expect(table.rows, name).toEqual(pick(csv[name]!, [...keys, ...breakdown]).slice(0, ROW_LIMIT));
@@ -156,8 +206,12 @@ describe('report html in Chromium', () => {
     const awaiting = await pageTable(page, 'failures-awaiting');
     expect(awaiting.total).toBe(csv['failures-awaiting']!.length);
     expect(awaiting.total).toBeGreaterThan(ROW_LIMIT);
-    expect(awaiting.rows.map((r) => r.order_code)).toEqual(csv['failures-awaiting']!.slice(0, ROW_LIMIT).map((r) => r.order_code));
-    expect(await page.locator('section#awaiting .note').textContent()).toContain(`of ${awaiting.total.toLocaleString('en-US')} rows`);
+    expect(awaiting.rows.map((r) => r.order_code)).toEqual(
+      csv['failures-awaiting']!.slice(0, ROW_LIMIT).map((r) => r.order_code),
+    );
+    expect(await page.locator('section#awaiting .note').textContent()).toContain(
+      `of ${awaiting.total.toLocaleString('en-US')} rows`,
+    );
 
     expect((await pageTable(page, 'runs')).rows.length).toBe(Math.min(db.runs, 30));
     const quota = await pageTable(page, 'quota-per-key');
@@ -167,9 +221,13 @@ describe('report html in Chromium', () => {
   it('keeps Vietnamese text and markup-like names as text', async () => {
     const offices = (await pageTable(page, 'failures-by-post-office')).rows.map((r) => r.post_office_name);
     expect(offices).toContain(TRICKY_OFFICE);
-    expect(await page.locator('table[data-table="failures-by-post-office"] td').filter({ hasText: TRICKY_OFFICE }).count()).toBeGreaterThan(0);
+    expect(
+      await page.locator('table[data-table="failures-by-post-office"] td').filter({ hasText: TRICKY_OFFICE }).count(),
+    ).toBeGreaterThan(0);
     expect(await page.locator('table i').count()).toBe(0);
-    expect(await page.locator('table[data-table="failures-awaiting"] td', { hasText: 'Người nhận hẹn lại' }).count()).toBeGreaterThan(0);
+    expect(
+      await page.locator('table[data-table="failures-awaiting"] td', { hasText: 'Người nhận hẹn lại' }).count(),
+    ).toBeGreaterThan(0);
   });
 
   it('sorts a table by the header clicked, both ways', async () => {

@@ -2,7 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
-import { clientHubs, keysOf, mapConcurrent, quotePrice, quoteRequestFor, truthOrders } from '../sandbox/sandbox-http.js';
+import {
+  clientHubs,
+  keysOf,
+  mapConcurrent,
+  quotePrice,
+  quoteRequestFor,
+  truthOrders,
+} from '../sandbox/sandbox-http.js';
 import type { TrackingWorkspace } from '../support/tracking-harness.js';
 
 /** PARCEL_RECON_NOW at the sandbox's clock, so the report's "now" and default --to are the sandbox's. */
@@ -14,7 +21,8 @@ export function sandboxNow(sandbox: RunningSandbox): Record<string, string> {
 export async function allOrdersCsv(sandbox: RunningSandbox, workspace: TrackingWorkspace): Promise<string> {
   const rows: string[][] = [['order_code', 'account']];
   const perAccount = sandbox.state.options.ordersPerAccount;
-  for (const account of sandbox.state.world.accounts) for (let i = 0; i < perAccount; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
+  for (const account of sandbox.state.world.accounts)
+    for (let i = 0; i < perAccount; i++) rows.push([sandbox.state.world.orderCode(account.index, i), account.alias]);
   return workspace.writeCsv('all-orders.csv', rows);
 }
 
@@ -28,12 +36,32 @@ export async function quoteTrackedOrders(sandbox: RunningSandbox, dbPath: string
   const keys = keysOf(sandbox);
   const warehouse = await Warehouse.open(dbPath);
   try {
-    const parcels = (await warehouse.readAll('SELECT order_code, account_alias, length, width, height, real_weight, service_type_id FROM orders ORDER BY order_code')).getRowObjectsJS() as {
-      order_code: string; account_alias: string; length: number; width: number; height: number; real_weight: number; service_type_id: string;
+    const parcels = (
+      await warehouse.readAll(
+        'SELECT order_code, account_alias, length, width, height, real_weight, service_type_id FROM orders ORDER BY order_code',
+      )
+    ).getRowObjectsJS() as {
+      order_code: string;
+      account_alias: string;
+      length: number;
+      width: number;
+      height: number;
+      real_weight: number;
+      service_type_id: string;
     }[];
     const quoted = await mapConcurrent(parcels, 16, async (p) => {
       const order = truth.get(p.order_code)!;
-      const request = quoteRequestFor(order, { length: p.length, width: p.width, height: p.height, realWeight: p.real_weight, serviceTypeID: p.service_type_id }, hubs[p.account_alias]!);
+      const request = quoteRequestFor(
+        order,
+        {
+          length: p.length,
+          width: p.width,
+          height: p.height,
+          realWeight: p.real_weight,
+          serviceTypeID: p.service_type_id,
+        },
+        hubs[p.account_alias]!,
+      );
       return { parcel: p, request, result: await quotePrice(sandbox, keys[p.account_alias]!, request) };
     });
     for (const [index, { parcel, request, result }] of quoted.entries()) {
@@ -41,9 +69,26 @@ export async function quoteTrackedOrders(sandbox: RunningSandbox, dbPath: string
         `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
            real_weight, client_hub_id, service_type_id, ok, error_message, total_service_cost, cal_weight, weight, quoted_at)
          VALUES ($1, 'test-quotes', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NOT $13, $14, CAST($15 AS DECIMAL(20,4)), $16, $17, to_timestamp($18 / 1000))`,
-        [`Q${index}`, parcel.order_code, parcel.account_alias, request.ToProvinceName, request.ToDistrictName, request.ToWardName, request.Length, request.Width, request.Height,
-          request.RealWeight, request.ClientHubID, request.ServiceTypeID, result.IsError, result.ErrorMessage, String(result.TotalServiceCost), result.CalWeight, result.Weight,
-          sandbox.state.clock.now()],
+        [
+          `Q${index}`,
+          parcel.order_code,
+          parcel.account_alias,
+          request.ToProvinceName,
+          request.ToDistrictName,
+          request.ToWardName,
+          request.Length,
+          request.Width,
+          request.Height,
+          request.RealWeight,
+          request.ClientHubID,
+          request.ServiceTypeID,
+          result.IsError,
+          result.ErrorMessage,
+          String(result.TotalServiceCost),
+          result.CalWeight,
+          result.Weight,
+          sandbox.state.clock.now(),
+        ],
       );
     }
     return quoted.length;

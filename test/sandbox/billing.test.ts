@@ -9,8 +9,8 @@ import {
   moneyEquals,
   PRICE_SERVICE,
   PUBLISHED_PRICING,
-  shareOfMoney,
   STATUS,
+  shareOfMoney,
   sumMoney,
   type TrackingSnapshot,
 } from '../../src/carrier/contract.js';
@@ -71,21 +71,40 @@ function brokenRelations(s: TrackingSnapshot, truth: OrderTruth): string[] {
   const volume = new Big(s.length).times(s.width).times(s.height);
 
   check(RELATION.LINES_SUM, moneyEquals(sumMoney(s.priceInfo.map((l) => l.cost)), s.totalServiceCost));
-  check(RELATION.CHARGES_SUM, moneyEquals(sumMoney([s.price, s.priceFR, s.farRegionFeeAmount, s.fuelFeeAmount, s.vatAmount]), s.totalServiceCost));
+  check(
+    RELATION.CHARGES_SUM,
+    moneyEquals(sumMoney([s.price, s.priceFR, s.farRegionFeeAmount, s.fuelFeeAmount, s.vatAmount]), s.totalServiceCost),
+  );
   check(RELATION.CAL_WEIGHT, volume.div(PUBLISHED_PRICING.volumetricDivisor).round(2, Big.roundHalfUp).eq(s.calWeight));
   check(RELATION.WEIGHT, s.weight === Math.max(s.realWeight, s.calWeight));
   check(RELATION.FUEL, moneyEquals(s.fuelFeeAmount, shareOfMoney(s.price, PUBLISHED_PRICING.fuelShare)));
-  check(RELATION.VAT, moneyEquals(s.vatAmount, shareOfMoney(sumMoney([s.price, s.farRegionFeeAmount, s.fuelFeeAmount, s.priceFR]), PUBLISHED_PRICING.vatShare)));
+  check(
+    RELATION.VAT,
+    moneyEquals(
+      s.vatAmount,
+      shareOfMoney(sumMoney([s.price, s.farRegionFeeAmount, s.fuelFeeAmount, s.priceFR]), PUBLISHED_PRICING.vatShare),
+    ),
+  );
   const farLines = linesOf(PRICE_SERVICE.FAR_REGION);
-  check(RELATION.FAR_REGION_LINE, farLines.length === (isZero(s.farRegionFeeAmount) ? 0 : 1) && farLines.every((l) => moneyEquals(l.cost, s.farRegionFeeAmount)));
+  check(
+    RELATION.FAR_REGION_LINE,
+    farLines.length === (isZero(s.farRegionFeeAmount) ? 0 : 1) &&
+      farLines.every((l) => moneyEquals(l.cost, s.farRegionFeeAmount)),
+  );
   check(RELATION.RETURN_CHARGE, !isZero(s.priceFR) === has(STATUS.RETURNING));
   if (has(STATUS.CANCELLED)) {
     const amounts = [s.price, s.priceFR, s.farRegionFeeAmount, s.fuelFeeAmount, s.vatAmount, s.totalServiceCost];
     check(RELATION.CANCELLED_ZERO, amounts.every(isZero) && s.priceInfo.length === 0);
   } else {
     // The main line's serviceID is the order's service type (DE is the documented main express service).
-    const carries = (serviceID: string, amount: string) => linesOf(serviceID).length === 1 && moneyEquals(linesOf(serviceID)[0]!.cost, amount);
-    check(RELATION.LINES_CARRY_AMOUNTS, carries(s.serviceTypeID, s.price) && carries(PRICE_SERVICE.FUEL, s.fuelFeeAmount) && carries(PRICE_SERVICE.VAT, s.vatAmount));
+    const carries = (serviceID: string, amount: string) =>
+      linesOf(serviceID).length === 1 && moneyEquals(linesOf(serviceID)[0]!.cost, amount);
+    check(
+      RELATION.LINES_CARRY_AMOUNTS,
+      carries(s.serviceTypeID, s.price) &&
+        carries(PRICE_SERVICE.FUEL, s.fuelFeeAmount) &&
+        carries(PRICE_SERVICE.VAT, s.vatAmount),
+    );
     check(RELATION.FAR_REGION_FEE, isZero(s.farRegionFeeAmount) !== truth.destination.farRegion);
   }
   return broken;
@@ -121,7 +140,12 @@ async function quoteFor(world: World, s: TrackingSnapshot) {
 }
 
 /** A world with many anomalies of every kind, and orders still to come so some are not yet visible. */
-const ANOMALOUS_WORLD: SandboxOptionsInput = { seed: 5, ordersPerAccount: 400, futureDays: 2, lifecycle: { anomalyRate: 0.3 } };
+const ANOMALOUS_WORLD: SandboxOptionsInput = {
+  seed: 5,
+  ordersPerAccount: 400,
+  futureDays: 2,
+  lifecycle: { anomalyRate: 0.3 },
+};
 
 /** The pricing relations hold on every order without an anomaly, and on those whose anomaly has not shown yet. */
 function expectCleanBills(world: World): void {
@@ -129,7 +153,10 @@ function expectCleanBills(world: World): void {
   expect(clean.length).toBeGreaterThan(0.6 * world.snapshots.size);
   for (const s of clean) expect(brokenRelations(s, world.truths.get(s.orderCode)!), s.orderCode).toEqual([]);
   for (const a of world.anomalies.filter((x) => !x.observableNow && world.snapshots.has(x.orderCode))) {
-    expect(brokenRelations(world.snapshots.get(a.orderCode)!, world.truths.get(a.orderCode)!), `${a.orderCode} ${a.kind}`).toEqual([]);
+    expect(
+      brokenRelations(world.snapshots.get(a.orderCode)!, world.truths.get(a.orderCode)!),
+      `${a.orderCode} ${a.kind}`,
+    ).toEqual([]);
   }
   // Each conditional relation is exercised on both of its sides.
   const statusesOf = (s: TrackingSnapshot) => s.statuses.map((x) => x.status);
@@ -152,7 +179,9 @@ describe('volumetric weight', () => {
       for (let w = 1; w <= 51; w += 2) {
         for (let h = 1; h <= 41; h++) {
           expect(volumetricWeight({ length: l, width: w, height: h, realWeight: 0 })).toBe(decimal(l, w, h));
-          expect(volumetricWeight({ length: l, width: w, height: h + 0.5, realWeight: 0 })).toBe(decimal(l, w, h + 0.5));
+          expect(volumetricWeight({ length: l, width: w, height: h + 0.5, realWeight: 0 })).toBe(
+            decimal(l, w, h + 0.5),
+          );
         }
       }
     }

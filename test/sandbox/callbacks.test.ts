@@ -6,11 +6,26 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CALLBACK_PATH, CallbackMessageSchema, findOrderStatus, STATUS, type CallbackMessage } from '../../src/carrier/contract.js';
+import {
+  CALLBACK_PATH,
+  type CallbackMessage,
+  CallbackMessageSchema,
+  findOrderStatus,
+  STATUS,
+} from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';
-import { DAY_MS, epochOf, HOUR_MS, keysOf, postControl, startTestSandbox, truthCallbacks, truthOrders } from './sandbox-http.js';
+import {
+  DAY_MS,
+  epochOf,
+  HOUR_MS,
+  keysOf,
+  postControl,
+  startTestSandbox,
+  truthCallbacks,
+  truthOrders,
+} from './sandbox-http.js';
 
 interface Delivery {
   headers: IncomingHttpHeaders;
@@ -77,7 +92,9 @@ function changeKey(orderCode: string, status: string, time: string): string {
 /** The status changes the truth shows in (from, to], each with its order. */
 function changesBetween(orders: OrderTruth[], from: number, to: number) {
   return orders.flatMap((o) =>
-    o.events.filter((e) => epochOf(e.time) > from && epochOf(e.time) <= to).map((e) => ({ order: o, event: e, key: changeKey(o.orderCode, e.status, e.time) })),
+    o.events
+      .filter((e) => epochOf(e.time) > from && epochOf(e.time) <= to)
+      .map((e) => ({ order: o, event: e, key: changeKey(o.orderCode, e.status, e.time) })),
   );
 }
 
@@ -94,7 +111,11 @@ afterEach(async () => {
 async function setUp(callbacks: SandboxOptionsInput['callbacks'], answer?: (attempt: number) => PartnerAnswer) {
   const partner = await new PartnerEndpoint(answer).start();
   running.push({ partner });
-  const sandbox = await startTestSandbox({ seed: 21, ordersPerAccount: 100, callbacks: { url: partner.url, retryBaseMs: 5, maxAttempts: 3, ...callbacks } });
+  const sandbox = await startTestSandbox({
+    seed: 21,
+    ordersPerAccount: 100,
+    callbacks: { url: partner.url, retryBaseMs: 5, maxAttempts: 3, ...callbacks },
+  });
   running.push({ sandbox });
   return { partner, sandbox, start: sandbox.state.clock.now() };
 }
@@ -171,7 +192,8 @@ describe('status callbacks', () => {
     expect(settings.basicPassword).toBeUndefined();
     await advance(sandbox, 6 * HOUR_MS);
     expect(partner.deliveries.length).toBeGreaterThan(0);
-    for (const { headers } of partner.deliveries) expect(headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    for (const { headers } of partner.deliveries)
+      expect(headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
   });
 
   it.each([
@@ -224,7 +246,8 @@ describe('status callbacks', () => {
     expect(duplicated.length).toBeGreaterThan(0);
     expect(duplicated.length).toBeLessThan(records.length);
     const bodies = new Map<string, string[]>();
-    for (const { raw } of partner.deliveries) bodies.set(String(raw.TransactionId), [...(bodies.get(String(raw.TransactionId)) ?? []), JSON.stringify(raw)]);
+    for (const { raw } of partner.deliveries)
+      bodies.set(String(raw.TransactionId), [...(bodies.get(String(raw.TransactionId)) ?? []), JSON.stringify(raw)]);
     for (const r of records) {
       const sent = bodies.get(r.transactionId) ?? [];
       expect(sent.length, r.transactionId).toBe(r.duplicated ? 2 : 1);

@@ -5,7 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_PATHS } from '../../src/carrier/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
-import { DAY_MS, httpGet, httpPost, keysOf, mapConcurrent, postControl, startTestSandbox, trackRaw } from './sandbox-http.js';
+import {
+  DAY_MS,
+  httpGet,
+  httpPost,
+  keysOf,
+  mapConcurrent,
+  postControl,
+  startTestSandbox,
+  trackRaw,
+} from './sandbox-http.js';
 
 const WORLD = { ordersPerAccount: 60, start: '2026-11-20T22:00:00+07:00' };
 
@@ -28,12 +37,21 @@ afterAll(async () => {
 /** Every order code of the world with the key of its account. */
 function lookups(sandbox: RunningSandbox): { key: string; code: string }[] {
   const world = sandbox.state.world;
-  return world.accounts.flatMap((a) => Array.from({ length: world.options.ordersPerAccount }, (_, i) => ({ key: a.apiKey, code: world.orderCode(a.index, i) })));
+  return world.accounts.flatMap((a) =>
+    Array.from({ length: world.options.ordersPerAccount }, (_, i) => ({
+      key: a.apiKey,
+      code: world.orderCode(a.index, i),
+    })),
+  );
 }
 
 /** The raw answer text of every order's lookup, in the order given. */
 async function answers(sandbox: RunningSandbox, wanted: { key: string; code: string }[]): Promise<string[]> {
-  return mapConcurrent(wanted, 8, async ({ key, code }) => (await trackRaw(sandbox, { apiKey: key, ordercode: code })).text);
+  return mapConcurrent(
+    wanted,
+    8,
+    async ({ key, code }) => (await trackRaw(sandbox, { apiKey: key, ordercode: code })).text,
+  );
 }
 
 describe('determinism', () => {
@@ -54,17 +72,29 @@ describe('determinism', () => {
     const b = (await answers(twin, backward)).reverse();
     expect(b).toEqual(a);
     expect(a.every((text) => JSON.parse(text).errorCode === null)).toBe(true);
-    expect((await httpGet(`${twin.url}/_sandbox/truth/orders`)).text).toBe((await httpGet(`${first.url}/_sandbox/truth/orders`)).text);
+    expect((await httpGet(`${twin.url}/_sandbox/truth/orders`)).text).toBe(
+      (await httpGet(`${first.url}/_sandbox/truth/orders`)).text,
+    );
   });
 
   it('quotes and lists images alike', async () => {
     const [account] = first.state.world.accounts;
     const quote = JSON.stringify({
-      ToProvinceName: 'Cà Mau', ToDistrictName: 'Huyện Năm Căn', ToWardName: 'Thị trấn Năm Căn',
-      Length: 30, Width: 20, Height: 10, RealWeight: 2.3, ClientHubID: account!.clientHubID, ServiceTypeID: 'DE',
+      ToProvinceName: 'Cà Mau',
+      ToDistrictName: 'Huyện Năm Căn',
+      ToWardName: 'Thị trấn Năm Căn',
+      Length: 30,
+      Width: 20,
+      Height: 10,
+      RealWeight: 2.3,
+      ClientHubID: account!.clientHubID,
+      ServiceTypeID: 'DE',
     });
     const images = JSON.stringify({ OrderCode: first.state.world.orderCode(0, 0) });
-    for (const [path, body] of [[OPERATION_PATHS.price, quote], [OPERATION_PATHS.images, images]] as const) {
+    for (const [path, body] of [
+      [OPERATION_PATHS.price, quote],
+      [OPERATION_PATHS.images, images],
+    ] as const) {
       const a = await httpPost(`${first.url}${path}`, body, { ApiKey: account!.apiKey });
       const b = await httpPost(`${twin.url}${path}`, body, { ApiKey: account!.apiKey });
       expect(a.status).toBe(200);

@@ -18,7 +18,14 @@ const CLIENT_TIMEOUT_MS = 400;
 const RETRY_AFTER_SECONDS = 7;
 
 const NO_FAULTS: Partial<FaultSettings> = {
-  latencyMinMs: 0, latencyMaxMs: 0, exceptionRate: 0, serverErrorRate: 0, resetRate: 0, hangRate: 0, malformedRate: 0, rateLimitRate: 0,
+  latencyMinMs: 0,
+  latencyMaxMs: 0,
+  exceptionRate: 0,
+  serverErrorRate: 0,
+  resetRate: 0,
+  hangRate: 0,
+  malformedRate: 0,
+  rateLimitRate: 0,
 };
 
 const RATE_OF: Record<FaultKind, keyof FaultSettings> = {
@@ -36,7 +43,11 @@ let hubID: string;
 let [orderA, orderB] = ['', ''];
 
 beforeAll(async () => {
-  sandbox = await startTestSandbox({ seed: 4, ordersPerAccount: 20, faults: { hangMs: HANG_MS, retryAfterSeconds: RETRY_AFTER_SECONDS } });
+  sandbox = await startTestSandbox({
+    seed: 4,
+    ordersPerAccount: 20,
+    faults: { hangMs: HANG_MS, retryAfterSeconds: RETRY_AFTER_SECONDS },
+  });
   const [account] = sandbox.state.world.accounts;
   apiKey = account!.apiKey;
   hubID = account!.clientHubID;
@@ -52,7 +63,9 @@ afterAll(async () => {
   await sandbox.stop();
 });
 
-type Outcome = { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; text: string; ms: number } | { kind: 'transport'; code: string; ms: number };
+type Outcome =
+  | { kind: 'answer'; status: number; headers: Record<string, string | string[] | undefined>; text: string; ms: number }
+  | { kind: 'transport'; code: string; ms: number };
 
 /**
  * One request of an operation about an order, as a client that gives up after `timeoutMs` sees it.
@@ -64,13 +77,25 @@ async function send(operation: Operation, orderCode: string, timeoutMs = CLIENT_
     operation === 'tracking'
       ? { url: trackingUrl(sandbox, { apiKey, ordercode: orderCode }), method: 'GET' as const, body: undefined }
       : operation === 'images'
-        ? { url: `${sandbox.url}${OPERATION_PATHS.images}`, method: 'POST' as const, body: JSON.stringify({ OrderCode: orderCode }) }
+        ? {
+            url: `${sandbox.url}${OPERATION_PATHS.images}`,
+            method: 'POST' as const,
+            body: JSON.stringify({ OrderCode: orderCode }),
+          }
         : {
             url: `${sandbox.url}${OPERATION_PATHS.price}`,
             method: 'POST' as const,
             body: JSON.stringify({
-              ToProvinceName: 'Hà Nội', ToDistrictName: 'Quận Cầu Giấy', ToWardName: 'Phường Dịch Vọng',
-              Length: 10, Width: 10, Height: 10, RealWeight: 1, ClientHubID: hubID, ServiceTypeID: 'DE', OrderCode: orderCode,
+              ToProvinceName: 'Hà Nội',
+              ToDistrictName: 'Quận Cầu Giấy',
+              ToWardName: 'Phường Dịch Vọng',
+              Length: 10,
+              Width: 10,
+              Height: 10,
+              RealWeight: 1,
+              ClientHubID: hubID,
+              ServiceTypeID: 'DE',
+              OrderCode: orderCode,
             }),
           };
   try {
@@ -81,10 +106,20 @@ async function send(operation: Operation, orderCode: string, timeoutMs = CLIENT_
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await answer.body.text();
-    return { kind: 'answer', status: answer.statusCode, headers: answer.headers, text, ms: performance.now() - started };
+    return {
+      kind: 'answer',
+      status: answer.statusCode,
+      headers: answer.headers,
+      text,
+      ms: performance.now() - started,
+    };
   } catch (error) {
     const { name, code } = error as { name?: string; code?: unknown };
-    return { kind: 'transport', code: name === 'TimeoutError' ? 'CLIENT_TIMEOUT' : String(code), ms: performance.now() - started };
+    return {
+      kind: 'transport',
+      code: name === 'TimeoutError' ? 'CLIENT_TIMEOUT' : String(code),
+      ms: performance.now() - started,
+    };
   }
 }
 
@@ -104,13 +139,16 @@ function faultSeen(outcome: Outcome): FaultKind | 'none' {
     if (outcome.code === 'UND_ERR_SOCKET' || outcome.code === 'ECONNRESET') return 'reset';
     throw new Error(`unexpected transport error ${outcome.code}`);
   }
-  if (outcome.status === 429) return outcome.headers['retry-after'] === String(RETRY_AFTER_SECONDS) ? 'rate_limited' : 'none';
-  if ([500, 502, 503].includes(outcome.status)) return String(outcome.headers['content-type']).startsWith('text/html') ? 'server_error' : 'none';
+  if (outcome.status === 429)
+    return outcome.headers['retry-after'] === String(RETRY_AFTER_SECONDS) ? 'rate_limited' : 'none';
+  if ([500, 502, 503].includes(outcome.status))
+    return String(outcome.headers['content-type']).startsWith('text/html') ? 'server_error' : 'none';
   if (outcome.status !== 200) throw new Error(`unexpected HTTP ${outcome.status}: ${outcome.text.slice(0, 100)}`);
   if (!parsesAsJson(outcome.text)) return 'malformed';
   const body = JSON.parse(outcome.text) as { errorCode?: string | null; IsError?: boolean };
   if (body.errorCode === TRACKING_ERROR.EXCEPTION) return 'exception';
-  if (body.errorCode !== undefined && body.errorCode !== null) throw new Error(`unexpected tracking error ${body.errorCode}`);
+  if (body.errorCode !== undefined && body.errorCode !== null)
+    throw new Error(`unexpected tracking error ${body.errorCode}`);
   if (body.IsError === true) throw new Error(`unexpected failed answer: ${outcome.text.slice(0, 200)}`);
   return 'none';
 }
@@ -157,7 +195,11 @@ describe('faults by rate', () => {
   it('injects a partial rate on about that share of requests', async () => {
     await postControl(sandbox, '/_sandbox/faults', { serverErrorRate: 0.5 });
     // Every request answered before the test ends: none left for the server to handle under a later script.
-    const seen = await mapConcurrent(Array.from({ length: 100 }, () => orderA), 8, (code) => send('tracking', code, 5_000));
+    const seen = await mapConcurrent(
+      Array.from({ length: 100 }, () => orderA),
+      8,
+      (code) => send('tracking', code, 5_000),
+    );
     const failed = seen.filter((o) => faultSeen(o) === 'server_error').length;
     expect(failed).toBeGreaterThan(25);
     expect(failed).toBeLessThan(75);
@@ -195,7 +237,10 @@ describe('scripted faults', () => {
   });
 
   it('refuses a script with an unknown kind', async () => {
-    const answer = await fetch(`${sandbox.url}/_sandbox/faults/script`, { method: 'POST', body: JSON.stringify({ kind: 'meteor' }) });
+    const answer = await fetch(`${sandbox.url}/_sandbox/faults/script`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'meteor' }),
+    });
     expect(answer.status).toBe(400);
   });
 });

@@ -16,7 +16,15 @@ import {
 } from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
-import { epochOf, keysOf, mapConcurrent, postControl, startTestSandbox, trackSnapshot, truthOrders } from './sandbox-http.js';
+import {
+  epochOf,
+  keysOf,
+  mapConcurrent,
+  postControl,
+  startTestSandbox,
+  trackSnapshot,
+  truthOrders,
+} from './sandbox-http.js';
 
 /** Letters only Vietnamese writes among the Latin scripts (tone marks and đ, ơ, ư, ă). */
 const VIETNAMESE_LETTER = /[ăâđêôơưàáảãạằắẳẵặầấẩẫậèéẻẽẹềếểễệìíỉĩịòóỏõọồốổỗộờớởỡợùúủũụừứửữựỳýỷỹỵ]/i;
@@ -87,7 +95,8 @@ describe('order lifecycle at the default start', () => {
   it('ends an order at a terminal status: nothing follows delivery, return, loss, cancellation or confiscation', () => {
     for (const s of snapshots) {
       const codes = s.statuses.map((x) => x.status);
-      codes.slice(0, -1).forEach((code) => expect(TERMINAL_STATUS_CODES, `${s.orderCode}: ${codes.join(' ')}`).not.toContain(code));
+      for (const code of codes.slice(0, -1))
+        expect(TERMINAL_STATUS_CODES, `${s.orderCode}: ${codes.join(' ')}`).not.toContain(code);
       if (codes.includes(STATUS.RETURNED)) expect(codes[codes.length - 2]).toBe(STATUS.RETURNING);
     }
   });
@@ -150,7 +159,8 @@ describe('order lifecycle at the default start', () => {
     expect(vietnamese.length).toBeGreaterThanOrEqual(0.75 * provinces.size);
     // A province code always goes with the same province name.
     const byId = new Map<string, Set<string>>();
-    for (const s of snapshots) for (const x of s.trackings) byId.set(x.provinceID!, (byId.get(x.provinceID!) ?? new Set()).add(x.provinceName!));
+    for (const s of snapshots)
+      for (const x of s.trackings) byId.set(x.provinceID!, (byId.get(x.provinceID!) ?? new Set()).add(x.provinceName!));
     for (const [id, names] of byId) expect(names.size, id).toBe(1);
   });
 });
@@ -179,7 +189,10 @@ describe('order lifecycle as the clock moves', () => {
 
   it('refuses to move the clock backwards', async () => {
     const now = sandbox.state.clock.now();
-    const answer = await fetch(`${sandbox.url}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ to: '2026-11-01T00:00:00+07:00' }) });
+    const answer = await fetch(`${sandbox.url}/_sandbox/clock`, {
+      method: 'POST',
+      body: JSON.stringify({ to: '2026-11-01T00:00:00+07:00' }),
+    });
     expect(answer.status).toBe(400);
     expect(sandbox.state.clock.now()).toBe(now);
   });

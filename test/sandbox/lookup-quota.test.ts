@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKING_ERROR } from '../../src/carrier/contract.js';
 import type { DayUsage } from '../../src/sandbox/lookup-quota.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
-import { epochOf, getJson, keysOf, postControl, startTestSandbox, track, trackError, trackSnapshot } from './sandbox-http.js';
+import {
+  epochOf,
+  getJson,
+  keysOf,
+  postControl,
+  startTestSandbox,
+  track,
+  trackError,
+  trackSnapshot,
+} from './sandbox-http.js';
 
 /** 22:00 at UTC+07:00: two hours before the carrier's midnight, seven before UTC's. */
 const START = '2026-11-20T22:00:00+07:00';
@@ -45,7 +54,12 @@ describe('per-key daily limit', () => {
   let aliases: string[];
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ seed: 3, ordersPerAccount: 10, start: START, limits: { perKeyDaily: PER_KEY, globalDaily: 1_000 } });
+    sandbox = await startTestSandbox({
+      seed: 3,
+      ordersPerAccount: 10,
+      start: START,
+      limits: { perKeyDaily: PER_KEY, globalDaily: 1_000 },
+    });
     keys = keysOf(sandbox);
     codes = firstOrders(sandbox);
     aliases = Object.keys(keys);
@@ -57,11 +71,16 @@ describe('per-key daily limit', () => {
 
   it('answers exactly perKeyDaily lookups of a key, then refuses with APIKEY_LIMIT', async () => {
     const [a] = aliases as [string];
-    for (let i = 0; i < PER_KEY; i++) expect((await trackSnapshot(sandbox, keys[a]!, codes[a]!)).orderCode).toBe(codes[a]);
+    for (let i = 0; i < PER_KEY; i++)
+      expect((await trackSnapshot(sandbox, keys[a]!, codes[a]!)).orderCode).toBe(codes[a]);
     const message = await expectLimit(sandbox, keys[a]!, codes[a]!);
     expect(message).toContain(PER_KEY.toLocaleString('en-US'));
     await expectLimit(sandbox, keys[a]!, codes[a]!);
-    expect((await usage(sandbox))[FIRST_DAY]).toEqual({ lookups: PER_KEY, refused: 2, perKey: { [a]: { lookups: PER_KEY, refused: 2 } } });
+    expect((await usage(sandbox))[FIRST_DAY]).toEqual({
+      lookups: PER_KEY,
+      refused: 2,
+      perKey: { [a]: { lookups: PER_KEY, refused: 2 } },
+    });
   });
 
   it('leaves the other keys unaffected, and counts them apart', async () => {
@@ -72,7 +91,11 @@ describe('per-key daily limit', () => {
     // An unknown key is counted nowhere.
     expect((await trackError(sandbox, 'not-a-key', codes[a]!)).error.errorCode).toBe(TRACKING_ERROR.APIKEY_NOT_FOUND);
     const day = (await usage(sandbox))[FIRST_DAY]!;
-    expect(day.perKey).toEqual({ [a]: { lookups: PER_KEY, refused: 2 }, [b]: { lookups: 1, refused: 0 }, [c]: { lookups: 1, refused: 0 } });
+    expect(day.perKey).toEqual({
+      [a]: { lookups: PER_KEY, refused: 2 },
+      [b]: { lookups: 1, refused: 0 },
+      [c]: { lookups: 1, refused: 0 },
+    });
     expect(day.lookups).toBe(PER_KEY + 2);
     expect(day.refused).toBe(2);
   });
@@ -116,7 +139,12 @@ describe('global daily limit', () => {
   let codes: Record<string, string>;
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ seed: 3, ordersPerAccount: 10, start: START, limits: { perKeyDaily: 100, globalDaily: GLOBAL } });
+    sandbox = await startTestSandbox({
+      seed: 3,
+      ordersPerAccount: 10,
+      start: START,
+      limits: { perKeyDaily: 100, globalDaily: GLOBAL },
+    });
     keys = keysOf(sandbox);
     codes = firstOrders(sandbox);
   });
@@ -127,12 +155,17 @@ describe('global daily limit', () => {
 
   it('answers exactly globalDaily lookups over all keys, then refuses every key with APIKEY_LIMIT', async () => {
     const [a, b, c] = Object.keys(keys) as [string, string, string];
-    for (const alias of [a, b, a, c]) expect((await track(sandbox, keys[alias]!, codes[alias]!)).result.kind).toBe('snapshot');
+    for (const alias of [a, b, a, c])
+      expect((await track(sandbox, keys[alias]!, codes[alias]!)).result.kind).toBe('snapshot');
     for (const alias of [b, c, a]) await expectLimit(sandbox, keys[alias]!, codes[alias]!);
     const day = (await usage(sandbox))[FIRST_DAY]!;
     expect(day.lookups).toBe(GLOBAL);
     expect(day.refused).toBe(3);
-    expect(day.perKey).toEqual({ [a]: { lookups: 2, refused: 1 }, [b]: { lookups: 1, refused: 1 }, [c]: { lookups: 1, refused: 1 } });
+    expect(day.perKey).toEqual({
+      [a]: { lookups: 2, refused: 1 },
+      [b]: { lookups: 1, refused: 1 },
+      [c]: { lookups: 1, refused: 1 },
+    });
   });
 
   it('counts afresh from the carrier midnight', async () => {
@@ -140,13 +173,22 @@ describe('global daily limit', () => {
     await moveClockTo(sandbox, CARRIER_MIDNIGHT);
     for (let i = 0; i < GLOBAL; i++) expect((await track(sandbox, keys[a]!, codes[a]!)).result.kind).toBe('snapshot');
     await expectLimit(sandbox, keys[a]!, codes[a]!);
-    expect((await usage(sandbox))[NEXT_DAY]).toEqual({ lookups: GLOBAL, refused: 1, perKey: { [a]: { lookups: GLOBAL, refused: 1 } } });
+    expect((await usage(sandbox))[NEXT_DAY]).toEqual({
+      lookups: GLOBAL,
+      refused: 1,
+      perKey: { [a]: { lookups: GLOBAL, refused: 1 } },
+    });
   });
 });
 
 describe('quota day boundary', () => {
   it('follows dayUtcOffsetMinutes: with 0, the day turns at UTC midnight, not the carrier one', async () => {
-    const sandbox = await startTestSandbox({ seed: 3, ordersPerAccount: 10, start: START, limits: { perKeyDaily: 1, dayUtcOffsetMinutes: 0 } });
+    const sandbox = await startTestSandbox({
+      seed: 3,
+      ordersPerAccount: 10,
+      start: START,
+      limits: { perKeyDaily: 1, dayUtcOffsetMinutes: 0 },
+    });
     try {
       const [account] = sandbox.state.world.accounts;
       const key = account!.apiKey;

@@ -4,7 +4,7 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImagesResultSchema, OPERATION_PATHS, STATUS, type ImagesResult } from '../../src/carrier/contract.js';
+import { type ImagesResult, ImagesResultSchema, OPERATION_PATHS, STATUS } from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, httpPost, keysOf, postControl, startTestSandbox, truthOrders } from './sandbox-http.js';
@@ -25,15 +25,26 @@ afterAll(async () => {
   await sandbox.stop();
 });
 
-async function listImages(apiKey: string | undefined, orderCode: string): Promise<{ status: number; result: ImagesResult }> {
+async function listImages(
+  apiKey: string | undefined,
+  orderCode: string,
+): Promise<{ status: number; result: ImagesResult }> {
   const headers: Record<string, string> = apiKey === undefined ? {} : { ApiKey: apiKey };
-  const answer = await httpPost(`${sandbox.url}${OPERATION_PATHS.images}`, JSON.stringify({ OrderCode: orderCode }), headers);
+  const answer = await httpPost(
+    `${sandbox.url}${OPERATION_PATHS.images}`,
+    JSON.stringify({ OrderCode: orderCode }),
+    headers,
+  );
   return { status: answer.status, result: ImagesResultSchema.parse(JSON.parse(answer.text)) };
 }
 
 async function download(url: string): Promise<{ status: number; contentType: string; bytes: Buffer }> {
   const answer = await request(url);
-  return { status: answer.statusCode, contentType: String(answer.headers['content-type']), bytes: Buffer.from(await answer.body.arrayBuffer()) };
+  return {
+    status: answer.statusCode,
+    contentType: String(answer.headers['content-type']),
+    bytes: Buffer.from(await answer.body.arrayBuffer()),
+  };
 }
 
 function ordersWhere(test: (o: OrderTruth) => boolean, count: number): OrderTruth[] {
@@ -69,7 +80,10 @@ describe('order images', () => {
   it('gives no link past the last image', async () => {
     const [order] = ordersWhere((o) => o.status === STATUS.DELIVERED && o.imageCount > 0, 1);
     const { result } = await listImages(keys[order!.account], order!.orderCode);
-    const past = result.Items[result.Items.length - 1]!.ImageURL.replace(/\/(\d+)\.jpg$/, (_, n: string) => `/${Number(n) + 1}.jpg`);
+    const past = result.Items[result.Items.length - 1]!.ImageURL.replace(
+      /\/(\d+)\.jpg$/,
+      (_, n: string) => `/${Number(n) + 1}.jpg`,
+    );
     expect((await download(past)).status).toBe(404);
   });
 
@@ -86,17 +100,22 @@ describe('order images', () => {
   it('lists the images of an order once it is delivered', async () => {
     const pending = orders.filter((o) => o.status !== STATUS.DELIVERED && o.imageCount > 0);
     expect(pending.length).toBeGreaterThan(0);
-    for (const order of pending) expect((await listImages(keys[order.account], order.orderCode)).result.Items).toEqual([]);
+    for (const order of pending)
+      expect((await listImages(keys[order.account], order.orderCode)).result.Items).toEqual([]);
     await postControl(sandbox, '/_sandbox/clock', { advanceMs: 3 * DAY_MS });
     const now = new Map((await truthOrders(sandbox)).map((o) => [o.orderCode, o]));
     const delivered = pending.filter((o) => now.get(o.orderCode)!.status === STATUS.DELIVERED);
     expect(delivered.length).toBeGreaterThan(0);
-    for (const order of delivered) expect((await listImages(keys[order.account], order.orderCode)).result.Items.length).toBe(order.imageCount);
+    for (const order of delivered)
+      expect((await listImages(keys[order.account], order.orderCode)).result.Items.length).toBe(order.imageCount);
   });
 
   it("refuses another account's order and an unknown one, with an error message", async () => {
     const [first, second] = sandbox.state.world.accounts;
-    const [foreign] = ordersWhere((o) => o.account === second!.alias && o.status === STATUS.DELIVERED && o.imageCount > 0, 1);
+    const [foreign] = ordersWhere(
+      (o) => o.account === second!.alias && o.status === STATUS.DELIVERED && o.imageCount > 0,
+      1,
+    );
     for (const code of [foreign!.orderCode, 'EX999999999']) {
       const { result } = await listImages(first!.apiKey, code);
       expect(result.Items).toEqual([]);

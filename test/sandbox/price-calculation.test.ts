@@ -8,9 +8,9 @@ import {
   OPERATION_PATHS,
   PRICE_SERVICE,
   PriceFailureSchema,
+  type PriceRequestWire,
   PriceResultSchema,
   STATUS,
-  type PriceRequestWire,
   type TrackingSnapshot,
 } from '../../src/carrier/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
@@ -52,7 +52,8 @@ function quotableSample(): OrderTruth[] {
   for (const o of orders) {
     const statuses = o.events.map((e) => e.status);
     if (o.anomaly !== null || statuses.includes(STATUS.CANCELLED) || statuses.includes(STATUS.RETURNING)) continue;
-    const local = o.destination.provinceName === sandbox.state.world.accounts.find((a) => a.alias === o.account)!.hubProvince.name;
+    const local =
+      o.destination.provinceName === sandbox.state.world.accounts.find((a) => a.alias === o.account)!.hubProvince.name;
     const group = `${o.account}|${o.destination.farRegion ? 'far' : local ? 'local' : 'national'}|${o.serviceTypeID}`;
     const members = groups.get(group) ?? [];
     if (members.length < PER_GROUP) groups.set(group, [...members, o]);
@@ -85,7 +86,11 @@ describe('price calculation of clean orders', () => {
 
     const pairs = await mapConcurrent(sample, 8, async (order) => {
       const snapshot: TrackingSnapshot = await trackSnapshot(sandbox, keys[order.account]!, order.orderCode);
-      const quote = await quotePrice(sandbox, keys[order.account]!, quoteRequestFor(order, snapshot, hubs[order.account]!));
+      const quote = await quotePrice(
+        sandbox,
+        keys[order.account]!,
+        quoteRequestFor(order, snapshot, hubs[order.account]!),
+      );
       return { order, snapshot, quote };
     });
     for (const { order, snapshot, quote } of pairs) {
@@ -108,7 +113,9 @@ describe('price calculation of clean orders', () => {
   });
 
   it('matches the province name whatever its case, surrounding blanks or Unicode composition', async () => {
-    const order = quotableSample().find((o) => o.destination.provinceName.normalize('NFD') !== o.destination.provinceName)!;
+    const order = quotableSample().find(
+      (o) => o.destination.provinceName.normalize('NFD') !== o.destination.provinceName,
+    )!;
     const snapshot = await trackSnapshot(sandbox, keys[order.account]!, order.orderCode);
     const request = quoteRequestFor(order, snapshot, hubs[order.account]!);
     const exact = await quotePrice(sandbox, keys[order.account]!, request);
@@ -125,12 +132,24 @@ describe('price calculation of clean orders', () => {
     const [account] = sandbox.state.world.accounts;
     const key = account!.apiKey;
     const base: PriceRequestWire = {
-      ToProvinceName: 'Hà Nội', ToDistrictName: 'Quận Cầu Giấy', ToWardName: 'Phường Dịch Vọng',
-      Length: 10, Width: 10, Height: 10, RealWeight: 1, ClientHubID: account!.clientHubID, ServiceTypeID: 'DE',
+      ToProvinceName: 'Hà Nội',
+      ToDistrictName: 'Quận Cầu Giấy',
+      ToWardName: 'Phường Dịch Vọng',
+      Length: 10,
+      Width: 10,
+      Height: 10,
+      RealWeight: 1,
+      ClientHubID: account!.clientHubID,
+      ServiceTypeID: 'DE',
     };
     const light = await quotePrice(sandbox, key, base);
     const heavy = await quotePrice(sandbox, key, { ...base, RealWeight: 5 });
-    const far = await quotePrice(sandbox, key, { ...base, ToProvinceName: 'Hà Giang', ToDistrictName: 'Huyện Đồng Văn', ToWardName: 'Xã Lũng Cú' });
+    const far = await quotePrice(sandbox, key, {
+      ...base,
+      ToProvinceName: 'Hà Giang',
+      ToDistrictName: 'Huyện Đồng Văn',
+      ToWardName: 'Xã Lũng Cú',
+    });
     expect(Number(heavy.TotalServiceCost)).toBeGreaterThan(Number(light.TotalServiceCost));
     expect(light.ExtraServices.some((l) => l.ServiceID === PRICE_SERVICE.FAR_REGION)).toBe(false);
     expect(far.ExtraServices.some((l) => l.ServiceID === PRICE_SERVICE.FAR_REGION)).toBe(true);
@@ -148,8 +167,15 @@ describe('price calculation errors', () => {
     const [account] = sandbox.state.world.accounts;
     key = account!.apiKey;
     valid = {
-      ToProvinceName: 'Đà Nẵng', ToDistrictName: 'Quận Hải Châu', ToWardName: 'Phường Thạch Thang',
-      Length: 20, Width: 15, Height: 10, RealWeight: 1.5, ClientHubID: account!.clientHubID, ServiceTypeID: 'DE',
+      ToProvinceName: 'Đà Nẵng',
+      ToDistrictName: 'Quận Hải Châu',
+      ToWardName: 'Phường Thạch Thang',
+      Length: 20,
+      Width: 15,
+      Height: 10,
+      RealWeight: 1.5,
+      ClientHubID: account!.clientHubID,
+      ServiceTypeID: 'DE',
     };
   });
 
@@ -170,8 +196,12 @@ describe('price calculation errors', () => {
 
   it("refuses another account's hub and an unknown one", async () => {
     const other = sandbox.state.world.accounts[1]!;
-    expect(await expectPriceFailure({ ...valid, ClientHubID: other.clientHubID }, { ApiKey: key })).toContain(other.clientHubID);
-    expect(await expectPriceFailure({ ...valid, ClientHubID: 'NOWHERE-HUB' }, { ApiKey: key })).toContain('NOWHERE-HUB');
+    expect(await expectPriceFailure({ ...valid, ClientHubID: other.clientHubID }, { ApiKey: key })).toContain(
+      other.clientHubID,
+    );
+    expect(await expectPriceFailure({ ...valid, ClientHubID: 'NOWHERE-HUB' }, { ApiKey: key })).toContain(
+      'NOWHERE-HUB',
+    );
     // The same hub is fine with its own account's key.
     expect((await quotePrice(sandbox, other.apiKey, { ...valid, ClientHubID: other.clientHubID })).IsError).toBe(false);
   });

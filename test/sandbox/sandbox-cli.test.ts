@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,8 +14,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../../src/carrier/contract.js';
-import { CALLBACK_PASSWORD_ENV, sandboxCommand, sandboxOptionsFromFlags } from '../../src/cli/commands/sandbox-command.js';
-import { SandboxOptionsSchema, type SandboxOptions } from '../../src/sandbox/sandbox-options.js';
+import {
+  CALLBACK_PASSWORD_ENV,
+  sandboxCommand,
+  sandboxOptionsFromFlags,
+} from '../../src/cli/commands/sandbox-command.js';
+import { type SandboxOptions, SandboxOptionsSchema } from '../../src/sandbox/sandbox-options.js';
 import { trackingUrl } from './sandbox-http.js';
 
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -23,8 +27,18 @@ const START = '2026-11-20T22:00:00+07:00';
 
 /** A value for each kind of flag argument, differing from every default. */
 const VALUE_OF_ARGUMENT: Record<string, string> = {
-  share: '0.5', n: '7', ms: '7', seconds: '7', minutes: '60', port: '0', x: '2',
-  when: '2026-01-01T00:00:00+07:00', url: 'http://127.0.0.1:9', address: '0.0.0.0', letters: 'ZZ', name: 'someone',
+  share: '0.5',
+  n: '7',
+  ms: '7',
+  seconds: '7',
+  minutes: '60',
+  port: '0',
+  x: '2',
+  when: '2026-01-01T00:00:00+07:00',
+  url: 'http://127.0.0.1:9',
+  address: '0.0.0.0',
+  letters: 'ZZ',
+  name: 'someone',
 };
 
 /** Flags of the command itself rather than of the sandbox's options. */
@@ -39,7 +53,9 @@ function optionLeaves(): string[] {
 }
 
 function leafValue(options: SandboxOptions, path: string): unknown {
-  return path.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], options);
+  return path
+    .split('.')
+    .reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], options);
 }
 
 /** The sandbox's options from command-line arguments, as the command's action builds them. */
@@ -76,7 +92,9 @@ describe('sandbox flags', () => {
 
   it('takes the Basic callback password from the environment, never from a flag', () => {
     expect(sandboxCommand().options.some((o) => /password/i.test(o.long ?? ''))).toBe(false);
-    expect(optionsFrom(['--callback-auth', 'basic', '--callback-basic-user', 'u']).callbacks.basicPassword).toBe('secret');
+    expect(optionsFrom(['--callback-auth', 'basic', '--callback-basic-user', 'u']).callbacks.basicPassword).toBe(
+      'secret',
+    );
   });
 });
 
@@ -87,7 +105,11 @@ interface Run {
 }
 
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
-  const result = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 15_000, env: { ...process.env, ...env } });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    timeout: 15_000,
+    env: { ...process.env, ...env },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -99,8 +121,19 @@ describe('sandbox command line', () => {
   it('lists the knobs in --help and exits 0', () => {
     const run = runCli(['sandbox', '--help']);
     expect(run.code).toBe(0);
-    for (const flag of ['--seed <n>', '--orders-per-account <n>', '--clock <mode>', '--per-key-limit <n>', '--global-limit <n>', '--hang-ms <ms>',
-      '--rate-limit-rate <share>', '--callback-url <url>', '--callback-drop-rate <share>', '--imageless-rate <share>', '--keys-out <file>']) {
+    for (const flag of [
+      '--seed <n>',
+      '--orders-per-account <n>',
+      '--clock <mode>',
+      '--per-key-limit <n>',
+      '--global-limit <n>',
+      '--hang-ms <ms>',
+      '--rate-limit-rate <share>',
+      '--callback-url <url>',
+      '--callback-drop-rate <share>',
+      '--imageless-rate <share>',
+      '--keys-out <file>',
+    ]) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -155,15 +188,37 @@ describe('sandbox --keys-out', () => {
     // A file already there with wider permissions is narrowed.
     await mkdir(join(dir, 'nested'));
     await writeFile(keysFile, '{}', { mode: 0o644 });
-    const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--clock', 'manual', '--start', START, '--orders-per-account', '5', '--keys-out', keysFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'sandbox',
+        '--port',
+        '0',
+        '--clock',
+        'manual',
+        '--start',
+        START,
+        '--orders-per-account',
+        '5',
+        '--keys-out',
+        keysFile,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const logLines: string[] = [];
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
       const listening = await new Promise<ListeningLine>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no 'carrier sandbox listening' line; stderr:\n${logLines.join('\n')}`)), 15_000);
-        void exited.then((code) => reject(new Error(`the sandbox exited with ${String(code)}; stderr:\n${logLines.join('\n')}`)));
+        const timer = setTimeout(
+          () => reject(new Error(`no 'carrier sandbox listening' line; stderr:\n${logLines.join('\n')}`)),
+          15_000,
+        );
+        void exited.then((code) =>
+          reject(new Error(`the sandbox exited with ${String(code)}; stderr:\n${logLines.join('\n')}`)),
+        );
         createInterface({ input: child.stderr }).on('line', (line) => {
           logLines.push(line);
           const entry = parseLogLine(line);
@@ -188,7 +243,9 @@ describe('sandbox --keys-out', () => {
         expect(answer).toMatchObject({ errorCode: null, orderCode: account.firstOrder });
       }
       const [first, second] = listening.accounts;
-      expect((await lookup(keys[first!.alias]!, second!.firstOrder)).errorCode).toBe(TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT);
+      expect((await lookup(keys[first!.alias]!, second!.firstOrder)).errorCode).toBe(
+        TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT,
+      );
 
       for (const key of Object.values(keys)) expect(logLines.join('\n')).not.toContain(key);
     } finally {

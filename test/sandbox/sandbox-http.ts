@@ -5,17 +5,17 @@ import {
   checkTrackingResult,
   instantToEpochMs,
   OPERATION_PATHS,
-  parseCarrierInstant,
-  PriceResultSchema,
   type PriceRequestWire,
   type PriceResult,
+  PriceResultSchema,
+  parseCarrierInstant,
   type TrackingError,
   type TrackingSnapshot,
 } from '../../src/carrier/contract.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.js';
-import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';
-import type { AnomalyTruth, OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { CallbackRecord } from '../../src/sandbox/callback-sender.js';
+import type { AnomalyTruth, OrderTruth } from '../../src/sandbox/ground-truth.js';
+import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
+import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';
 
 export const DEFAULT_START = '2026-11-20T22:00:00+07:00';
 export const HOUR_MS = 3_600_000;
@@ -42,7 +42,11 @@ export async function httpGet(url: string, headers: Record<string, string> = {})
 }
 
 export async function httpPost(url: string, body: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  const answer = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const answer = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
   return { status: answer.statusCode, headers: answer.headers, text: await answer.body.text() };
 }
 
@@ -67,36 +71,60 @@ export function trackingUrl(sandbox: { readonly url: string }, params: Record<st
   return `${sandbox.url}${OPERATION_PATHS.tracking}${query === '' ? '' : `?${query}`}`;
 }
 
-export async function trackRaw(sandbox: RunningSandbox, params: Record<string, string | undefined>): Promise<HttpAnswer> {
+export async function trackRaw(
+  sandbox: RunningSandbox,
+  params: Record<string, string | undefined>,
+): Promise<HttpAnswer> {
   return httpGet(trackingUrl(sandbox, params));
 }
 
 /** A tracking lookup's answer, read through the contract; any payload the contract rejects fails the test. */
-export async function track(sandbox: RunningSandbox, apiKey: string | undefined, orderCode: string | undefined, keyParam = 'apiKey') {
+export async function track(
+  sandbox: RunningSandbox,
+  apiKey: string | undefined,
+  orderCode: string | undefined,
+  keyParam = 'apiKey',
+) {
   const answer = await trackRaw(sandbox, { [keyParam]: apiKey, ordercode: orderCode });
-  if (answer.status !== 200) throw new Error(`tracking lookup answered HTTP ${answer.status}: ${answer.text.slice(0, 200)}`);
+  if (answer.status !== 200)
+    throw new Error(`tracking lookup answered HTTP ${answer.status}: ${answer.text.slice(0, 200)}`);
   const wire = JSON.parse(answer.text) as Record<string, unknown>;
   const checked = checkTrackingResult(wire);
   if (!checked.ok) throw new Error(checked.message);
   return { wire, result: checked.value };
 }
 
-export async function trackSnapshot(sandbox: RunningSandbox, apiKey: string, orderCode: string): Promise<TrackingSnapshot> {
+export async function trackSnapshot(
+  sandbox: RunningSandbox,
+  apiKey: string,
+  orderCode: string,
+): Promise<TrackingSnapshot> {
   const { result } = await track(sandbox, apiKey, orderCode);
   if (result.kind !== 'snapshot') throw new Error(`${orderCode}: expected a snapshot, got ${result.error.errorCode}`);
   return result.snapshot;
 }
 
-export async function trackError(sandbox: RunningSandbox, apiKey: string | undefined, orderCode: string | undefined, keyParam = 'apiKey'): Promise<{ wire: Record<string, unknown>; error: TrackingError }> {
+export async function trackError(
+  sandbox: RunningSandbox,
+  apiKey: string | undefined,
+  orderCode: string | undefined,
+  keyParam = 'apiKey',
+): Promise<{ wire: Record<string, unknown>; error: TrackingError }> {
   const { wire, result } = await track(sandbox, apiKey, orderCode, keyParam);
-  if (result.kind !== 'error') throw new Error(`expected an error answer, got the snapshot of ${result.snapshot.orderCode}`);
+  if (result.kind !== 'error')
+    throw new Error(`expected an error answer, got the snapshot of ${result.snapshot.orderCode}`);
   return { wire, error: result.error };
 }
 
 /** A price quote, read through the contract. */
-export async function quotePrice(sandbox: RunningSandbox, apiKey: string, body: PriceRequestWire): Promise<PriceResult> {
+export async function quotePrice(
+  sandbox: RunningSandbox,
+  apiKey: string,
+  body: PriceRequestWire,
+): Promise<PriceResult> {
   const answer = await httpPost(`${sandbox.url}${OPERATION_PATHS.price}`, JSON.stringify(body), { ApiKey: apiKey });
-  if (answer.status !== 200) throw new Error(`price calculation answered HTTP ${answer.status}: ${answer.text.slice(0, 200)}`);
+  if (answer.status !== 200)
+    throw new Error(`price calculation answered HTTP ${answer.status}: ${answer.text.slice(0, 200)}`);
   return PriceResultSchema.parse(JSON.parse(answer.text));
 }
 
@@ -146,7 +174,11 @@ export async function truthCallbacks(sandbox: RunningSandbox): Promise<CallbackR
 }
 
 /** Runs `task` over `items` with at most `concurrency` at once, keeping the items' order in the result. */
-export async function mapConcurrent<T, R>(items: readonly T[], concurrency: number, task: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
   const limit = pLimit(concurrency);
   return Promise.all(items.map((item) => limit(() => task(item))));
 }

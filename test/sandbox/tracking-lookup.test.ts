@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOrderStatus, TRACKING_ERROR } from '../../src/carrier/contract.js';
-import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
+import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import {
   DAY_MS,
   epochOf,
@@ -22,11 +22,45 @@ import {
 
 /** The fields a tracking answer carries besides the error and the order code (carrier-api.md, Tracking result). */
 const DATA_FIELDS = [
-  'externalCode', 'acceptDate', 'status', 'statusName', 'trackingName', 'delayCode', 'delayNote', 'deliveryNotes',
-  'deliveryDate', 'poDeliveryID', 'mailMan', 'receiverName', 'serviceTypeID', 'mailerTypeID', 'extraServiceName',
-  'length', 'width', 'height', 'realWeight', 'calWeight', 'weight', 'quantity', 'price', 'priceFR',
-  'farRegionFeeAmount', 'fuelFeeAmount', 'vatAmount', 'totalServiceCost', 'edtFrom', 'edtTo', 'senderID',
-  'senderName', 'postOfficeAcceptID', 'codAmount', 'priceInfo', 'statuses', 'trackings', 'estimateRoutes', 'confirmImage',
+  'externalCode',
+  'acceptDate',
+  'status',
+  'statusName',
+  'trackingName',
+  'delayCode',
+  'delayNote',
+  'deliveryNotes',
+  'deliveryDate',
+  'poDeliveryID',
+  'mailMan',
+  'receiverName',
+  'serviceTypeID',
+  'mailerTypeID',
+  'extraServiceName',
+  'length',
+  'width',
+  'height',
+  'realWeight',
+  'calWeight',
+  'weight',
+  'quantity',
+  'price',
+  'priceFR',
+  'farRegionFeeAmount',
+  'fuelFeeAmount',
+  'vatAmount',
+  'totalServiceCost',
+  'edtFrom',
+  'edtTo',
+  'senderID',
+  'senderName',
+  'postOfficeAcceptID',
+  'codAmount',
+  'priceInfo',
+  'statuses',
+  'trackings',
+  'estimateRoutes',
+  'confirmImage',
 ];
 
 let sandbox: RunningSandbox;
@@ -131,7 +165,11 @@ describe('tracking lookup errors', () => {
     const realKey = keys[firstAccount()]!;
     await expectError('00000000-0000-0000-0000-000000000000', code, TRACKING_ERROR.APIKEY_NOT_FOUND);
     // A near miss of a real key is still unknown.
-    await expectError(`${realKey.slice(0, -1)}${realKey.endsWith('0') ? '1' : '0'}`, code, TRACKING_ERROR.APIKEY_NOT_FOUND);
+    await expectError(
+      `${realKey.slice(0, -1)}${realKey.endsWith('0') ? '1' : '0'}`,
+      code,
+      TRACKING_ERROR.APIKEY_NOT_FOUND,
+    );
   });
 
   it('EXCEPTION when injected, in the same error shape, and answers again once it is off', async () => {

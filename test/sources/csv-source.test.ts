@@ -5,8 +5,13 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvSource, type CsvSourceOptions } from '../../src/sources/csv-source.js';
-import { SourceError, type SourcedCode, type SourceItem, type SourceRejection } from '../../src/sources/order-code-source.js';
+import { type CsvSourceOptions, csvSource } from '../../src/sources/csv-source.js';
+import {
+  type SourcedCode,
+  SourceError,
+  type SourceItem,
+  type SourceRejection,
+} from '../../src/sources/order-code-source.js';
 import { readItems, sourceErrorOf } from '../support/source-reading.js';
 
 let dir: string;
@@ -50,7 +55,8 @@ function* generatedRows(rows: number): Generator<string> {
   yield 'order_code,account\n';
   for (let start = 0; start < rows; start += 10_000) {
     const lines: string[] = [];
-    for (let i = start; i < Math.min(rows, start + 10_000); i++) lines.push(`EX${String(i).padStart(9, '0')},acc${i % 3}\n`);
+    for (let i = start; i < Math.min(rows, start + 10_000); i++)
+      lines.push(`EX${String(i).padStart(9, '0')},acc${i % 3}\n`);
     yield lines.join('');
   }
 }
@@ -91,7 +97,7 @@ describe('csvSource: formats', () => {
   it('reads `,` with LF, OrderCode and Account headers in any case, quoted newlines and doubled quotes', async () => {
     const path = await corpusFile(
       'plain.csv',
-      [
+      `${[
         'id,OrderCode,note,Account', // 1
         '1,EX200000001,"say ""hi""",a1', // 2
         '2,EX200000002,"line one', // 3
@@ -100,7 +106,7 @@ describe('csvSource: formats', () => {
         '   ', // 6: blank
         ',,,', // 7: every field empty, a blank row
         '3, "EX200000003" ,n,  ', // 8
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     const { codes, rejections } = await readAll(path);
     expect(rejections).toEqual([]);
@@ -129,7 +135,10 @@ describe('csvSource: formats', () => {
   it('reads lines ended by CR alone, and by a mix of LF, CRLF and CR', async () => {
     const mac = await corpusFile('mac.csv', 'order_code\rEX310000001\r\rEX310000002\r');
     expect((await readAll(mac)).codes.map((c) => c.origin)).toEqual([`${mac}:2`, `${mac}:4`]);
-    const mixed = await corpusFile('mixed.csv', 'order_code,account\nEX320000001,a\r\nEX320000002,b\rEX320000003,c\n"EX320000004",d');
+    const mixed = await corpusFile(
+      'mixed.csv',
+      'order_code,account\nEX320000001,a\r\nEX320000002,b\rEX320000003,c\n"EX320000004",d',
+    );
     expect((await readAll(mixed)).codes).toEqual([
       { orderCode: 'EX320000001', account: 'a', origin: `${mixed}:2` },
       { orderCode: 'EX320000002', account: 'b', origin: `${mixed}:3` },
@@ -140,8 +149,12 @@ describe('csvSource: formats', () => {
 
   it('uses the delimiter given over the one the header has more of', async () => {
     const path = await corpusFile('given.csv', 'order_code,account,notes;more;and;more\nEX400000001,a;b,x\n');
-    expect((await readAll(path, { delimiter: ',' })).codes).toEqual([{ orderCode: 'EX400000001', account: 'a;b', origin: `${path}:2` }]);
-    expect((await sourceError(path)).message).toBe(`${path}: no order_code column; the columns are "order_code,account,notes", "more", "and", "more"`);
+    expect((await readAll(path, { delimiter: ',' })).codes).toEqual([
+      { orderCode: 'EX400000001', account: 'a;b', origin: `${path}:2` },
+    ]);
+    expect((await sourceError(path)).message).toBe(
+      `${path}: no order_code column; the columns are "order_code,account,notes", "more", "and", "more"`,
+    );
   });
 
   it('keeps valid non-ASCII text and trims codes and accounts', async () => {
@@ -159,7 +172,15 @@ describe('csvSource: rows it rejects while the run goes on', () => {
   it('rejects a row without an order code and a row with another number of fields, naming the line', async () => {
     const path = await corpusFile(
       'gaps.csv',
-      ['order_code,account', 'EX600000001,a', ',b', '"  ",c', 'EX600000004,d,extra', 'EX600000005', 'EX600000006,e'].join('\n'),
+      [
+        'order_code,account',
+        'EX600000001,a',
+        ',b',
+        '"  ",c',
+        'EX600000004,d,extra',
+        'EX600000005',
+        'EX600000006,e',
+      ].join('\n'),
     );
     const { codes, rejections } = await readAll(path);
     expect(codes.map((c) => c.origin)).toEqual([`${path}:2`, `${path}:7`]);
@@ -173,8 +194,11 @@ describe('csvSource: rows it rejects while the run goes on', () => {
 
   it('rejects a line over the limit in the middle and reads the rows before and after it', async () => {
     // Past csv-parse's own limit too (16 times ours), after which csv-parse itself reads nothing more.
-    const huge = 'EX7' + 'X'.repeat(2_000_000) + ',acc';
-    const path = await corpusFile('huge.csv', ['order_code,account', 'EX700000001,a', huge, 'EX700000003,c', 'EX700000004,d'].join('\n') + '\n');
+    const huge = `EX7${'X'.repeat(2_000_000)},acc`;
+    const path = await corpusFile(
+      'huge.csv',
+      `${['order_code,account', 'EX700000001,a', huge, 'EX700000003,c', 'EX700000004,d'].join('\n')}\n`,
+    );
     const { codes, rejections, items } = await readAll(path);
     expect(codes.map((c) => [c.orderCode, c.origin])).toEqual([
       ['EX700000001', `${path}:2`],
@@ -202,8 +226,14 @@ describe('csvSource: rows it rejects while the run goes on', () => {
       ].join('\r\n'),
     );
     for (const size of [1, 3, 7, 64, 65_536]) {
-      const { codes, rejections } = await readAll('-', { stdin: Readable.from(chunked(content, size)), maxRecordBytes: 50 });
-      expect(codes.map((c) => c.origin), `chunks of ${size}`).toEqual(['stdin:2', 'stdin:4', 'stdin:9', 'stdin:11']);
+      const { codes, rejections } = await readAll('-', {
+        stdin: Readable.from(chunked(content, size)),
+        maxRecordBytes: 50,
+      });
+      expect(
+        codes.map((c) => c.origin),
+        `chunks of ${size}`,
+      ).toEqual(['stdin:2', 'stdin:4', 'stdin:9', 'stdin:11']);
       expect(
         rejections.map((r) => [r.origin, r.reason]),
         `chunks of ${size}`,
@@ -229,23 +259,38 @@ describe('csvSource: rows it rejects while the run goes on', () => {
     );
     const { codes, rejections } = await readAll(path);
     expect(codes.map((c) => c.origin)).toEqual([`${path}:2`, `${path}:4`]);
-    expect(rejections).toEqual([{ origin: `${path}:3`, reason: 'not valid UTF-8', text: 'EX900000002,H\ufffd N\ufffdi' }]);
+    expect(rejections).toEqual([
+      { origin: `${path}:3`, reason: 'not valid UTF-8', text: 'EX900000002,H\ufffd N\ufffdi' },
+    ]);
   });
 
   it('rejects a row whose quote is never closed, at the line it starts on', async () => {
-    const path = await corpusFile('unclosed.csv', 'order_code,account\r\nEXA00000001,a\r\nEXA00000002,"b\r\nEXA00000003,c\r\n');
+    const path = await corpusFile(
+      'unclosed.csv',
+      'order_code,account\r\nEXA00000001,a\r\nEXA00000002,"b\r\nEXA00000003,c\r\n',
+    );
     const { codes, rejections } = await readAll(path);
     expect(codes.map((c) => c.orderCode)).toEqual(['EXA00000001']);
     expect(rejections).toEqual([
-      { origin: `${path}:3`, reason: 'unclosed quote: the record runs to the end of the input', text: 'EXA00000002,"b\r\nEXA00000003,c' },
+      {
+        origin: `${path}:3`,
+        reason: 'unclosed quote: the record runs to the end of the input',
+        text: 'EXA00000002,"b\r\nEXA00000003,c',
+      },
     ]);
   });
 
   it('fails, after the rows before it, when a quote left open swallows far more than the limit', async () => {
-    const content = ['order_code,account', 'EXB00000001,a', 'EXB00000002,"b', ...Array.from({ length: 200 }, (_, i) => `EXB${i},c`)].join('\n');
+    const content = [
+      'order_code,account',
+      'EXB00000001,a',
+      'EXB00000002,"b',
+      ...Array.from({ length: 200 }, (_, i) => `EXB${i},c`),
+    ].join('\n');
     const items: SourceItem[] = [];
     const failure = (async () => {
-      for await (const item of csvSource('-', { stdin: Readable.from([content]), maxRecordBytes: 64 }).items()) items.push(item);
+      for await (const item of csvSource('-', { stdin: Readable.from([content]), maxRecordBytes: 64 }).items())
+        items.push(item);
     })();
     await expect(failure).rejects.toThrow(SourceError);
     await expect(failure).rejects.toThrow(/^stdin:3: a record runs on far past 64 bytes \(an unclosed quote\?\)/);
@@ -261,7 +306,9 @@ describe('csvSource: problems with the whole source', () => {
   });
 
   it('says a missing file, a directory and an unreadable file cannot be read', async () => {
-    expect((await sourceError(join(dir, 'missing.csv'))).message).toBe(`cannot read ${join(dir, 'missing.csv')}: no such file`);
+    expect((await sourceError(join(dir, 'missing.csv'))).message).toBe(
+      `cannot read ${join(dir, 'missing.csv')}: no such file`,
+    );
     const folder = join(dir, 'folder.csv');
     await mkdir(folder);
     expect((await sourceError(folder)).message).toBe(`cannot read ${folder}: it is a directory`);
@@ -280,15 +327,22 @@ describe('csvSource: problems with the whole source', () => {
   });
 
   it('refuses a header that is not UTF-8, or longer than the limit', async () => {
-    const latin1 = await corpusFile('header-latin1.csv', Buffer.concat([Buffer.from('order_code,'), Buffer.from([0xe9]), Buffer.from('\nEXE00000001,a\n')]));
+    const latin1 = await corpusFile(
+      'header-latin1.csv',
+      Buffer.concat([Buffer.from('order_code,'), Buffer.from([0xe9]), Buffer.from('\nEXE00000001,a\n')]),
+    );
     expect((await sourceError(latin1)).message).toBe(`${latin1}:1: the header line is not valid UTF-8`);
     const long = await corpusFile('header-long.csv', `order_code,${'x'.repeat(200)}\nEXE00000002,a\n`);
-    expect((await sourceError(long, { maxRecordBytes: 100 })).message).toBe(`${long}: the header line is over 100 bytes`);
+    expect((await sourceError(long, { maxRecordBytes: 100 })).message).toBe(
+      `${long}: the header line is over 100 bytes`,
+    );
   });
 
   it('refuses a header whose quote is never closed', async () => {
     const path = await corpusFile('header-quote.csv', 'order_code,"account\nEXF00000001,a\n');
-    expect((await sourceError(path)).message).toBe(`${path}:1: cannot read the header line: unclosed quote: the record runs to the end of the input`);
+    expect((await sourceError(path)).message).toBe(
+      `${path}:1: cannot read the header line: unclosed quote: the record runs to the end of the input`,
+    );
   });
 });
 

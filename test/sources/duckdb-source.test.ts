@@ -43,7 +43,9 @@ function queryError(query: string, at = file): Promise<SourceError> {
 async function writableByAnotherProcess(path: string): Promise<boolean> {
   const probe = `import { DuckDBInstance } from '@duckdb/node-api';
     try { (await DuckDBInstance.create(process.argv[1])).closeSync(); console.log('open'); } catch { console.log('locked'); }`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe, path], { cwd: process.cwd() });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', probe, path], {
+    cwd: process.cwd(),
+  });
   return stdout.trim() === 'open';
 }
 
@@ -51,19 +53,35 @@ describe('duckdbSource', () => {
   it('reads every row chunk by chunk, trimmed, rejecting null and blank codes by row number', async () => {
     const items = await readItems(duckdbSource(file, 'SELECT code AS order_code, account FROM orders ORDER BY n'));
     expect(items).toHaveLength(ROWS);
-    const rejected = items.flatMap((item, index) => (item.kind === 'rejected' ? [[index + 1, item.rejection] as const] : []));
+    const rejected = items.flatMap((item, index) =>
+      item.kind === 'rejected' ? [[index + 1, item.rejection] as const] : [],
+    );
     const expectedRejected = Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 7 === 0 || n % 11 === 0);
     expect(rejected.map(([row]) => row)).toEqual(expectedRejected);
     expect(rejected[0]?.[1]).toEqual({ origin: 'duckdb row 7', reason: 'order_code is null', text: null });
     expect(rejected[1]?.[1]).toEqual({ origin: 'duckdb row 11', reason: 'order_code is empty', text: null });
-    expect(items[0]).toEqual({ kind: 'code', code: { orderCode: 'EX000000001', account: null, origin: 'duckdb row 1' } });
-    expect(items[1]).toEqual({ kind: 'code', code: { orderCode: 'EX000000002', account: 'acc2', origin: 'duckdb row 2' } });
-    expect(items[2]).toEqual({ kind: 'code', code: { orderCode: 'EX000000003', account: null, origin: 'duckdb row 3' } });
-    expect(items[4999]).toEqual({ kind: 'code', code: { orderCode: 'EX000005000', account: 'acc2', origin: 'duckdb row 5000' } });
+    expect(items[0]).toEqual({
+      kind: 'code',
+      code: { orderCode: 'EX000000001', account: null, origin: 'duckdb row 1' },
+    });
+    expect(items[1]).toEqual({
+      kind: 'code',
+      code: { orderCode: 'EX000000002', account: 'acc2', origin: 'duckdb row 2' },
+    });
+    expect(items[2]).toEqual({
+      kind: 'code',
+      code: { orderCode: 'EX000000003', account: null, origin: 'duckdb row 3' },
+    });
+    expect(items[4999]).toEqual({
+      kind: 'code',
+      code: { orderCode: 'EX000005000', account: 'acc2', origin: 'duckdb row 5000' },
+    });
   });
 
   it('turns values that are not text into text, finding columns in any case', async () => {
-    const items = await readItems(duckdbSource(file, 'SELECT n AS "ORDER_CODE", amount AS "Account" FROM orders WHERE n IN (2, 10) ORDER BY n'));
+    const items = await readItems(
+      duckdbSource(file, 'SELECT n AS "ORDER_CODE", amount AS "Account" FROM orders WHERE n IN (2, 10) ORDER BY n'),
+    );
     expect(items).toEqual([
       { kind: 'code', code: { orderCode: '2', account: '0.50', origin: 'duckdb row 1' } },
       { kind: 'code', code: { orderCode: '10', account: '2.50', origin: 'duckdb row 2' } },
@@ -84,7 +102,9 @@ describe('duckdbSource', () => {
   });
 
   it('fails when the query fails while its rows are read', async () => {
-    const error = await queryError(`SELECT CASE WHEN n = 4000 THEN error('row 4000 is broken') ELSE code END AS order_code FROM orders`);
+    const error = await queryError(
+      `SELECT CASE WHEN n = 4000 THEN error('row 4000 is broken') ELSE code END AS order_code FROM orders`,
+    );
     expect(error.message).toBe('DuckDB query failed: Invalid Input Error: row 4000 is broken');
   });
 
@@ -96,7 +116,9 @@ describe('duckdbSource', () => {
   });
 
   it('describes itself with the file and the query on one line', () => {
-    expect(duckdbSource('data/in.duckdb', 'SELECT code AS order_code\n  FROM orders').description).toBe('duckdb:data/in.duckdb: SELECT code AS order_code FROM orders');
+    expect(duckdbSource('data/in.duckdb', 'SELECT code AS order_code\n  FROM orders').description).toBe(
+      'duckdb:data/in.duckdb: SELECT code AS order_code FROM orders',
+    );
   });
 
   it('lets the file go when the consumer stops early', async () => {

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceItem } from '../../src/sources/order-code-source.js';
 import { postgresSource } from '../../src/sources/postgres-source.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 import { readItems, sourceErrorOf } from '../support/source-reading.js';
 
 const ROWS = 20_000;
@@ -36,43 +36,68 @@ function urlWith(change: (url: URL) => void): string {
 
 /** Sessions of the server opened under `applicationName`, as another session sees them. */
 async function sessionsOf(applicationName: string): Promise<number> {
-  const { rows } = await admin.query<{ sessions: string }>('SELECT count(*) AS sessions FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+  const { rows } = await admin.query<{ sessions: string }>(
+    'SELECT count(*) AS sessions FROM pg_stat_activity WHERE application_name = $1',
+    [applicationName],
+  );
   return Number(rows[0]?.sessions);
 }
 
 /** Waits for the server to let a session go: a backend ends a moment after its client leaves. */
 async function expectSessionsToEnd(applicationName: string): Promise<void> {
-  for (let tries = 0; tries < 100 && (await sessionsOf(applicationName)) > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let tries = 0; tries < 100 && (await sessionsOf(applicationName)) > 0; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   expect(await sessionsOf(applicationName)).toBe(0);
 }
 
 describe('postgresSource', () => {
   it('reads 20,000 rows through the cursor in uneven batches, trimmed, rejecting null and blank codes by row', async () => {
-    const items = await readItems(postgresSource(server.url, 'SELECT code AS order_code, account FROM orders ORDER BY n', { batchSize: 333 }));
+    const items = await readItems(
+      postgresSource(server.url, 'SELECT code AS order_code, account FROM orders ORDER BY n', { batchSize: 333 }),
+    );
     expect(items).toHaveLength(ROWS);
     const rejectedRows = items.flatMap((item, index) => (item.kind === 'rejected' ? [index + 1] : []));
-    expect(rejectedRows).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 7 === 0 || n % 11 === 0));
-    expect(items[6]).toEqual({ kind: 'rejected', rejection: { origin: 'postgres row 7', reason: 'order_code is null', text: null } });
-    expect(items[10]).toEqual({ kind: 'rejected', rejection: { origin: 'postgres row 11', reason: 'order_code is empty', text: null } });
+    expect(rejectedRows).toEqual(
+      Array.from({ length: ROWS }, (_, i) => i + 1).filter((n) => n % 7 === 0 || n % 11 === 0),
+    );
+    expect(items[6]).toEqual({
+      kind: 'rejected',
+      rejection: { origin: 'postgres row 7', reason: 'order_code is null', text: null },
+    });
+    expect(items[10]).toEqual({
+      kind: 'rejected',
+      rejection: { origin: 'postgres row 11', reason: 'order_code is empty', text: null },
+    });
     expect(items.slice(0, 3)).toEqual([
       { kind: 'code', code: { orderCode: 'EX000000001', account: null, origin: 'postgres row 1' } },
       { kind: 'code', code: { orderCode: 'EX000000002', account: 'acc2', origin: 'postgres row 2' } },
       { kind: 'code', code: { orderCode: 'EX000000003', account: null, origin: 'postgres row 3' } },
     ]);
-    expect(items[ROWS - 1]).toEqual({ kind: 'code', code: { orderCode: 'EX000020000', account: 'acc2', origin: `postgres row ${ROWS}` } });
+    expect(items[ROWS - 1]).toEqual({
+      kind: 'code',
+      code: { orderCode: 'EX000020000', account: 'acc2', origin: `postgres row ${ROWS}` },
+    });
   });
 
   it('reads a batch without fetching the whole result: the first of 100 million rows comes at once', async () => {
     const started = Date.now();
-    const items = postgresSource(server.url, 'SELECT generate_series(1, 100000000) AS order_code').items()[Symbol.asyncIterator]();
-    expect(await items.next()).toEqual({ done: false, value: { kind: 'code', code: { orderCode: '1', account: null, origin: 'postgres row 1' } } });
+    const items = postgresSource(server.url, 'SELECT generate_series(1, 100000000) AS order_code')
+      .items()
+      [Symbol.asyncIterator]();
+    expect(await items.next()).toEqual({
+      done: false,
+      value: { kind: 'code', code: { orderCode: '1', account: null, origin: 'postgres row 1' } },
+    });
     await items.return?.();
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('passes values that are not text on as PostgreSQL writes them, finding columns in any case', async () => {
     const items = await readItems(
-      postgresSource(server.url, `SELECT DATE '2019-08-01' + n AS "ORDER_CODE", (n / 4.0)::numeric(10, 2) AS "Account" FROM orders WHERE n IN (2, 10) ORDER BY n`),
+      postgresSource(
+        server.url,
+        `SELECT DATE '2019-08-01' + n AS "ORDER_CODE", (n / 4.0)::numeric(10, 2) AS "Account" FROM orders WHERE n IN (2, 10) ORDER BY n`,
+      ),
     );
     expect(items).toEqual([
       { kind: 'code', code: { orderCode: '2019-08-03', account: '0.50', origin: 'postgres row 1' } },
@@ -91,9 +116,13 @@ describe('postgresSource', () => {
     );
     const items: SourceItem[] = [];
     // No ORDER BY: rows are computed as they are fetched, so the rows of the batches before arrive first.
-    const failing = postgresSource(server.url, 'SELECT CASE WHEN n = 15000 THEN (1 / (n - n))::text ELSE code END AS order_code FROM orders', {
-      batchSize: 1000,
-    });
+    const failing = postgresSource(
+      server.url,
+      'SELECT CASE WHEN n = 15000 THEN (1 / (n - n))::text ELSE code END AS order_code FROM orders',
+      {
+        batchSize: 1000,
+      },
+    );
     await expect(
       (async () => {
         for await (const item of failing.items()) items.push(item);
@@ -105,9 +134,16 @@ describe('postgresSource', () => {
 
   it('fails to connect with a wrong password, never showing a password', async () => {
     const wrongPassword = 'not-the-Secret-42';
-    const source = postgresSource(urlWith((url) => void (url.password = wrongPassword)), 'SELECT 1 AS order_code');
+    const source = postgresSource(
+      urlWith((url) => {
+        url.password = wrongPassword;
+      }),
+      'SELECT 1 AS order_code',
+    );
     const error = await sourceErrorOf(source);
-    expect(error.message).toBe(`cannot connect to PostgreSQL at recon@127.0.0.1:${server.port}/postgres: password authentication failed for user "recon"`);
+    expect(error.message).toBe(
+      `cannot connect to PostgreSQL at recon@127.0.0.1:${server.port}/postgres: password authentication failed for user "recon"`,
+    );
     for (const text of [error.message, source.description, postgresSource(server.url, 'SELECT 1').description]) {
       expect(text).not.toContain(wrongPassword);
       expect(text).not.toContain(server.password);
@@ -118,10 +154,21 @@ describe('postgresSource', () => {
   });
 
   it('fails to connect where no server listens, and refuses a URL that is not PostgreSQL', async () => {
-    const closed = await sourceErrorOf(postgresSource(urlWith((url) => void (url.port = '1')), 'SELECT 1 AS order_code'));
-    expect(closed.message).toBe(`cannot connect to PostgreSQL at recon@127.0.0.1:1/postgres: connect ECONNREFUSED 127.0.0.1:1`);
+    const closed = await sourceErrorOf(
+      postgresSource(
+        urlWith((url) => {
+          url.port = '1';
+        }),
+        'SELECT 1 AS order_code',
+      ),
+    );
+    expect(closed.message).toBe(
+      `cannot connect to PostgreSQL at recon@127.0.0.1:1/postgres: connect ECONNREFUSED 127.0.0.1:1`,
+    );
     const notAUrl = postgresSource(`mysql://recon:${server.password}@127.0.0.1/db`, 'SELECT 1');
-    expect((await sourceErrorOf(notAUrl)).message).toBe('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
+    expect((await sourceErrorOf(notAUrl)).message).toBe(
+      'not a PostgreSQL URL: expected postgres://user:password@host:port/database',
+    );
     expect(notAUrl.description).not.toContain(server.password);
   });
 

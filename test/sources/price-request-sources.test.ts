@@ -8,9 +8,15 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvPriceRequests, duckdbPriceRequests, postgresPriceRequests, type PriceInput, type PriceInputSource } from '../../src/pipeline/price-inputs.js';
+import {
+  csvPriceRequests,
+  duckdbPriceRequests,
+  type PriceInput,
+  type PriceInputSource,
+  postgresPriceRequests,
+} from '../../src/pipeline/price-inputs.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
-import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
+import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
 const ROWS_SQL = `
   SELECT * FROM (VALUES
@@ -27,12 +33,27 @@ async function itemsOf(source: PriceInputSource): Promise<PriceInput[]> {
 const EXPECTED: PriceInput[] = [
   {
     kind: 'request',
-    request: { ToProvinceName: 'Hà Nội', ToDistrictName: 'Quận Ba Đình', ToWardName: 'Phường Kim Mã', Length: 10, Width: 20.5, Height: 30, RealWeight: 1.25, ClientHubID: 'HNI-HUB-1', ServiceTypeID: 'DE' },
+    request: {
+      ToProvinceName: 'Hà Nội',
+      ToDistrictName: 'Quận Ba Đình',
+      ToWardName: 'Phường Kim Mã',
+      Length: 10,
+      Width: 20.5,
+      Height: 30,
+      RealWeight: 1.25,
+      ClientHubID: 'HNI-HUB-1',
+      ServiceTypeID: 'DE',
+    },
     orderCode: 'EX100000001',
     account: 'hanoi-shop',
     origin: expect.stringMatching(/ row 1$/) as unknown as string,
   },
-  { kind: 'rejected', orderCode: 'EX100000002', reason: 'Width must not be negative', origin: expect.stringMatching(/ row 2$/) as unknown as string },
+  {
+    kind: 'rejected',
+    orderCode: 'EX100000002',
+    reason: 'Width must not be negative',
+    origin: expect.stringMatching(/ row 2$/) as unknown as string,
+  },
 ];
 
 describe('quote requests from DuckDB', () => {
@@ -60,9 +81,17 @@ describe('quote requests from DuckDB', () => {
   });
 
   it('names the missing columns, and takes ClientHubID from the default when the query has none', async () => {
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(SourceError);
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(/the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/);
-    const items = await itemsOf(duckdbPriceRequests(file, 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code', { defaultClientHubId: 'HUB-X' }));
+    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
+      SourceError,
+    );
+    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
+      /the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/,
+    );
+    const items = await itemsOf(
+      duckdbPriceRequests(file, 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code', {
+        defaultClientHubId: 'HUB-X',
+      }),
+    );
     expect(items[0]).toMatchObject({ kind: 'request', request: { ClientHubID: 'HUB-X' } });
   });
 });
@@ -85,7 +114,9 @@ describe('quote requests from PostgreSQL', () => {
   });
 
   it('reads the PascalCase columns, refusing the invalid row with its reason', async () => {
-    expect(await itemsOf(postgresPriceRequests(server.url, 'SELECT * FROM parcels ORDER BY "OrderCode"'))).toEqual(EXPECTED);
+    expect(await itemsOf(postgresPriceRequests(server.url, 'SELECT * FROM parcels ORDER BY "OrderCode"'))).toEqual(
+      EXPECTED,
+    );
   });
 });
 
@@ -101,17 +132,32 @@ describe('quote requests from CSV', () => {
         'EX100000002;Hà Nội;Quận Ba Đình;Phường Kim Mã;10;20;30',
         'EX100000003;Hà Nội;Quận Ba Đình;Phường Kim Mã;1e400;20;30;abc;HNI-HUB-1;',
       ];
-      await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(lines.join('\r\n') + '\r\n')]));
+      await writeFile(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${lines.join('\r\n')}\r\n`)]));
       expect(await itemsOf(csvPriceRequests(file))).toEqual([
         {
           kind: 'request',
-          request: { ToProvinceName: 'Hà Nội', ToDistrictName: 'Quận Ba Đình; cũ', ToWardName: 'Phường Kim Mã', Length: 10, Width: 20.5, Height: 30, RealWeight: 1.25, ClientHubID: 'HNI-HUB-1', ServiceTypeID: 'DE' },
+          request: {
+            ToProvinceName: 'Hà Nội',
+            ToDistrictName: 'Quận Ba Đình; cũ',
+            ToWardName: 'Phường Kim Mã',
+            Length: 10,
+            Width: 20.5,
+            Height: 30,
+            RealWeight: 1.25,
+            ClientHubID: 'HNI-HUB-1',
+            ServiceTypeID: 'DE',
+          },
           orderCode: 'EX100000001',
           account: null,
           origin: `${file}:2`,
         },
         { kind: 'rejected', orderCode: null, reason: 'the row has 7 fields, the header 10', origin: `${file}:4` },
-        { kind: 'rejected', orderCode: 'EX100000003', reason: 'Length is not a number; RealWeight is not a number; ServiceTypeID is empty', origin: `${file}:5` },
+        {
+          kind: 'rejected',
+          orderCode: 'EX100000003',
+          reason: 'Length is not a number; RealWeight is not a number; ServiceTypeID is empty',
+          origin: `${file}:5`,
+        },
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });

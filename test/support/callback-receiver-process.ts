@@ -1,9 +1,9 @@
 /** `parcel-recon callbacks` as a real child process on a free loopback port, and the warehouse it fills. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { WarehouseBusyError } from '../../src/warehouse/warehouse-errors.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WarehouseBusyError } from '../../src/warehouse/warehouse-errors.js';
 
 export const CLI = join(import.meta.dirname, '../../dist/src/cli/main.js');
 const READY_TIMEOUT_MS = 20_000;
@@ -27,9 +27,14 @@ export function startReceiverProcess(args: string[], env: Record<string, string>
   });
   const logLines: string[] = [];
   // The exit code, or the signal that ended the process.
-  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the receiver did not report listening in time:\n${logLines.join('\n')}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the receiver did not report listening in time:\n${logLines.join('\n')}`)),
+      READY_TIMEOUT_MS,
+    );
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`the receiver exited with code ${String(code)} before listening:\n${logLines.join('\n')}`));

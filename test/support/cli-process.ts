@@ -1,5 +1,5 @@
 /** Runs the built command line (dist) as a child process, as cron would. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -16,7 +16,11 @@ export interface CliResult {
 /** Runs `parcel-recon ARGS` to its end with only PATH and `env` in its environment. */
 export async function cli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -29,12 +33,17 @@ export function startCli(
   args: string[],
   env: Record<string, string>,
 ): ChildProcess & { readonly ended: Promise<CliResult>; output(): { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const ended = new Promise<CliResult>((resolve) => child.once('close', (code, signal) => resolve({ code: code ?? (signal === 'SIGKILL' ? 137 : -1), stdout, stderr })));
+  const ended = new Promise<CliResult>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code: code ?? (signal === 'SIGKILL' ? 137 : -1), stdout, stderr })),
+  );
   return Object.assign(child, { ended, output: () => ({ stdout, stderr }) });
 }
 

@@ -40,7 +40,18 @@ export async function startPostgres(): Promise<PostgresServer> {
   try {
     await writeFile(passwordFile, `${password}\n`);
     if (asRoot) await run('chown', ['-R', `${SERVER_ACCOUNT}:`, root]);
-    await postgres('initdb', ['-D', data, '-U', USER, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    await postgres('initdb', [
+      '-D',
+      data,
+      '-U',
+      USER,
+      `--pwfile=${passwordFile}`,
+      '--auth=scram-sha-256',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
     const port = await freePort();
     const serverOptions = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off`;
     await postgres('pg_ctl', ['-D', data, '-l', log, '-o', serverOptions, '-w', '-t', '60', 'start']);
@@ -57,7 +68,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   } catch (error) {
     const serverLog = await readFile(log, 'utf8').catch(() => '(no server log)');
     await rm(root, { recursive: true, force: true });
-    throw new Error(`could not start PostgreSQL: ${error instanceof Error ? error.message : String(error)}\n${serverLog}`);
+    throw new Error(
+      `could not start PostgreSQL: ${error instanceof Error ? error.message : String(error)}\n${serverLog}`,
+    );
   }
 }
 
@@ -67,14 +80,24 @@ async function postgresBinaries(): Promise<string> {
     ({ stdout }) => [stdout.trim()],
     () => [],
   );
-  const fromPath = (process.env['PATH'] ?? '').split(delimiter).filter((dir) => dir !== '');
+  const fromPath = (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '');
   const debian = await readdir('/usr/lib/postgresql').then(
-    (versions) => versions.sort((a, b) => Number(b) - Number(a)).map((version) => join('/usr/lib/postgresql', version, 'bin')),
+    (versions) =>
+      versions.sort((a, b) => Number(b) - Number(a)).map((version) => join('/usr/lib/postgresql', version, 'bin')),
     () => [],
   );
   for (const dir of [...fromPgConfig, ...fromPath, ...debian]) {
-    const found = await Promise.all(['initdb', 'pg_ctl'].map((command) => access(join(dir, command)).then(() => true, () => false)));
+    const found = await Promise.all(
+      ['initdb', 'pg_ctl'].map((command) =>
+        access(join(dir, command)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     if (found.every(Boolean)) return dir;
   }
-  throw new Error('PostgreSQL is not installed: no initdb and pg_ctl in pg_config --bindir, the PATH or /usr/lib/postgresql/*/bin');
+  throw new Error(
+    'PostgreSQL is not installed: no initdb and pg_ctl in pg_config --bindir, the PATH or /usr/lib/postgresql/*/bin',
+  );
 }

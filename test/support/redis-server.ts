@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,9 +24,30 @@ export interface RedisServer {
 export async function startRedis(): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-'));
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--daemonize',
+    'no',
+  ];
   let server = await launch(args, port);
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: (times) => (times > 50 ? null : 100) });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => (times > 50 ? null : 100),
+  });
   client.on('error', () => undefined);
   await client.connect();
   const shutdown = async () => {
@@ -56,15 +77,32 @@ async function launch(args: string[], port: number): Promise<ChildProcess> {
   server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const failed = new Promise<never>((_, reject) => {
-    server.once('error', (error) => reject(new Error(`redis-server is not installed or did not start: ${error.message}`)));
+    server.once('error', (error) =>
+      reject(new Error(`redis-server is not installed or did not start: ${error.message}`)),
+    );
     server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
   failed.catch(() => undefined);
   const deadline = performance.now() + 15_000;
   for (;;) {
-    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const probe = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     probe.on('error', () => undefined);
-    const ready = await Promise.race([probe.connect().then(() => probe.ping()).then(() => true, () => false), failed]);
+    const ready = await Promise.race([
+      probe
+        .connect()
+        .then(() => probe.ping())
+        .then(
+          () => true,
+          () => false,
+        ),
+      failed,
+    ]);
     probe.disconnect();
     if (ready) return server;
     if (performance.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${output}`);

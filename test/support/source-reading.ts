@@ -1,4 +1,4 @@
-import { SourceError, type OrderCodeSource, type SourceItem } from '../../src/sources/order-code-source.js';
+import { type OrderCodeSource, SourceError, type SourceItem } from '../../src/sources/order-code-source.js';
 
 /** Every item of a source, in order. */
 export async function readItems(source: OrderCodeSource): Promise<SourceItem[]> {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { runTracking, type TrackRunOptions } from '../../src/pipeline/track-run.js';
 import type { TrackRunSummary } from '../../src/pipeline/run-summary.js';
-import { QuotaPolicySchema, type QuotaPolicyInput } from '../../src/quota/quota-policy.js';
+import { runTracking, type TrackRunOptions } from '../../src/pipeline/track-run.js';
+import { type QuotaPolicyInput, QuotaPolicySchema } from '../../src/quota/quota-policy.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { csvSource } from '../../src/sources/csv-source.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -17,23 +17,28 @@ export interface TrackingWorkspace {
   readonly logLines: string[];
   readonly logger: Logger;
   writeCsv(name: string, rows: (readonly string[])[]): Promise<string>;
-  track(sandbox: RunningSandbox, inputs: string[], overrides?: Omit<Partial<TrackRunOptions>, 'quota'> & { quota?: QuotaPolicyInput }): Promise<TrackRunSummary>;
+  track(
+    sandbox: RunningSandbox,
+    inputs: string[],
+    overrides?: Omit<Partial<TrackRunOptions>, 'quota'> & { quota?: QuotaPolicyInput },
+  ): Promise<TrackRunSummary>;
   query<T = Record<string, unknown>>(sql: string): Promise<T[]>;
   dispose(): Promise<void>;
 }
 
 export function sandboxKeyRing(sandbox: RunningSandbox, aliases?: string[]): KeyRing {
-  return new KeyRing(sandbox.state.world.accounts.filter((a) => !aliases || aliases.includes(a.alias)).map((a) => [a.alias, a.apiKey] as const));
+  return new KeyRing(
+    sandbox.state.world.accounts
+      .filter((a) => !aliases || aliases.includes(a.alias))
+      .map((a) => [a.alias, a.apiKey] as const),
+  );
 }
 
 export async function trackingWorkspace(): Promise<TrackingWorkspace> {
   const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-track-'));
   const dbPath = join(dir, 'recon.duckdb');
   const logLines: string[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void logLines.push(line) },
-  );
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
   return {
     dir,
     dbPath,
@@ -41,7 +46,7 @@ export async function trackingWorkspace(): Promise<TrackingWorkspace> {
     logger,
     async writeCsv(name, rows) {
       const path = join(dir, name);
-      await writeFile(path, rows.map((r) => r.join(',')).join('\n') + '\n');
+      await writeFile(path, `${rows.map((r) => r.join(',')).join('\n')}\n`);
       return path;
     },
     async track(sandbox, inputs, overrides = {}) {

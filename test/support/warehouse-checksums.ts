@@ -12,10 +12,20 @@ export const COMPARED_TABLES: Record<string, string[]> = {
   lookup_results: ['run_id', 'finished_at'],
   run_inputs: ['run_id'],
 };
-export const NORMALIZED_TABLES = ['orders', 'order_charges', 'order_statuses', 'order_trackings', 'order_changes', 'delivery_failures'];
+export const NORMALIZED_TABLES = [
+  'orders',
+  'order_charges',
+  'order_statuses',
+  'order_trackings',
+  'order_changes',
+  'delivery_failures',
+];
 
 /** Row count and an md5 over the sorted rows of each table, `excluded` columns left out. */
-export async function tableChecksums(dbPath: string, tables: Record<string, string[]>): Promise<Record<string, { rows: number; md5: string }>> {
+export async function tableChecksums(
+  dbPath: string,
+  tables: Record<string, string[]>,
+): Promise<Record<string, { rows: number; md5: string }>> {
   const warehouse = await Warehouse.open(dbPath, { readOnly: true });
   try {
     const sums: Record<string, { rows: number; md5: string }> = {};
@@ -32,4 +42,3 @@ export async function tableChecksums(dbPath: string, tables: Record<string, stri
     await warehouse.close();
   }
 }
-

@@ -35,7 +35,8 @@ describe('carrierInstant (SQL)', () => {
         `SELECT text, strftime(timezone('UTC', ${carrierInstant('text')}), '%Y-%m-%dT%H:%M:%S.%fZ') AS instant FROM forms`,
       );
       const read = Object.fromEntries(reader.getRowObjectsJS().map((row) => [row.text, row.instant]));
-      for (const text of FORMS) expect({ text, instant: read[text] }).toEqual({ text, instant: parseCarrierInstant(text) });
+      for (const text of FORMS)
+        expect({ text, instant: read[text] }).toEqual({ text, instant: parseCarrierInstant(text) });
     } finally {
       connection.closeSync();
       instance.closeSync();

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_KEYS_ALIAS, addQuotaUsage, raiseQuotaUsage, readQuotaUsage, setQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
+import {
+  ALL_KEYS_ALIAS,
+  addQuotaUsage,
+  raiseQuotaUsage,
+  readQuotaUsage,
+  setQuotaUsage,
+} from '../../src/warehouse/quota-usage-store.js';
 import { useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
@@ -17,14 +23,25 @@ describe('quota usage store', () => {
     expect(await addQuotaUsage(warehouse, DAY, 'shop-b', 5)).toEqual({ key: 5, total: 15 });
     expect(await addQuotaUsage(warehouse, DAY, 'shop-a', 7)).toEqual({ key: 17, total: 22 });
     expect(await addQuotaUsage(warehouse, DAY, 'shop-a', 0)).toEqual({ key: 17, total: 22 });
-    expect(await readQuotaUsage(warehouse, DAY)).toEqual(new Map([['shop-a', 17], ['shop-b', 5], [ALL_KEYS_ALIAS, 22]]));
+    expect(await readQuotaUsage(warehouse, DAY)).toEqual(
+      new Map([
+        ['shop-a', 17],
+        ['shop-b', 5],
+        [ALL_KEYS_ALIAS, 22],
+      ]),
+    );
   });
 
   it('keeps days apart', async () => {
     const { warehouse } = await temp.open();
     await addQuotaUsage(warehouse, DAY, 'shop-a', 10);
     expect(await addQuotaUsage(warehouse, '2026-11-12', 'shop-a', 3)).toEqual({ key: 3, total: 3 });
-    expect(await readQuotaUsage(warehouse, DAY)).toEqual(new Map([['shop-a', 10], [ALL_KEYS_ALIAS, 10]]));
+    expect(await readQuotaUsage(warehouse, DAY)).toEqual(
+      new Map([
+        ['shop-a', 10],
+        [ALL_KEYS_ALIAS, 10],
+      ]),
+    );
   });
 
   it('raises a key to at least a count, the total by the same difference, and never lowers it', async () => {
@@ -43,7 +60,14 @@ describe('quota usage store', () => {
     expect(await setQuotaUsage(warehouse, DAY, 'shop-a', 60)).toEqual({ key: 60, total: 110 });
     expect(await setQuotaUsage(warehouse, DAY, 'shop-a', 75)).toEqual({ key: 75, total: 125 });
     expect(await setQuotaUsage(warehouse, DAY, 'shop-c', 0)).toEqual({ key: 0, total: 125 });
-    expect(await readQuotaUsage(warehouse, DAY)).toEqual(new Map([['shop-a', 75], ['shop-b', 50], ['shop-c', 0], [ALL_KEYS_ALIAS, 125]]));
+    expect(await readQuotaUsage(warehouse, DAY)).toEqual(
+      new Map([
+        ['shop-a', 75],
+        ['shop-b', 50],
+        ['shop-c', 0],
+        [ALL_KEYS_ALIAS, 125],
+      ]),
+    );
   });
 
   it('keeps the total right under concurrent changes', async () => {
@@ -51,7 +75,9 @@ describe('quota usage store', () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => addQuotaUsage(warehouse, DAY, `shop-${i % 5}`, 2)));
     const usage = await readQuotaUsage(warehouse, DAY);
     expect(usage.get(ALL_KEYS_ALIAS)).toBe(100);
-    expect([...usage.entries()].filter(([alias]) => alias !== ALL_KEYS_ALIAS).reduce((sum, [, n]) => sum + n, 0)).toBe(100);
+    expect([...usage.entries()].filter(([alias]) => alias !== ALL_KEYS_ALIAS).reduce((sum, [, n]) => sum + n, 0)).toBe(
+      100,
+    );
   });
 
   it('refuses the total alias as a key and counts that are not whole and non-negative', async () => {

@@ -2,40 +2,103 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
-import { appendRunInputs, countRunWork, runInputCounts, streamRunWork, type RunInputRow, type RunWorkItem } from '../../src/warehouse/run-input-store.js';
+import {
+  appendRunInputs,
+  countRunWork,
+  type RunInputRow,
+  type RunWorkItem,
+  runInputCounts,
+  streamRunWork,
+} from '../../src/warehouse/run-input-store.js';
 import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
 
-function input(seq: number, orderCode: string, accountAlias: string | null = 'shop-a', reject: string | null = null): RunInputRow {
-  return { seq, orderCode, accountAlias, origin: `orders.csv:${seq + 1}`, rejectCode: reject, rejectReason: reject === null ? null : `rejected: ${reject}` };
+function input(
+  seq: number,
+  orderCode: string,
+  accountAlias: string | null = 'shop-a',
+  reject: string | null = null,
+): RunInputRow {
+  return {
+    seq,
+    orderCode,
+    accountAlias,
+    origin: `orders.csv:${seq + 1}`,
+    rejectCode: reject,
+    rejectReason: reject === null ? null : `rejected: ${reject}`,
+  };
 }
 
-async function workOf(warehouse: Warehouse, runId: string, refreshTerminal = false, chunkSize?: number): Promise<RunWorkItem[][]> {
+async function workOf(
+  warehouse: Warehouse,
+  runId: string,
+  refreshTerminal = false,
+  chunkSize?: number,
+): Promise<RunWorkItem[][]> {
   const chunks: RunWorkItem[][] = [];
-  for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal, chunkSize, workDir: await temp.dir() })) chunks.push(chunk);
+  for await (const chunk of streamRunWork(warehouse, runId, { refreshTerminal, chunkSize, workDir: await temp.dir() }))
+    chunks.push(chunk);
   return chunks;
 }
 
-async function seeOrder(warehouse: Warehouse, spoolDir: string, orderCode: string, seenAt: string, edit: (w: TrackingSnapshotWire) => void = () => {}): Promise<void> {
+async function seeOrder(
+  warehouse: Warehouse,
+  spoolDir: string,
+  orderCode: string,
+  seenAt: string,
+  edit: (w: TrackingSnapshotWire) => void = () => {},
+): Promise<void> {
   const wire = trackingWire(orderCode);
   edit(wire);
-  await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(wire), seenAt, 'earlier-run')], results: [] }, spoolDir);
+  await loadLookupBatch(
+    warehouse,
+    { snapshots: [loaded(snapshotOf(wire), seenAt, 'earlier-run')], results: [] },
+    spoolDir,
+  );
 }
 
 describe('appendRunInputs', () => {
   it('stores every row in one bulk statement, and ignores rows the run already has', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    const rows = [input(1, 'CODE00001'), input(2, 'bad code', 'shop-a', 'ORDERCODE_FORMAT'), input(3, 'CODE00002', null)];
+    const rows = [
+      input(1, 'CODE00001'),
+      input(2, 'bad code', 'shop-a', 'ORDERCODE_FORMAT'),
+      input(3, 'CODE00002', null),
+    ];
     await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
     await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
     expect(await rowsOf(warehouse, 'SELECT * FROM run_inputs ORDER BY seq')).toEqual([
-      { run_id: 'run-1', seq: '1', order_code: 'CODE00001', account_alias: 'shop-a', origin: 'orders.csv:2', reject_code: null, reject_reason: null },
-      { run_id: 'run-1', seq: '2', order_code: 'bad code', account_alias: 'shop-a', origin: 'orders.csv:3', reject_code: 'ORDERCODE_FORMAT', reject_reason: 'rejected: ORDERCODE_FORMAT' },
-      { run_id: 'run-1', seq: '3', order_code: 'CODE00002', account_alias: null, origin: 'orders.csv:4', reject_code: null, reject_reason: null },
+      {
+        run_id: 'run-1',
+        seq: '1',
+        order_code: 'CODE00001',
+        account_alias: 'shop-a',
+        origin: 'orders.csv:2',
+        reject_code: null,
+        reject_reason: null,
+      },
+      {
+        run_id: 'run-1',
+        seq: '2',
+        order_code: 'bad code',
+        account_alias: 'shop-a',
+        origin: 'orders.csv:3',
+        reject_code: 'ORDERCODE_FORMAT',
+        reject_reason: 'rejected: ORDERCODE_FORMAT',
+      },
+      {
+        run_id: 'run-1',
+        seq: '3',
+        order_code: 'CODE00002',
+        account_alias: null,
+        origin: 'orders.csv:4',
+        reject_code: null,
+        reject_reason: null,
+      },
     ]);
     expect(await readdir(spoolDir)).toEqual([]);
   });
@@ -78,7 +141,12 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     const spoolDir = join(dir, 'spool');
     await seeOrder(warehouse, spoolDir, 'SEEN_LATE', '2026-11-10T00:00:00.000000Z');
     await seeOrder(warehouse, spoolDir, 'SEEN_EARLY', '2026-11-01T00:00:00.000000Z');
-    await appendRunInputs(warehouse, 'run-1', [input(1, 'SEEN_LATE'), input(2, 'NEW_00002'), input(3, 'SEEN_EARLY'), input(4, 'NEW_00001')], spoolDir);
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [input(1, 'SEEN_LATE'), input(2, 'NEW_00002'), input(3, 'SEEN_EARLY'), input(4, 'NEW_00001')],
+      spoolDir,
+    );
 
     const [chunk] = await workOf(warehouse, 'run-1');
     expect(chunk?.map((item) => item.orderCode)).toEqual(['NEW_00002', 'NEW_00001', 'SEEN_EARLY', 'SEEN_LATE']);
@@ -89,21 +157,39 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
   it('skips orders whose stored status is terminal, unless asked to refresh them', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    await seeOrder(warehouse, spoolDir, 'DELIVERED1', '2026-11-01T00:00:00.000000Z', (w) => void (w.status = '30'));
-    await seeOrder(warehouse, spoolDir, 'CANCELLED1', '2026-11-01T00:00:00.000000Z', (w) => void (w.status = '18'));
+    await seeOrder(warehouse, spoolDir, 'DELIVERED1', '2026-11-01T00:00:00.000000Z', (w) => {
+      w.status = '30';
+    });
+    await seeOrder(warehouse, spoolDir, 'CANCELLED1', '2026-11-01T00:00:00.000000Z', (w) => {
+      w.status = '18';
+    });
     await seeOrder(warehouse, spoolDir, 'ONTHEWAY01', '2026-11-01T00:00:00.000000Z');
-    await appendRunInputs(warehouse, 'run-1', [input(1, 'DELIVERED1'), input(2, 'CANCELLED1'), input(3, 'ONTHEWAY01')], spoolDir);
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [input(1, 'DELIVERED1'), input(2, 'CANCELLED1'), input(3, 'ONTHEWAY01')],
+      spoolDir,
+    );
 
     expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual(['ONTHEWAY01']);
     expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: false })).toBe(1);
-    expect((await workOf(warehouse, 'run-1', true)).flat().map((item) => item.orderCode)).toEqual(['DELIVERED1', 'CANCELLED1', 'ONTHEWAY01']);
+    expect((await workOf(warehouse, 'run-1', true)).flat().map((item) => item.orderCode)).toEqual([
+      'DELIVERED1',
+      'CANCELLED1',
+      'ONTHEWAY01',
+    ]);
     expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(3);
   });
 
   it('skips codes that already have a lookup result in this run, so a resume does only the rest', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    await appendRunInputs(warehouse, 'run-1', [input(1, 'CODE00001'), input(2, 'CODE00002'), input(3, 'CODE00003')], spoolDir);
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [input(1, 'CODE00001'), input(2, 'CODE00002'), input(3, 'CODE00003')],
+      spoolDir,
+    );
     const result = (runId: string, orderCode: string) => ({
       runId,
       orderCode,
@@ -115,7 +201,11 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       origin: null,
       finishedAt: '2026-11-11T00:00:00.000000Z' as CarrierInstant,
     });
-    await loadLookupBatch(warehouse, { snapshots: [], results: [result('run-1', 'CODE00002'), result('run-0', 'CODE00003')] }, spoolDir);
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [], results: [result('run-1', 'CODE00002'), result('run-0', 'CODE00003')] },
+      spoolDir,
+    );
 
     expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual(['CODE00001', 'CODE00003']);
   });
@@ -124,7 +214,12 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     const codes = Array.from({ length: 25 }, (_, i) => `CODE${String(i).padStart(5, '0')}`);
-    await appendRunInputs(warehouse, 'run-1', codes.map((code, i) => input(i + 1, code)), spoolDir);
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      codes.map((code, i) => input(i + 1, code)),
+      spoolDir,
+    );
 
     const yielded: string[] = [];
     const sizes: number[] = [];
@@ -134,7 +229,14 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       yielded.push(...chunk.map((item) => item.orderCode));
       // Loading the chunk makes its orders seen, which would move them in a list computed afresh.
       const seenAt = '2026-11-11T00:00:00.000000Z';
-      await loadLookupBatch(warehouse, { snapshots: chunk.map((item) => loaded(snapshotOf(trackingWire(item.orderCode)), seenAt, 'run-1')), results: [] }, spoolDir);
+      await loadLookupBatch(
+        warehouse,
+        {
+          snapshots: chunk.map((item) => loaded(snapshotOf(trackingWire(item.orderCode)), seenAt, 'run-1')),
+          results: [],
+        },
+        spoolDir,
+      );
     }
     expect(sizes).toEqual([10, 10, 5]);
     expect(yielded).toEqual(codes);
@@ -158,13 +260,18 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     const spoolDir = join(dir, 'spool');
     const total = 50_000;
     for (let start = 0; start < total; start += 10_000) {
-      const rows = Array.from({ length: 10_000 }, (_, i) => input(start + i + 1, `CODE${String((start + i) % 40_000).padStart(6, '0')}`));
+      const rows = Array.from({ length: 10_000 }, (_, i) =>
+        input(start + i + 1, `CODE${String((start + i) % 40_000).padStart(6, '0')}`),
+      );
       await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
     }
     let count = 0;
     let chunks = 0;
     let previous = '';
-    for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, workDir: join(dir, 'work') })) {
+    for await (const chunk of streamRunWork(warehouse, 'run-1', {
+      refreshTerminal: false,
+      workDir: join(dir, 'work'),
+    })) {
       chunks++;
       count += chunk.length;
       for (const item of chunk) {

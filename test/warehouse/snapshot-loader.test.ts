@@ -2,8 +2,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerBodyAsRead } from '../../src/carrier/answer-body.js';
-import { checkTrackingResult, type CarrierInstant, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
-import { loadLookupBatch, type LookupOutcome, type LookupResultRow } from '../../src/warehouse/snapshot-loader.js';
+import { type CarrierInstant, checkTrackingResult, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { type LookupOutcome, type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
@@ -50,7 +50,10 @@ describe('loadLookupBatch', () => {
     const spoolDir = join(dir, 'spool');
     await loadLookupBatch(
       warehouse,
-      { snapshots: [loaded(snapshotOf(trackingWire('247EXP0001')), SEEN_1)], results: [okResult('247EXP0001', SEEN_1)] },
+      {
+        snapshots: [loaded(snapshotOf(trackingWire('247EXP0001')), SEEN_1)],
+        results: [okResult('247EXP0001', SEEN_1)],
+      },
       spoolDir,
     );
 
@@ -96,15 +99,41 @@ describe('loadLookupBatch', () => {
       last_run_id: 'run-1',
     });
 
-    expect(await rowsOf(warehouse, 'SELECT order_code, line_no, service_id, service_name, cost FROM order_charges ORDER BY line_no')).toEqual([
-      { order_code: '247EXP0001', line_no: 1, service_id: 'DE', service_name: 'Chuyển phát nhanh', cost: '1184800.0000' },
-      { order_code: '247EXP0001', line_no: 2, service_id: 'VSVX', service_name: 'Phụ phí vùng sâu vùng xa', cost: '50000.0000' },
-      { order_code: '247EXP0001', line_no: 3, service_id: 'Fuel', service_name: 'Phụ phí xăng dầu', cost: '236960.0000' },
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT order_code, line_no, service_id, service_name, cost FROM order_charges ORDER BY line_no',
+      ),
+    ).toEqual([
+      {
+        order_code: '247EXP0001',
+        line_no: 1,
+        service_id: 'DE',
+        service_name: 'Chuyển phát nhanh',
+        cost: '1184800.0000',
+      },
+      {
+        order_code: '247EXP0001',
+        line_no: 2,
+        service_id: 'VSVX',
+        service_name: 'Phụ phí vùng sâu vùng xa',
+        cost: '50000.0000',
+      },
+      {
+        order_code: '247EXP0001',
+        line_no: 3,
+        service_id: 'Fuel',
+        service_name: 'Phụ phí xăng dầu',
+        cost: '236960.0000',
+      },
       { order_code: '247EXP0001', line_no: 4, service_id: 'VAT', service_name: 'Thuế GTGT', cost: '147176.0000' },
     ]);
-    expect(await rowsOf(warehouse, 'SELECT sum(cost) = max(o.total_service_cost) AS charges_add_up FROM order_charges JOIN orders o USING (order_code)')).toEqual([
-      { charges_add_up: true },
-    ]);
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT sum(cost) = max(o.total_service_cost) AS charges_add_up FROM order_charges JOIN orders o USING (order_code)',
+      ),
+    ).toEqual([{ charges_add_up: true }]);
 
     expect(
       await rowsOf(
@@ -113,9 +142,33 @@ describe('loadLookupBatch', () => {
          FROM order_statuses ORDER BY seq`,
       ),
     ).toEqual([
-      { seq: 1, time: '2026-11-08T23:30:00.000000Z', status: '21', status_name: 'DATIEPNHAN', tracking_name: 'Đã tiếp nhận', province_name: null, post_office_name: null },
-      { seq: 2, time: '2026-11-09T02:15:30.000000Z', status: '23', status_name: 'DALAYHANG', tracking_name: 'Đã lấy hàng', province_name: 'Hồ Chí Minh', post_office_name: 'Bưu cục Tân Bình' },
-      { seq: 3, time: '2026-11-11T01:05:00.000000Z', status: '25', status_name: 'DANGDIPHAT', tracking_name: 'Đang đi phát', province_name: 'Hà Nội', post_office_name: 'Bưu cục Cầu Giấy' },
+      {
+        seq: 1,
+        time: '2026-11-08T23:30:00.000000Z',
+        status: '21',
+        status_name: 'DATIEPNHAN',
+        tracking_name: 'Đã tiếp nhận',
+        province_name: null,
+        post_office_name: null,
+      },
+      {
+        seq: 2,
+        time: '2026-11-09T02:15:30.000000Z',
+        status: '23',
+        status_name: 'DALAYHANG',
+        tracking_name: 'Đã lấy hàng',
+        province_name: 'Hồ Chí Minh',
+        post_office_name: 'Bưu cục Tân Bình',
+      },
+      {
+        seq: 3,
+        time: '2026-11-11T01:05:00.000000Z',
+        status: '25',
+        status_name: 'DANGDIPHAT',
+        tracking_name: 'Đang đi phát',
+        province_name: 'Hà Nội',
+        post_office_name: 'Bưu cục Cầu Giấy',
+      },
     ]);
 
     expect(
@@ -126,9 +179,39 @@ describe('loadLookupBatch', () => {
          FROM order_trackings ORDER BY seq`,
       ),
     ).toEqual([
-      { seq: 1, status_id: '0', status_name: 'Nhập hệ thống', post_office_id: 'HCM01', post_office_name: 'Bưu cục Tân Bình', province_id: '79', province_name: 'Hồ Chí Minh', date_change: '2026-11-09T02:20:00.000000Z', notes: null },
-      { seq: 2, status_id: '3', status_name: 'Đang chuyển tiếp', post_office_id: 'HCMTT', post_office_name: 'Trung tâm khai thác Tân Sơn Nhất', province_id: '79', province_name: 'Hồ Chí Minh', date_change: '2026-11-09T15:40:00.000000Z', notes: 'Chuyến bay VN216' },
-      { seq: 3, status_id: '5', status_name: 'Đang phát', post_office_id: 'HN05', post_office_name: 'Bưu cục Cầu Giấy', province_id: '01', province_name: 'Hà Nội', date_change: '2026-11-11T01:05:00.654321Z', notes: null },
+      {
+        seq: 1,
+        status_id: '0',
+        status_name: 'Nhập hệ thống',
+        post_office_id: 'HCM01',
+        post_office_name: 'Bưu cục Tân Bình',
+        province_id: '79',
+        province_name: 'Hồ Chí Minh',
+        date_change: '2026-11-09T02:20:00.000000Z',
+        notes: null,
+      },
+      {
+        seq: 2,
+        status_id: '3',
+        status_name: 'Đang chuyển tiếp',
+        post_office_id: 'HCMTT',
+        post_office_name: 'Trung tâm khai thác Tân Sơn Nhất',
+        province_id: '79',
+        province_name: 'Hồ Chí Minh',
+        date_change: '2026-11-09T15:40:00.000000Z',
+        notes: 'Chuyến bay VN216',
+      },
+      {
+        seq: 3,
+        status_id: '5',
+        status_name: 'Đang phát',
+        post_office_id: 'HN05',
+        post_office_name: 'Bưu cục Cầu Giấy',
+        province_id: '01',
+        province_name: 'Hà Nội',
+        date_change: '2026-11-11T01:05:00.654321Z',
+        notes: null,
+      },
     ]);
 
     expect(
@@ -138,7 +221,17 @@ describe('loadLookupBatch', () => {
                 strftime(finished_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS finished_at FROM lookup_results`,
       ),
     ).toEqual([
-      { run_id: 'run-1', order_code: '247EXP0001', account_alias: 'shop-a', outcome: 'ok', error_code: null, error_message: null, attempts: 1, origin: 'orders.csv:1', finished_at: SEEN_1 },
+      {
+        run_id: 'run-1',
+        order_code: '247EXP0001',
+        account_alias: 'shop-a',
+        outcome: 'ok',
+        error_code: null,
+        error_message: null,
+        attempts: 1,
+        origin: 'orders.csv:1',
+        finished_at: SEEN_1,
+      },
     ]);
 
     // The spool file is gone.
@@ -159,14 +252,24 @@ describe('loadLookupBatch', () => {
     );
     await loadLookupBatch(warehouse, { snapshots: [loaded(snapshot, SEEN_1)], results: [] }, join(dir, 'spool'));
 
-    expect(await rowsOf(warehouse, 'SELECT price + price_fr AS total, price + price_fr = 0.3 AS exact FROM orders')).toEqual([{ total: '0.3000', exact: true }]);
-    expect(await rowsOf(warehouse, 'SELECT sum(cost) AS total, sum(cost) = 0.3 AS exact FROM order_charges')).toEqual([{ total: '0.3000', exact: true }]);
+    expect(
+      await rowsOf(warehouse, 'SELECT price + price_fr AS total, price + price_fr = 0.3 AS exact FROM orders'),
+    ).toEqual([{ total: '0.3000', exact: true }]);
+    expect(await rowsOf(warehouse, 'SELECT sum(cost) AS total, sum(cost) = 0.3 AS exact FROM order_charges')).toEqual([
+      { total: '0.3000', exact: true },
+    ]);
   });
 
   it('reads the answer as the contract does: every date-time form, money written any way, a key given twice, line breaks, extra fields', async () => {
     const { warehouse, dir } = await temp.open();
     const wire = trackingWire('247EXP0013');
-    const forms = ['2026-11-09T09:15:30+07:00', '2026-11-09 09:15:30', '2026-11-09T02:15:30.1234567Z', '2026-11-09t04:15:30,5-05:00', ' 2026-11-09T09:15 +0700 '];
+    const forms = [
+      '2026-11-09T09:15:30+07:00',
+      '2026-11-09 09:15:30',
+      '2026-11-09T02:15:30.1234567Z',
+      '2026-11-09t04:15:30,5-05:00',
+      ' 2026-11-09T09:15 +0700 ',
+    ];
     wire.acceptDate = forms[0]!;
     wire.deliveryDate = forms[1]!;
     wire.statuses = forms.map((time, i) => ({ ...wire.statuses![0]!, time, status: String(21 + i) }));
@@ -185,7 +288,11 @@ describe('loadLookupBatch', () => {
 
     // The body as the client hands it over (answerBodyAsRead: the key given twice written once).
     const handedOver = answerBodyAsRead(Buffer.from(body), decoded).toString('utf8');
-    await loadLookupBatch(warehouse, { snapshots: [loaded({ orderCode: expected.orderCode, body: handedOver }, SEEN_1)], results: [] }, join(dir, 'spool'));
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded({ orderCode: expected.orderCode, body: handedOver }, SEEN_1)], results: [] },
+      join(dir, 'spool'),
+    );
 
     const instant = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%fZ')`;
     expect(
@@ -193,13 +300,25 @@ describe('loadLookupBatch', () => {
         warehouse,
         `SELECT ${instant('accept_date')} AS accept_date, ${instant('delivery_date')} AS delivery_date, price, price_fr, vat_amount FROM orders`,
       ),
-    ).toEqual([{ accept_date: expected.acceptDate, delivery_date: expected.deliveryDate, price: '15000.0000', price_fr: '0.2500', vat_amount: '147176.0000' }]);
-    expect((await rowsOf(warehouse, `SELECT ${instant('"time"')} AS t FROM order_statuses ORDER BY seq`)).map((row) => row.t)).toEqual(
-      expected.statuses.map((status) => status.time),
-    );
-    expect((await rowsOf(warehouse, `SELECT ${instant('date_change')} AS t FROM order_trackings ORDER BY seq`)).map((row) => row.t)).toEqual(
-      expected.trackings.map((event) => event.dateChange),
-    );
+    ).toEqual([
+      {
+        accept_date: expected.acceptDate,
+        delivery_date: expected.deliveryDate,
+        price: '15000.0000',
+        price_fr: '0.2500',
+        vat_amount: '147176.0000',
+      },
+    ]);
+    expect(
+      (await rowsOf(warehouse, `SELECT ${instant('"time"')} AS t FROM order_statuses ORDER BY seq`)).map(
+        (row) => row.t,
+      ),
+    ).toEqual(expected.statuses.map((status) => status.time));
+    expect(
+      (await rowsOf(warehouse, `SELECT ${instant('date_change')} AS t FROM order_trackings ORDER BY seq`)).map(
+        (row) => row.t,
+      ),
+    ).toEqual(expected.trackings.map((event) => event.dateChange));
   });
 
   it('loads unknown status, step and delay codes as data, and marks terminal statuses', async () => {
@@ -210,8 +329,28 @@ describe('loadLookupBatch', () => {
         w.statusName = 'TRANGTHAIMOI';
         w.delayCode = '77';
         w.delayNote = 'Lý do chưa có trong bảng';
-        w.statuses = [{ time: '2026-11-10T08:00:00+07:00', status: '99', statusName: 'TRANGTHAIMOI', trackingName: 'Trạng thái mới', provinceName: 'Hà Nội', postOfficeName: null }];
-        w.trackings = [{ statusID: '42', statusName: 'Bước mới', postOfficeID: null, postOfficeName: null, provinceID: null, provinceName: null, dateChange: '2026-11-10T08:00:00+07:00', notes: null }];
+        w.statuses = [
+          {
+            time: '2026-11-10T08:00:00+07:00',
+            status: '99',
+            statusName: 'TRANGTHAIMOI',
+            trackingName: 'Trạng thái mới',
+            provinceName: 'Hà Nội',
+            postOfficeName: null,
+          },
+        ];
+        w.trackings = [
+          {
+            statusID: '42',
+            statusName: 'Bước mới',
+            postOfficeID: null,
+            postOfficeName: null,
+            provinceID: null,
+            provinceName: null,
+            dateChange: '2026-11-10T08:00:00+07:00',
+            notes: null,
+          },
+        ];
       }),
     );
     const delivered = snapshotOf(
@@ -221,24 +360,43 @@ describe('loadLookupBatch', () => {
         w.trackingName = 'Phát thành công';
       }),
     );
-    await loadLookupBatch(warehouse, { snapshots: [loaded(unknown, SEEN_1), loaded(delivered, SEEN_1)], results: [] }, join(dir, 'spool'));
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(unknown, SEEN_1), loaded(delivered, SEEN_1)], results: [] },
+      join(dir, 'spool'),
+    );
 
-    expect(await rowsOf(warehouse, 'SELECT order_code, status, delay_code, delay_note, is_terminal FROM orders ORDER BY order_code')).toEqual([
-      { order_code: '247EXP0003', status: '99', delay_code: '77', delay_note: 'Lý do chưa có trong bảng', is_terminal: false },
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT order_code, status, delay_code, delay_note, is_terminal FROM orders ORDER BY order_code',
+      ),
+    ).toEqual([
+      {
+        order_code: '247EXP0003',
+        status: '99',
+        delay_code: '77',
+        delay_note: 'Lý do chưa có trong bảng',
+        is_terminal: false,
+      },
       { order_code: '247EXP0004', status: '30', delay_code: null, delay_note: null, is_terminal: true },
     ]);
-    expect(await rowsOf(warehouse, "SELECT status, tracking_name FROM order_statuses WHERE order_code = '247EXP0003'")).toEqual([
-      { status: '99', tracking_name: 'Trạng thái mới' },
-    ]);
-    expect(await rowsOf(warehouse, "SELECT status_id, post_office_id FROM order_trackings WHERE order_code = '247EXP0003'")).toEqual([
-      { status_id: '42', post_office_id: null },
-    ]);
+    expect(
+      await rowsOf(warehouse, "SELECT status, tracking_name FROM order_statuses WHERE order_code = '247EXP0003'"),
+    ).toEqual([{ status: '99', tracking_name: 'Trạng thái mới' }]);
+    expect(
+      await rowsOf(warehouse, "SELECT status_id, post_office_id FROM order_trackings WHERE order_code = '247EXP0003'"),
+    ).toEqual([{ status_id: '42', post_office_id: null }]);
   });
 
   it('replaces the history of an order with that of a newer snapshot, and keeps first_seen_at', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(trackingWire('247EXP0005')), SEEN_1)], results: [] }, spoolDir);
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(snapshotOf(trackingWire('247EXP0005')), SEEN_1)], results: [] },
+      spoolDir,
+    );
 
     const newer = snapshotOf(
       wireWith('247EXP0005', (w) => {
@@ -258,7 +416,9 @@ describe('loadLookupBatch', () => {
                 strftime(last_seen_at, '%Y-%m-%dT%H:%M:%S.%fZ') AS last_seen_at FROM orders`,
       ),
     ).toEqual([{ status: '16', delay_code: '13', last_run_id: 'run-2', first_seen_at: SEEN_1, last_seen_at: SEEN_2 }]);
-    expect(await rowsOf(warehouse, 'SELECT line_no, service_id, cost FROM order_charges')).toEqual([{ line_no: 1, service_id: 'DE', cost: '1000.0000' }]);
+    expect(await rowsOf(warehouse, 'SELECT line_no, service_id, cost FROM order_charges')).toEqual([
+      { line_no: 1, service_id: 'DE', cost: '1000.0000' },
+    ]);
     expect(await rowsOf(warehouse, 'SELECT seq FROM order_statuses ORDER BY seq')).toEqual([{ seq: 1 }, { seq: 2 }]);
     expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_trackings')).toEqual([{ n: '0' }]);
   });
@@ -268,15 +428,24 @@ describe('loadLookupBatch', () => {
     const spoolDir = join(dir, 'spool');
     await loadLookupBatch(
       warehouse,
-      { snapshots: [loaded(snapshotOf(trackingWire('247EXP0006')), SEEN_1)], results: [okResult('247EXP0006', SEEN_1)] },
+      {
+        snapshots: [loaded(snapshotOf(trackingWire('247EXP0006')), SEEN_1)],
+        results: [okResult('247EXP0006', SEEN_1)],
+      },
       spoolDir,
     );
     const before = await dump(warehouse);
 
-    const newer = snapshotOf(wireWith('247EXP0006', (w) => void (w.statuses = [])));
+    const newer = snapshotOf(
+      wireWith('247EXP0006', (w) => {
+        w.statuses = [];
+      }),
+    );
     // The snapshot rows are replaced first; the result row then breaks the outcome CHECK constraint.
     const broken = { ...okResult('247EXP0006', SEEN_2, 'run-2'), outcome: 'exploded' as LookupOutcome };
-    await expect(loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [broken] }, spoolDir)).rejects.toThrow(/CHECK constraint/i);
+    await expect(
+      loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [broken] }, spoolDir),
+    ).rejects.toThrow(/CHECK constraint/i);
 
     expect(await dump(warehouse)).toEqual(before);
     expect(await readdir(spoolDir)).toEqual([]);
@@ -287,7 +456,11 @@ describe('loadLookupBatch', () => {
     const spoolDir = join(dir, 'spool');
     const batch = {
       snapshots: ['247EXP0007', '247EXP0008'].map((code) => loaded(snapshotOf(trackingWire(code)), SEEN_1)),
-      results: [okResult('247EXP0007', SEEN_1), okResult('247EXP0008', SEEN_1), { ...okResult('247EXP0009', SEEN_1), outcome: 'carrier_error' as const, errorCode: 'ORDERCODE_NOT_FOUND' }],
+      results: [
+        okResult('247EXP0007', SEEN_1),
+        okResult('247EXP0008', SEEN_1),
+        { ...okResult('247EXP0009', SEEN_1), outcome: 'carrier_error' as const, errorCode: 'ORDERCODE_NOT_FOUND' },
+      ],
     };
     await loadLookupBatch(warehouse, batch, spoolDir);
     const once = await dump(warehouse);
@@ -301,12 +474,22 @@ describe('loadLookupBatch', () => {
   it('never rolls an order back to an older snapshot, but records the lookup', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    const newer = snapshotOf(wireWith('247EXP0010', (w) => void (w.status = '30')));
+    const newer = snapshotOf(
+      wireWith('247EXP0010', (w) => {
+        w.status = '30';
+      }),
+    );
     await loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [] }, spoolDir);
     const older = snapshotOf(trackingWire('247EXP0010'));
-    await loadLookupBatch(warehouse, { snapshots: [loaded(older, SEEN_1, 'run-1')], results: [okResult('247EXP0010', SEEN_1, 'run-1')] }, spoolDir);
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(older, SEEN_1, 'run-1')], results: [okResult('247EXP0010', SEEN_1, 'run-1')] },
+      spoolDir,
+    );
 
-    expect(await rowsOf(warehouse, 'SELECT status, last_run_id, is_terminal FROM orders')).toEqual([{ status: '30', last_run_id: 'run-2', is_terminal: true }]);
+    expect(await rowsOf(warehouse, 'SELECT status, last_run_id, is_terminal FROM orders')).toEqual([
+      { status: '30', last_run_id: 'run-2', is_terminal: true },
+    ]);
     expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_statuses')).toEqual([{ n: '3' }]);
     expect(await rowsOf(warehouse, 'SELECT run_id FROM lookup_results')).toEqual([{ run_id: 'run-1' }]);
   });
@@ -314,8 +497,16 @@ describe('loadLookupBatch', () => {
   it('keeps the later of two snapshots of one order in a batch', async () => {
     const { warehouse, dir } = await temp.open();
     const first = snapshotOf(trackingWire('247EXP0011'));
-    const second = snapshotOf(wireWith('247EXP0011', (w) => void (w.status = '16')));
-    await loadLookupBatch(warehouse, { snapshots: [loaded(second, SEEN_2), loaded(first, SEEN_1)], results: [] }, join(dir, 'spool'));
+    const second = snapshotOf(
+      wireWith('247EXP0011', (w) => {
+        w.status = '16';
+      }),
+    );
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(second, SEEN_2), loaded(first, SEEN_1)], results: [] },
+      join(dir, 'spool'),
+    );
     expect(await rowsOf(warehouse, 'SELECT status FROM orders')).toEqual([{ status: '16' }]);
     expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM order_charges')).toEqual([{ n: '4' }]);
   });
@@ -351,13 +542,19 @@ describe('loadLookupBatch', () => {
       const codes = Array.from({ length: 5_000 }, (_, i) => `247EXP${batchNo}${String(i).padStart(5, '0')}`);
       await loadLookupBatch(
         warehouse,
-        { snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)), results: codes.map((orderCode) => okResult(orderCode, SEEN_1)) },
+        {
+          snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)),
+          results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+        },
         spoolDir,
       );
     }
-    expect(await rowsOf(warehouse, 'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_trackings) AS trackings')).toEqual([
-      { orders: '45000', trackings: '135000' },
-    ]);
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM order_trackings) AS trackings',
+      ),
+    ).toEqual([{ orders: '45000', trackings: '135000' }]);
     expect(retried.length).toBeGreaterThan(0);
     expect(retried).toContain('a batch of 5000 lookups');
   });
@@ -365,22 +562,42 @@ describe('loadLookupBatch', () => {
   it('names the memory limit when a batch does not fit even after a checkpoint', async () => {
     const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '8MB' });
     const codes = ['247EXP000001', '247EXP000002'];
-    const batch = { snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)), results: codes.map((orderCode) => okResult(orderCode, SEEN_1)) };
+    const batch = {
+      snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)),
+      results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+    };
     const failure = await loadLookupBatch(warehouse, batch, join(dir, 'spool')).then(
       () => undefined,
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(WarehouseError);
-    expect((failure as Error).message).toMatch(/^DuckDB ran out of memory \(memory_limit 7\.6 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/);
+    expect((failure as Error).message).toMatch(
+      /^DuckDB ran out of memory \(memory_limit 7\.6 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/,
+    );
     expect(await rowsOf(warehouse, 'SELECT count(*) AS orders FROM orders')).toEqual([{ orders: '0' }]);
   });
 
   it('replaces a lookup result of the same run and order', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
-    const deferred: LookupResultRow = { ...okResult('247EXP0012', SEEN_1), outcome: 'deferred', errorCode: 'QUOTA', errorMessage: 'left for a later run: quota', attempts: 0 };
+    const deferred: LookupResultRow = {
+      ...okResult('247EXP0012', SEEN_1),
+      outcome: 'deferred',
+      errorCode: 'QUOTA',
+      errorMessage: 'left for a later run: quota',
+      attempts: 0,
+    };
     await loadLookupBatch(warehouse, { snapshots: [], results: [deferred] }, spoolDir);
-    await loadLookupBatch(warehouse, { snapshots: [loaded(snapshotOf(trackingWire('247EXP0012')), SEEN_2)], results: [okResult('247EXP0012', SEEN_2)] }, spoolDir);
-    expect(await rowsOf(warehouse, 'SELECT outcome, error_code, attempts FROM lookup_results')).toEqual([{ outcome: 'ok', error_code: null, attempts: 1 }]);
+    await loadLookupBatch(
+      warehouse,
+      {
+        snapshots: [loaded(snapshotOf(trackingWire('247EXP0012')), SEEN_2)],
+        results: [okResult('247EXP0012', SEEN_2)],
+      },
+      spoolDir,
+    );
+    expect(await rowsOf(warehouse, 'SELECT outcome, error_code, attempts FROM lookup_results')).toEqual([
+      { outcome: 'ok', error_code: null, attempts: 1 },
+    ]);
   });
 });

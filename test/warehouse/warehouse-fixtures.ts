@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { checkTrackingResult, type CarrierInstant, type TrackingSnapshot, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
-import { spooledSnapshot, type SpooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
+import { type CarrierInstant, checkTrackingResult, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { type SpooledSnapshot, spooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse, type WarehouseOptions } from '../../src/warehouse/warehouse.js';
 
 /**
@@ -84,14 +84,62 @@ export function trackingWire(orderCode: string): TrackingSnapshotWire {
       { serviceName: 'Thuế GTGT', serviceID: 'VAT', cost: 147176 },
     ],
     statuses: [
-      { time: '2026-11-09T06:30:00+07:00', status: '21', statusName: 'DATIEPNHAN', trackingName: 'Đã tiếp nhận', provinceName: null, postOfficeName: null },
-      { time: '2026-11-09T09:15:30+07:00', status: '23', statusName: 'DALAYHANG', trackingName: 'Đã lấy hàng', provinceName: 'Hồ Chí Minh', postOfficeName: 'Bưu cục Tân Bình' },
-      { time: '2026-11-11T08:05:00+07:00', status: '25', statusName: 'DANGDIPHAT', trackingName: 'Đang đi phát', provinceName: 'Hà Nội', postOfficeName: 'Bưu cục Cầu Giấy' },
+      {
+        time: '2026-11-09T06:30:00+07:00',
+        status: '21',
+        statusName: 'DATIEPNHAN',
+        trackingName: 'Đã tiếp nhận',
+        provinceName: null,
+        postOfficeName: null,
+      },
+      {
+        time: '2026-11-09T09:15:30+07:00',
+        status: '23',
+        statusName: 'DALAYHANG',
+        trackingName: 'Đã lấy hàng',
+        provinceName: 'Hồ Chí Minh',
+        postOfficeName: 'Bưu cục Tân Bình',
+      },
+      {
+        time: '2026-11-11T08:05:00+07:00',
+        status: '25',
+        statusName: 'DANGDIPHAT',
+        trackingName: 'Đang đi phát',
+        provinceName: 'Hà Nội',
+        postOfficeName: 'Bưu cục Cầu Giấy',
+      },
     ],
     trackings: [
-      { statusID: '0', statusName: 'Nhập hệ thống', postOfficeID: 'HCM01', postOfficeName: 'Bưu cục Tân Bình', provinceID: '79', provinceName: 'Hồ Chí Minh', dateChange: '2026-11-09T09:20:00+07:00', notes: null },
-      { statusID: '3', statusName: 'Đang chuyển tiếp', postOfficeID: 'HCMTT', postOfficeName: 'Trung tâm khai thác Tân Sơn Nhất', provinceID: '79', provinceName: 'Hồ Chí Minh', dateChange: '2026-11-09T22:40:00+07:00', notes: 'Chuyến bay VN216' },
-      { statusID: '5', statusName: 'Đang phát', postOfficeID: 'HN05', postOfficeName: 'Bưu cục Cầu Giấy', provinceID: '01', provinceName: 'Hà Nội', dateChange: '2026-11-11T08:05:00.654321+07:00', notes: null },
+      {
+        statusID: '0',
+        statusName: 'Nhập hệ thống',
+        postOfficeID: 'HCM01',
+        postOfficeName: 'Bưu cục Tân Bình',
+        provinceID: '79',
+        provinceName: 'Hồ Chí Minh',
+        dateChange: '2026-11-09T09:20:00+07:00',
+        notes: null,
+      },
+      {
+        statusID: '3',
+        statusName: 'Đang chuyển tiếp',
+        postOfficeID: 'HCMTT',
+        postOfficeName: 'Trung tâm khai thác Tân Sơn Nhất',
+        provinceID: '79',
+        provinceName: 'Hồ Chí Minh',
+        dateChange: '2026-11-09T22:40:00+07:00',
+        notes: 'Chuyến bay VN216',
+      },
+      {
+        statusID: '5',
+        statusName: 'Đang phát',
+        postOfficeID: 'HN05',
+        postOfficeName: 'Bưu cục Cầu Giấy',
+        provinceID: '01',
+        provinceName: 'Hà Nội',
+        dateChange: '2026-11-11T08:05:00.654321+07:00',
+        notes: null,
+      },
     ],
     estimateRoutes: null,
     confirmImage: null,
@@ -107,7 +155,12 @@ export function snapshotOf(wire: TrackingSnapshotWire): { orderCode: string; bod
   return { orderCode: checked.value.snapshot.orderCode, body };
 }
 
-export function loaded(answer: { orderCode: string; body: string }, seenAt: string, runId = 'run-1', accountAlias = 'shop-a'): SpooledSnapshot {
+export function loaded(
+  answer: { orderCode: string; body: string },
+  seenAt: string,
+  runId = 'run-1',
+  accountAlias = 'shop-a',
+): SpooledSnapshot {
   return spooledSnapshot({ ...answer, accountAlias, seenAt: seenAt as CarrierInstant, runId });
 }
 

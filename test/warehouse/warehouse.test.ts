@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
-import { MIGRATIONS, applyMigrations } from '../../src/warehouse/migrations.js';
+import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
@@ -26,7 +26,9 @@ describe('Warehouse.open', () => {
 
     const reopened = await Warehouse.open(path);
     try {
-      expect(await rowsOf(reopened, 'SELECT version, applied_at FROM schema_migrations ORDER BY version')).toEqual(firstApplied);
+      expect(await rowsOf(reopened, 'SELECT version, applied_at FROM schema_migrations ORDER BY version')).toEqual(
+        firstApplied,
+      );
       expect(await reopened.exclusive(() => applyMigrations(reopened.connection, path))).toEqual([]);
     } finally {
       await reopened.close();
@@ -35,7 +37,9 @@ describe('Warehouse.open', () => {
 
   it('has every table of the schema', async () => {
     const { warehouse } = await temp.open();
-    const tables = (await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")).map((r) => r.table_name);
+    const tables = (
+      await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")
+    ).map((r) => r.table_name);
     expect(tables).toEqual([
       'callback_events',
       'callback_journal_segments',
@@ -80,12 +84,19 @@ describe('Warehouse.open', () => {
 
     const upgraded = await Warehouse.open(path);
     try {
-      expect(await rowsOf(upgraded, 'SELECT order_code, line_no, service_id, CAST(cost AS VARCHAR) AS cost FROM order_charges ORDER BY line_no')).toEqual([
+      expect(
+        await rowsOf(
+          upgraded,
+          'SELECT order_code, line_no, service_id, CAST(cost AS VARCHAR) AS cost FROM order_charges ORDER BY line_no',
+        ),
+      ).toEqual([
         { order_code: 'EX100000001', line_no: 1, service_id: 'DE', cost: '1184800.0000' },
         { order_code: 'EX100000001', line_no: 2, service_id: 'Fuel', cost: '236960.0000' },
       ]);
       expect(await rowsOf(upgraded, 'SELECT province_name FROM order_statuses')).toEqual([{ province_name: 'Hà Nội' }]);
-      expect(await rowsOf(upgraded, 'SELECT post_office_id FROM order_trackings')).toEqual([{ post_office_id: 'HN01' }]);
+      expect(await rowsOf(upgraded, 'SELECT post_office_id FROM order_trackings')).toEqual([
+        { post_office_id: 'HN01' },
+      ]);
       const keyed = await rowsOf(
         upgraded,
         "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN ('order_charges', 'order_statuses', 'order_trackings')",
@@ -110,8 +121,12 @@ describe('Warehouse.open', () => {
       expect(DELAY_REASONS).toHaveLength(31);
       const terminal = await rowsOf(reopened, 'SELECT code FROM status_codes WHERE is_terminal ORDER BY code');
       expect(terminal.map((r) => r.code)).toEqual(['18', '19', '28', '30', '32']);
-      expect(await rowsOf(reopened, "SELECT name, display_name FROM status_codes WHERE code = '30'")).toEqual([{ name: 'PHATTHANHCONG', display_name: 'Phát thành công' }]);
-      expect(await rowsOf(reopened, "SELECT note FROM delay_reasons WHERE code = '13'")).toEqual([{ note: 'Người nhận đi vắng' }]);
+      expect(await rowsOf(reopened, "SELECT name, display_name FROM status_codes WHERE code = '30'")).toEqual([
+        { name: 'PHATTHANHCONG', display_name: 'Phát thành công' },
+      ]);
+      expect(await rowsOf(reopened, "SELECT note FROM delay_reasons WHERE code = '13'")).toEqual([
+        { note: 'Người nhận đi vắng' },
+      ]);
     } finally {
       await reopened.close();
     }
@@ -133,7 +148,9 @@ describe('Warehouse.open', () => {
     try {
       expect(readOnly.readOnly).toBe(true);
       expect(await rowsOf(readOnly, 'SELECT count(*) AS n FROM status_codes')).toEqual([{ n: '11' }]);
-      await expect(readOnly.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)")).rejects.toThrow(/read-only/);
+      await expect(
+        readOnly.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)"),
+      ).rejects.toThrow(/read-only/);
     } finally {
       await readOnly.close();
     }
@@ -158,7 +175,10 @@ describe('Warehouse.open', () => {
   it('fails with a one-line WarehouseError for a file that is not a warehouse', async () => {
     const { writeFile } = await import('node:fs/promises');
     const path = join(await temp.dir(), 'notes.duckdb');
-    await writeFile(path, 'this is not a DuckDB file, just text that is long enough to be read as a header '.repeat(100));
+    await writeFile(
+      path,
+      'this is not a DuckDB file, just text that is long enough to be read as a header '.repeat(100),
+    );
     const error = await Warehouse.open(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WarehouseError);
     expect((error as Error).message).toMatch(new RegExp(`^cannot open warehouse ${path.replaceAll('.', '\\.')}: `));
@@ -260,19 +280,30 @@ describe('Warehouse.transaction', () => {
 });
 
 describe('Warehouse.withSettings', () => {
-  const TUNING_QUERY = "SELECT current_setting('threads') AS threads, current_setting('memory_limit') AS memory_limit, current_setting('checkpoint_threshold') AS checkpoint_threshold";
+  const TUNING_QUERY =
+    "SELECT current_setting('threads') AS threads, current_setting('memory_limit') AS memory_limit, current_setting('checkpoint_threshold') AS checkpoint_threshold";
 
-  it("runs the work with the given engine settings, then puts back the ones the warehouse was opened with", async () => {
-    const { warehouse } = await temp.open('tuned.duckdb', { memoryLimit: '256MB', threads: 2, checkpointThreshold: '64MB' });
+  it('runs the work with the given engine settings, then puts back the ones the warehouse was opened with', async () => {
+    const { warehouse } = await temp.open('tuned.duckdb', {
+      memoryLimit: '256MB',
+      threads: 2,
+      checkpointThreshold: '64MB',
+    });
     const opened = await rowsOf(warehouse, TUNING_QUERY);
-    const during = await warehouse.withSettings({ memoryLimit: '128MB', threads: 1, checkpointThreshold: '32MB' }, () => rowsOf(warehouse, TUNING_QUERY));
+    const during = await warehouse.withSettings({ memoryLimit: '128MB', threads: 1, checkpointThreshold: '32MB' }, () =>
+      rowsOf(warehouse, TUNING_QUERY),
+    );
     expect(during).toEqual([{ threads: '1', memory_limit: '122.0 MiB', checkpoint_threshold: '30.5 MiB' }]);
     expect(opened).toEqual([{ threads: '2', memory_limit: '244.1 MiB', checkpoint_threshold: '61.0 MiB' }]);
     expect(await rowsOf(warehouse, TUNING_QUERY)).toEqual(opened);
   });
 
   it('puts them back when the work fails, and changes only the settings given', async () => {
-    const { warehouse } = await temp.open('tuned-failing.duckdb', { memoryLimit: '256MB', threads: 2, checkpointThreshold: '64MB' });
+    const { warehouse } = await temp.open('tuned-failing.duckdb', {
+      memoryLimit: '256MB',
+      threads: 2,
+      checkpointThreshold: '64MB',
+    });
     const opened = await rowsOf(warehouse, TUNING_QUERY);
     let during: unknown;
     await expect(
@@ -291,7 +322,10 @@ async function holdInAnotherProcess(path: string): Promise<ChildProcess> {
   const script = `
     const { DuckDBInstance } = require('@duckdb/node-api');
     DuckDBInstance.create(process.argv[1]).then(() => { process.stdout.write('ready\\n'); setInterval(() => {}, 60000); });`;
-  const child = spawn(process.execPath, ['-e', script, path], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, path], {
+    cwd: process.cwd(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout?.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the holding process exited early (code ${code})`)));

@@ -9,7 +9,11 @@ const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * Sends one request to the carrier and reads its body as text: a 2xx answer's body, else the failure
  * (429 with its Retry-After, another status, a timeout or a connection failure). One call, one attempt.
  */
-export async function carrierRequestText(pool: Pool, request: Dispatcher.RequestOptions, timeoutMs: number): Promise<string> {
+export async function carrierRequestText(
+  pool: Pool,
+  request: Dispatcher.RequestOptions,
+  timeoutMs: number,
+): Promise<string> {
   return (await carrierRequestBytes(pool, request, timeoutMs)).toString('utf8');
 }
 
@@ -18,7 +22,11 @@ export async function carrierRequestText(pool: Pool, request: Dispatcher.Request
  * writes them out as they came, without encoding them again. Bytes that are not UTF-8 come back as
  * the text decoder reads them (each bad sequence a U+FFFD), so the bytes and the text always agree.
  */
-export async function carrierRequestBytes(pool: Pool, request: Dispatcher.RequestOptions, timeoutMs: number): Promise<Buffer> {
+export async function carrierRequestBytes(
+  pool: Pool,
+  request: Dispatcher.RequestOptions,
+  timeoutMs: number,
+): Promise<Buffer> {
   let statusCode: number;
   let body: Buffer;
   let retryAfter: string | string[] | undefined;

@@ -1,13 +1,13 @@
 import { Pool } from 'undici';
 import {
   checkJsonPayload,
+  type ImageItem,
   ImagesResultSchema,
   OPERATION_PATHS,
   PriceFailureSchema,
-  PriceResultSchema,
-  type ImageItem,
   type PriceRequest,
   type PriceResult,
+  PriceResultSchema,
 } from '../contract.js';
 import { carrierRequestText } from './carrier-request.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
@@ -27,7 +27,9 @@ export interface CustomerOperationsClientOptions {
 }
 
 /** A price answer: a quote, or the carrier's refusal (IsError true or Errors not empty) with its message. */
-export type PriceAnswer = { readonly kind: 'quote'; readonly quote: PriceResult } | { readonly kind: 'carrier_error'; readonly message: string };
+export type PriceAnswer =
+  | { readonly kind: 'quote'; readonly quote: PriceResult }
+  | { readonly kind: 'carrier_error'; readonly message: string };
 
 /** An image list answer: the items, or the carrier's refusal (Errors not empty) with its code and message. */
 export type ImagesAnswer =
@@ -37,13 +39,18 @@ export type ImagesAnswer =
 /** The message of an error list such as `[{Field, Message}]` or `[{Code, Message}]`, on one line. */
 function errorsMessage(errors: readonly unknown[], errorMessage: string | null | undefined): string {
   if (errorMessage) return errorMessage;
-  const messages = errors.map((e) => (typeof e === 'object' && e !== null && 'Message' in e ? String((e as { Message: unknown }).Message) : JSON.stringify(e)));
+  const messages = errors.map((e) =>
+    typeof e === 'object' && e !== null && 'Message' in e
+      ? String((e as { Message: unknown }).Message)
+      : JSON.stringify(e),
+  );
   return messages.join('; ') || 'the carrier answered IsError without a message';
 }
 
 function firstErrorCode(errors: readonly unknown[]): string {
   const first = errors[0];
-  const code = typeof first === 'object' && first !== null && 'Code' in first ? (first as { Code: unknown }).Code : undefined;
+  const code =
+    typeof first === 'object' && first !== null && 'Code' in first ? (first as { Code: unknown }).Code : undefined;
   return typeof code === 'string' && code !== '' ? code : 'CARRIER_ERROR';
 }
 
@@ -67,7 +74,8 @@ export class CustomerOperationsClient {
     const failure = checkJsonPayload(PriceFailureSchema, body, 'price answer');
     if (!failure.ok) throw new MalformedAnswerFailure(failure.message);
     const { IsError, Errors, ErrorMessage } = failure.value;
-    if (IsError === true || (Errors !== undefined && Errors.length > 0)) return { kind: 'carrier_error', message: errorsMessage(Errors ?? [], ErrorMessage) };
+    if (IsError === true || (Errors !== undefined && Errors.length > 0))
+      return { kind: 'carrier_error', message: errorsMessage(Errors ?? [], ErrorMessage) };
     const checked = checkJsonPayload(PriceResultSchema, body, 'price answer');
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     return { kind: 'quote', quote: checked.value };
@@ -79,7 +87,8 @@ export class CustomerOperationsClient {
     const checked = checkJsonPayload(ImagesResultSchema, body, 'images answer');
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const { Items, Errors, ErrorMessage } = checked.value;
-    if (Errors.length > 0) return { kind: 'carrier_error', code: firstErrorCode(Errors), message: errorsMessage(Errors, ErrorMessage) };
+    if (Errors.length > 0)
+      return { kind: 'carrier_error', code: firstErrorCode(Errors), message: errorsMessage(Errors, ErrorMessage) };
     return { kind: 'images', items: Items };
   }
 

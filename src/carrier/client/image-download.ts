@@ -57,7 +57,8 @@ export function imageFileName(orderCode: string, no: number, imageUrl: string): 
 export function pathInside(dir: string, name: string): string {
   const root = resolve(dir);
   const path = resolve(root, name);
-  if (!path.startsWith(root + sep)) throw new ImageDownloadRefused('UNSAFE_PATH', `file name ${JSON.stringify(name)} leaves the download folder`);
+  if (!path.startsWith(root + sep))
+    throw new ImageDownloadRefused('UNSAFE_PATH', `file name ${JSON.stringify(name)} leaves the download folder`);
   return path;
 }
 
@@ -86,15 +87,22 @@ function sizeCap(maxBytes: number): Transform {
  * cap is refused before reading; a body passing it is aborted), written to a temporary name and renamed
  * when whole, so a refused or broken download leaves no file.
  */
-export async function downloadImage(policy: ImageDownloadPolicy, orderCode: string, no: number, imageUrl: string): Promise<string> {
+export async function downloadImage(
+  policy: ImageDownloadPolicy,
+  orderCode: string,
+  no: number,
+  imageUrl: string,
+): Promise<string> {
   let url: URL;
   try {
     url = new URL(imageUrl);
   } catch {
     throw new ImageDownloadRefused('BAD_URL', 'the image link is not a URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ImageDownloadRefused('BAD_URL', `the image link is not http(s): ${url.protocol}`);
-  if (!isHostAllowed(url, policy.allowedHosts)) throw new ImageDownloadRefused('HOST_NOT_ALLOWED', `host ${url.host} is not on the allow-list`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ImageDownloadRefused('BAD_URL', `the image link is not http(s): ${url.protocol}`);
+  if (!isHostAllowed(url, policy.allowedHosts))
+    throw new ImageDownloadRefused('HOST_NOT_ALLOWED', `host ${url.host} is not on the allow-list`);
   const name = imageFileName(orderCode, no, imageUrl);
   const path = pathInside(policy.dir, name);
   const partial = pathInside(policy.dir, `.${name}.part`);

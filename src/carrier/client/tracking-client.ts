@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
-import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
 import { answerBodyAsRead } from '../answer-body.js';
+import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
 import { carrierRequestBytes } from './carrier-request.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
 

@@ -2,13 +2,13 @@ import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { describeIssues } from '../../carrier/contract.js';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
 import { JournalBusyError } from '../../callbacks/callback-journal.js';
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import { describeIssues } from '../../carrier/contract.js';
 import { loadApiKeys, readPrivateFile } from '../api-keys-config.js';
-import { CALLBACK_JOURNAL_ENV, WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
+import { CALLBACK_JOURNAL_ENV, callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
@@ -36,45 +36,79 @@ const ServeFlagsSchema = z.object({
   logLevel,
 });
 
-const IngestFlagsSchema = z.object({ journalDir: z.string().optional(), db: z.string().optional(), json: z.boolean().default(false), logLevel });
+const IngestFlagsSchema = z.object({
+  journalDir: z.string().optional(),
+  db: z.string().optional(),
+  json: z.boolean().default(false),
+  logLevel,
+});
 
 function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>): z.output<S> {
   const checked = schema.safeParse(raw);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0]!;
   const key = issue.path[0];
-  if (typeof key === 'string') throw new UserError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`);
+  if (typeof key === 'string')
+    throw new UserError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`);
   throw new UserError(describeIssues(checked.error.issues, 'options'));
 }
 
 /** The warehouse and the callback journal beside it (data/callbacks/ by default). */
-function callbackPaths(flags: { db?: string | undefined; journalDir?: string | undefined }, env: NodeJS.ProcessEnv): { dbPath: string; journalDir: string } {
+function callbackPaths(
+  flags: { db?: string | undefined; journalDir?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): { dbPath: string; journalDir: string } {
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
   return { dbPath, journalDir: callbackJournalDir(dbPath, flags.journalDir, env) };
 }
 
-async function authenticatorFrom(flags: z.output<typeof ServeFlagsSchema>, env: NodeJS.ProcessEnv): Promise<CallbackAuthenticator> {
+async function authenticatorFrom(
+  flags: z.output<typeof ServeFlagsSchema>,
+  env: NodeJS.ProcessEnv,
+): Promise<CallbackAuthenticator> {
   if (flags.auth === 'apikey') return apiKeyAuthenticator(await loadApiKeys(flags.keysFile, env));
   const user = flags.basicUser ?? env[CALLBACK_USER_ENV];
-  if (user === undefined || user === '') throw new UserError(`--auth basic needs the user name: --basic-user NAME or $${CALLBACK_USER_ENV}`);
-  const password = flags.passwordFile !== undefined ? (await readPrivateFile(flags.passwordFile, 'password file')).replace(/\r?\n$/, '') : env[CALLBACK_PASSWORD_ENV];
-  if (password === undefined || password === '') throw new UserError(`--auth basic needs the password: $${CALLBACK_PASSWORD_ENV} or --password-file FILE (mode 600; never on the command line)`);
+  if (user === undefined || user === '')
+    throw new UserError(`--auth basic needs the user name: --basic-user NAME or $${CALLBACK_USER_ENV}`);
+  const password =
+    flags.passwordFile !== undefined
+      ? (await readPrivateFile(flags.passwordFile, 'password file')).replace(/\r?\n$/, '')
+      : env[CALLBACK_PASSWORD_ENV];
+  if (password === undefined || password === '')
+    throw new UserError(
+      `--auth basic needs the password: $${CALLBACK_PASSWORD_ENV} or --password-file FILE (mode 600; never on the command line)`,
+    );
   return basicAuthenticator(user, password);
 }
 
 function serveCommand(): Command {
   return new Command('serve')
-    .description('Receive the carrier\'s status callbacks on POST /IntergrationAPI: journal each to disk before acknowledging it, load the journal into the warehouse when it is free.')
+    .description(
+      "Receive the carrier's status callbacks on POST /IntergrationAPI: journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
+    )
     .requiredOption('--port <n>', 'port to listen on (0: any free port, logged)')
     .option('--host <address>', 'address to listen on (default: 127.0.0.1)')
-    .addOption(new Option('--auth <mode>', "apikey: the body's ApiKey must be one of the tracking keys; basic: HTTP Basic").choices(['apikey', 'basic']).default('apikey'))
+    .addOption(
+      new Option('--auth <mode>', "apikey: the body's ApiKey must be one of the tracking keys; basic: HTTP Basic")
+        .choices(['apikey', 'basic'])
+        .default('apikey'),
+    )
     .option('--keys-file <file>', 'with --auth apikey: JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS)')
     .option('--basic-user <name>', `with --auth basic: the user name (default: $${CALLBACK_USER_ENV})`)
-    .option('--password-file <file>', `with --auth basic: file holding the password, mode 600 (default: $${CALLBACK_PASSWORD_ENV})`)
+    .option(
+      '--password-file <file>',
+      `with --auth basic: file holding the password, mode 600 (default: $${CALLBACK_PASSWORD_ENV})`,
+    )
     .option('--max-body-bytes <n>', 'larger bodies are answered 413 (default: 65536)')
-    .option('--journal-dir <dir>', `where callbacks are journaled (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`)
+    .option(
+      '--journal-dir <dir>',
+      `where callbacks are journaled (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`,
+    )
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
-    .option('--ingest-interval-ms <ms>', 'how often the journal is loaded into the warehouse when it is free (default: 5000)')
+    .option(
+      '--ingest-interval-ms <ms>',
+      'how often the journal is loaded into the warehouse when it is free (default: 5000)',
+    )
     .option('--segment-bytes <n>', 'journal segment size before a new one is begun (default: 67108864)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
     .addHelpText(
@@ -112,7 +146,7 @@ async function serveUntilSignalled(
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
   const { dbPath, journalDir } = callbackPaths(flags, process.env);
-  let receiver;
+  let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
   try {
     receiver = await startCallbackReceiver({
       host: flags.host,
@@ -130,11 +164,15 @@ async function serveUntilSignalled(
   } catch (error) {
     if (error instanceof JournalBusyError) throw new UserError(error.message, EXIT.BUSY);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, EXIT.BUSY);
+    if (code === 'EADDRINUSE')
+      throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, EXIT.BUSY);
     if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
     throw error;
   }
-  logger.info({ url: receiver.url, path: '/IntergrationAPI', auth: authenticator.method, journalDir, db: dbPath }, 'callback receiver listening');
+  logger.info(
+    { url: receiver.url, path: '/IntergrationAPI', auth: authenticator.method, journalDir, db: dbPath },
+    'callback receiver listening',
+  );
   const signal = await stopRequested;
   logger.info({ signal }, 'stopping: finishing the requests under way, then loading the journal');
   const stopped = await receiver.stop();
@@ -142,28 +180,48 @@ async function serveUntilSignalled(
     logger.info('callback receiver stopped; the journal is loaded');
     process.exitCode = EXIT.OK;
   } else {
-    logger.warn({ backlogBytes: stopped.backlogBytes, journalDir }, 'callback receiver stopped; the journal stays for `parcel-recon callbacks ingest` or the next track run');
+    logger.warn(
+      { backlogBytes: stopped.backlogBytes, journalDir },
+      'callback receiver stopped; the journal stays for `parcel-recon callbacks ingest` or the next track run',
+    );
     process.exitCode = EXIT.PARTIAL;
   }
 }
 
 function ingestCommand(): Command {
   return new Command('ingest')
-    .description('Load what the callback journal holds into the warehouse (the nightly track run does this too when it starts).')
+    .description(
+      'Load what the callback journal holds into the warehouse (the nightly track run does this too when it starts).',
+    )
     .option('--journal-dir <dir>', `the journal (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`)
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .option('--json', 'print the result as JSON')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
-    .addHelpText('after', '\nExit codes: 0 loaded; 2 bad input; 4 the warehouse is in use by another process (after waiting 10 s).')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 loaded; 2 bad input; 4 the warehouse is in use by another process (after waiting 10 s).',
+    )
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(IngestFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
       const { dbPath, journalDir } = callbackPaths(flags, process.env);
       const warehouse = await openWarehouseForCommand(dbPath, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
-        const result = await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(dirname(dbPath), 'spool', 'callbacks'), logger });
-        const summary = { newEvents: result.newEvents, lines: result.lines, unreadableLines: result.unreadableLines, segmentsRemoved: result.segmentsRemoved };
-        process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : `callbacks loaded from ${journalDir}: ${result.newEvents} new events of ${result.lines} journal lines\n`);
+        const result = await ingestCallbackJournalAsGuest(warehouse, journalDir, {
+          spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+          logger,
+        });
+        const summary = {
+          newEvents: result.newEvents,
+          lines: result.lines,
+          unreadableLines: result.unreadableLines,
+          segmentsRemoved: result.segmentsRemoved,
+        };
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify(summary)}\n`
+            : `callbacks loaded from ${journalDir}: ${result.newEvents} new events of ${result.lines} journal lines\n`,
+        );
       } finally {
         await warehouse.close();
       }
@@ -172,7 +230,9 @@ function ingestCommand(): Command {
 
 export function callbacksCommand(): Command {
   return new Command('callbacks')
-    .description("Receive the carrier's status callbacks (serve, the default) or load their journal into the warehouse (ingest).")
+    .description(
+      "Receive the carrier's status callbacks (serve, the default) or load their journal into the warehouse (ingest).",
+    )
     .addCommand(serveCommand().exitOverride(), { isDefault: true })
     .addCommand(ingestCommand().exitOverride());
 }

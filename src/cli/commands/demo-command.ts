@@ -20,7 +20,9 @@ export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');
  */
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('Run the main job against the built-in carrier sandbox: track the sample CSV into the warehouse and print the summary.')
+    .description(
+      'Run the main job against the built-in carrier sandbox: track the sample CSV into the warehouse and print the summary.',
+    )
     .option('--input <file>', 'CSV of order codes to track', SAMPLE_ORDERS)
     .option('--db <file>', 'the warehouse', DEFAULT_DB)
     .option('--log-level <level>', 'log level', 'warn')

@@ -1,10 +1,10 @@
 import { Command } from 'commander';
-import { formatCarrierDateTime } from '../../carrier/contract.js';
-import { JOBS, findJob } from '../../../jobs/job-catalog.js';
+import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
 import { JobLockHeldError } from '../../../jobs/job-lock.js';
-import { runJob, type JobRunSummary } from '../../../jobs/job-runner.js';
+import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
+import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { loadConfig, type ParcelReconConfig } from '../config-file.js';
 import { EXIT, UserError } from '../exit-codes.js';
@@ -14,7 +14,8 @@ import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { stopOnSignals } from './track-command.js';
 
-export const CONFIG_OPTION_HELP = 'the configuration file (default: $PARCEL_RECON_CONFIG or ./parcel-recon.config.json)';
+export const CONFIG_OPTION_HELP =
+  'the configuration file (default: $PARCEL_RECON_CONFIG or ./parcel-recon.config.json)';
 
 /** A job's schedule: the configuration's, else the job's default; null when the configuration turns it off. */
 export function scheduleOf(job: JobDefinition, config: ParcelReconConfig): string | null {
@@ -26,7 +27,10 @@ export function scheduleOf(job: JobDefinition, config: ParcelReconConfig): strin
 /** Refuses schedule entries for jobs that do not exist: a typo would otherwise never run. */
 export function checkJobNames(config: ParcelReconConfig, file: string | null): void {
   for (const name of Object.keys(config.jobs)) {
-    if (findJob(name) === undefined) throw new UserError(`config ${file ?? ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`);
+    if (findJob(name) === undefined)
+      throw new UserError(
+        `config ${file ?? ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`,
+      );
   }
 }
 
@@ -55,16 +59,22 @@ export async function runNamedJob(
 }
 
 function describeJobRun(summary: JobRunSummary): string {
-  const lines = [`job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`];
+  const lines = [
+    `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
+  ];
   for (const step of summary.steps) lines.push(`  ${step.step}: exit ${step.exitCode}`);
   const c = summary.counts;
-  lines.push(`  codes read ${c.codesRead}, looked up ok ${c.lookedUpOk}, carrier errors ${c.carrierErrors}, failed ${c.transportErrors}, deferred ${c.deferred}, lookups spent ${c.lookupsSpent}`);
+  lines.push(
+    `  codes read ${c.codesRead}, looked up ok ${c.lookedUpOk}, carrier errors ${c.carrierErrors}, failed ${c.transportErrors}, deferred ${c.deferred}, lookups spent ${c.lookupsSpent}`,
+  );
   lines.push(`  summary ${summary.summaryFile}`);
   return `${lines.join('\n')}\n`;
 }
 
 export function jobsCommand(): Command {
-  const jobs = new Command('jobs').description('The named jobs (nightly reconciliation, ...): list them or run one.').exitOverride();
+  const jobs = new Command('jobs')
+    .description('The named jobs (nightly reconciliation, ...): list them or run one.')
+    .exitOverride();
   jobs
     .command('list')
     .description('List the jobs with their schedules (carrier time zone) and next run.')
@@ -77,14 +87,22 @@ export function jobsCommand(): Command {
       const rows = JOBS.map((job) => {
         const schedule = scheduleOf(job, config);
         const next = schedule === null ? null : nextFireTime(schedule, config.dayUtcOffset, now);
-        return { name: job.name, description: job.description, schedule, enabled: schedule !== null, nextRun: next === null ? null : formatCarrierDateTime(next) };
+        return {
+          name: job.name,
+          description: job.description,
+          schedule,
+          enabled: schedule !== null,
+          nextRun: next === null ? null : formatCarrierDateTime(next),
+        };
       });
       if (flags.json) {
         process.stdout.write(`${JSON.stringify(rows)}\n`);
         return;
       }
       for (const row of rows) {
-        process.stdout.write(`${row.name.padEnd(16)} ${(row.schedule ?? 'off').padEnd(16)} next ${row.nextRun ?? '-'}  ${row.description}\n`);
+        process.stdout.write(
+          `${row.name.padEnd(16)} ${(row.schedule ?? 'off').padEnd(16)} next ${row.nextRun ?? '-'}  ${row.description}\n`,
+        );
       }
     });
   jobs
@@ -94,7 +112,10 @@ export function jobsCommand(): Command {
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the summary as JSON')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
-    .addHelpText('after', '\nExit codes: those of track (0, 1, 2, 3, 4), and 5 when a run of the same job still holds its lock.')
+    .addHelpText(
+      'after',
+      '\nExit codes: those of track (0, 1, 2, 3, 4), and 5 when a run of the same job still holds its lock.',
+    )
     .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: string }) => {
       const job = findJob(name);
       if (job === undefined) throw new UserError(`no job ${name} (known: ${JOBS.map((j) => j.name).join(', ')})`);

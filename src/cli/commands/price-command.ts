@@ -1,9 +1,20 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { csvPriceRequests, duckdbPriceRequests, orderPriceRequests, postgresPriceRequests, type PriceInputSource } from '../../pipeline/price-inputs.js';
-import { runPriceQuotes, type PriceRunSummary } from '../../pipeline/price-run.js';
+import {
+  csvPriceRequests,
+  duckdbPriceRequests,
+  orderPriceRequests,
+  type PriceInputSource,
+  postgresPriceRequests,
+} from '../../pipeline/price-inputs.js';
+import { type PriceRunSummary, runPriceQuotes } from '../../pipeline/price-run.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { CustomerOperationFlagsSchema, customerRunOptions, runOnWarehouse, withCustomerOperationFlags } from '../customer-operation-options.js';
+import {
+  CustomerOperationFlagsSchema,
+  customerRunOptions,
+  runOnWarehouse,
+  withCustomerOperationFlags,
+} from '../customer-operation-options.js';
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
@@ -17,21 +28,32 @@ const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
   fromPostgres: z.union([z.string(), z.literal(true)]).optional(),
   query: z.string().optional(),
   clientHubId: z.string().trim().min(1).optional(),
-  job: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and -').default('price'),
+  job: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and -')
+    .default('price'),
 });
 
 type PriceFlags = z.output<typeof PriceFlagsSchema>;
 
 /** The source the flags name, checked before the warehouse is opened; --for-orders reads the warehouse it is given. */
 function sourceFromFlags(flags: PriceFlags, env: NodeJS.ProcessEnv): (warehouse: Warehouse) => PriceInputSource {
-  const given = [flags.input, flags.forOrders, flags.fromDuckdb, flags.fromPostgres].filter((v) => v !== undefined).length;
-  if (given === 0) throw new UserError('no quote requests to read: give --input FILE, --for-orders FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
+  const given = [flags.input, flags.forOrders, flags.fromDuckdb, flags.fromPostgres].filter(
+    (v) => v !== undefined,
+  ).length;
+  if (given === 0)
+    throw new UserError(
+      'no quote requests to read: give --input FILE, --for-orders FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+    );
   if (given > 1) throw new UserError('give one of --input, --for-orders, --from-duckdb and --from-postgres');
   const options = { defaultClientHubId: flags.clientHubId, delimiter: flags.delimiter };
   const { input, forOrders, fromDuckdb, fromPostgres, query } = flags;
   if (input !== undefined) return () => csvPriceRequests(input, options);
   if (forOrders !== undefined) return (warehouse) => orderPriceRequests(warehouse, forOrders, options);
-  if (query === undefined) throw new UserError(`${fromDuckdb !== undefined ? '--from-duckdb' : '--from-postgres'} needs --query SQL returning the request columns`);
+  if (query === undefined)
+    throw new UserError(
+      `${fromDuckdb !== undefined ? '--from-duckdb' : '--from-postgres'} needs --query SQL returning the request columns`,
+    );
   if (fromDuckdb !== undefined) return () => duckdbPriceRequests(fromDuckdb, query, options);
   const url = postgresUrl(fromPostgres!, env);
   return () => postgresPriceRequests(url, query, options);
@@ -44,18 +66,34 @@ export function describePriceSummary(summary: PriceRunSummary, dbPath: string): 
     `  rows read ${summary.rowsRead}, rejected ${summary.rejected}; quoted ${summary.quoted}, refused by the carrier ${summary.carrierErrors}, failed ${summary.failed}; requests sent ${summary.requestsSent}`,
     `  warehouse ${dbPath} (price_quotes, price_quote_lines)${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   ];
-  for (const problem of summary.problems.slice(0, 10)) lines.push(`  ${problem.origin}${problem.orderCode ? ` ${problem.orderCode}` : ''}: ${problem.code}: ${problem.reason}`);
+  for (const problem of summary.problems.slice(0, 10))
+    lines.push(
+      `  ${problem.origin}${problem.orderCode ? ` ${problem.orderCode}` : ''}: ${problem.code}: ${problem.reason}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
 export function priceCommand(): Command {
   const command = new Command('price')
-    .description("Quote parcels with the carrier's price calculation and keep every quote (request, answer, time) in the warehouse.")
-    .option('--input <file>', 'CSV with ToProvinceName, ToDistrictName, ToWardName, Length, Width, Height, RealWeight, ClientHubID, ServiceTypeID (snake_case too), optionally order_code and account')
-    .option('--for-orders <file>', 'quote tracked orders: CSV with order_code, ToProvinceName, ToDistrictName, ToWardName (optionally ClientHubID, account); measures and service type come from the warehouse')
-    .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']))
+    .description(
+      "Quote parcels with the carrier's price calculation and keep every quote (request, answer, time) in the warehouse.",
+    )
+    .option(
+      '--input <file>',
+      'CSV with ToProvinceName, ToDistrictName, ToWardName, Length, Width, Height, RealWeight, ClientHubID, ServiceTypeID (snake_case too), optionally order_code and account',
+    )
+    .option(
+      '--for-orders <file>',
+      'quote tracked orders: CSV with order_code, ToProvinceName, ToDistrictName, ToWardName (optionally ClientHubID, account); measures and service type come from the warehouse',
+    )
+    .addOption(
+      new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']),
+    )
     .option('--from-duckdb <file>', 'read the requests from a DuckDB file with --query')
-    .option('--from-postgres [url]', 'read the requests from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass, or the whole URL in $PARCEL_RECON_POSTGRES_URL)')
+    .option(
+      '--from-postgres [url]',
+      'read the requests from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass, or the whole URL in $PARCEL_RECON_POSTGRES_URL)',
+    )
     .option('--query <sql>', 'SQL returning the request columns')
     .option('--client-hub-id <id>', 'ClientHubID for rows that have none')
     .option('--job <name>', 'job name recorded with the run (default: price)');
@@ -64,6 +102,12 @@ export function priceCommand(): Command {
     const logger = createLogger({ level: flags.logLevel });
     const { options, dbPath } = await customerRunOptions(flags, process.env, logger, flags.job);
     const source = sourceFromFlags(flags, process.env);
-    await runOnWarehouse(dbPath, flags, logger, (warehouse, control) => runPriceQuotes({ ...options, ...control, warehouse, source: source(warehouse) }), describePriceSummary);
+    await runOnWarehouse(
+      dbPath,
+      flags,
+      logger,
+      (warehouse, control) => runPriceQuotes({ ...options, ...control, warehouse, source: source(warehouse) }),
+      describePriceSummary,
+    );
   });
 }

@@ -2,9 +2,9 @@ import { Command } from 'commander';
 import { carrierDayOf } from '../../carrier/contract.js';
 import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { readQuotaUsage } from '../../warehouse/quota-usage-store.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
@@ -18,32 +18,58 @@ export function quotaCommand(): Command {
     .option('--global-limit <n>', 'lookups per carrier day over all keys (default: 3000000)')
     .option('--day-utc-offset <minutes>', "UTC offset of the carrier day's midnight (default: 420)")
     .option('--json', 'print JSON')
-    .action(async (flags: { db?: string; day?: string; perKeyLimit?: string; globalLimit?: string; dayUtcOffset?: string; json?: boolean }) => {
-      const checked = QuotaPolicySchema.safeParse({
-        perKeyDaily: flags.perKeyLimit === undefined ? undefined : Number(flags.perKeyLimit),
-        globalDaily: flags.globalLimit === undefined ? undefined : Number(flags.globalLimit),
-        dayUtcOffsetMinutes: flags.dayUtcOffset === undefined ? undefined : Number(flags.dayUtcOffset),
-      });
-      if (!checked.success) throw new UserError(`limits: ${checked.error.issues[0]?.message ?? 'invalid'}`);
-      const policy = checked.data;
-      if (flags.day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.day)) throw new UserError('--day: expected YYYY-MM-DD');
-      const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
-      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
-      try {
-        const usage = await readQuotaUsage(warehouse, day);
-        const keys = [...usage.entries()].filter(([alias]) => alias !== TOTAL_ALIAS).sort(([a], [b]) => a.localeCompare(b));
-        const total = usage.get(TOTAL_ALIAS) ?? 0;
-        const rows = keys.map(([alias, used]) => ({ alias, used, limit: policy.perKeyDaily, left: Math.max(0, policy.perKeyDaily - used) }));
-        const totals = { used: total, limit: policy.globalDaily, left: Math.max(0, policy.globalDaily - total) };
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ carrierDay: day, keys: rows, total: totals })}\n`);
-          return;
+    .action(
+      async (flags: {
+        db?: string;
+        day?: string;
+        perKeyLimit?: string;
+        globalLimit?: string;
+        dayUtcOffset?: string;
+        json?: boolean;
+      }) => {
+        const checked = QuotaPolicySchema.safeParse({
+          perKeyDaily: flags.perKeyLimit === undefined ? undefined : Number(flags.perKeyLimit),
+          globalDaily: flags.globalLimit === undefined ? undefined : Number(flags.globalLimit),
+          dayUtcOffsetMinutes: flags.dayUtcOffset === undefined ? undefined : Number(flags.dayUtcOffset),
+        });
+        if (!checked.success) throw new UserError(`limits: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+        const policy = checked.data;
+        if (flags.day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.day))
+          throw new UserError('--day: expected YYYY-MM-DD');
+        const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
+        const warehouse = await openWarehouseForCommand(
+          flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+          { readOnly: true },
+          WAREHOUSE_BUSY_WAIT_MS,
+        );
+        try {
+          const usage = await readQuotaUsage(warehouse, day);
+          const keys = [...usage.entries()]
+            .filter(([alias]) => alias !== TOTAL_ALIAS)
+            .sort(([a], [b]) => a.localeCompare(b));
+          const total = usage.get(TOTAL_ALIAS) ?? 0;
+          const rows = keys.map(([alias, used]) => ({
+            alias,
+            used,
+            limit: policy.perKeyDaily,
+            left: Math.max(0, policy.perKeyDaily - used),
+          }));
+          const totals = { used: total, limit: policy.globalDaily, left: Math.max(0, policy.globalDaily - total) };
+          if (flags.json) {
+            process.stdout.write(`${JSON.stringify({ carrierDay: day, keys: rows, total: totals })}\n`);
+            return;
+          }
+          process.stdout.write(`carrier day ${day}\n`);
+          for (const row of rows)
+            process.stdout.write(
+              `  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left\n`,
+            );
+          process.stdout.write(
+            `  ${'all keys'.padEnd(24)} ${String(totals.used).padStart(9)} of ${totals.limit} used, ${totals.left} left\n`,
+          );
+        } finally {
+          await warehouse.close();
         }
-        process.stdout.write(`carrier day ${day}\n`);
-        for (const row of rows) process.stdout.write(`  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left\n`);
-        process.stdout.write(`  ${'all keys'.padEnd(24)} ${String(totals.used).padStart(9)} of ${totals.limit} used, ${totals.left} left\n`);
-      } finally {
-        await warehouse.close();
-      }
-    });
+      },
+    );
 }

@@ -5,20 +5,20 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
-import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
-import { sqlText } from '../../warehouse/sql-literals.js';
-import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
+import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
+import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
 import {
   exportChargesReport,
   exportFailuresReport,
   exportReconcileReport,
   ORDERS_BY_ACCEPT_DATE,
-  settleReportRange,
   type ReportRequest,
   type ReportSummary,
+  settleReportRange,
 } from '../../reports/report-export.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-writer.js';
+import { sqlText } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -27,7 +27,10 @@ import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
+const day = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
 
 /** A report holds its rows in temporary tables: a million orders' charges need about a gigabyte. */
 const REPORT_MEMORY_LIMIT = '2GB';
@@ -41,7 +44,10 @@ const CommonFlagsSchema = z.object({
   format: z.enum(REPORT_FORMATS).default('csv'),
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
-  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 2GB').default(REPORT_MEMORY_LIMIT),
+  memoryLimit: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 2GB')
+    .default(REPORT_MEMORY_LIMIT),
 });
 
 type CommonFlags = z.output<typeof CommonFlagsSchema>;
@@ -55,18 +61,27 @@ function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const key = issue.path[0];
-  throw new UserError(key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`);
+  throw new UserError(
+    key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`,
+  );
 }
 
 /** The flags of every report, the page included: the warehouse, the range, the account, the summary. */
 function withScopeOptions(command: Command): Command {
   return command
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
-    .option('--from <YYYY-MM-DD>', 'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)')
-    .option('--to <YYYY-MM-DD>', "last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)")
+    .option(
+      '--from <YYYY-MM-DD>',
+      'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)',
+    )
+    .option('--to <YYYY-MM-DD>', 'last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)')
     .option('--account <alias>', 'one account only')
     .option('--json', 'print the summary as JSON')
-    .option('--memory-limit <size>', `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`, REPORT_MEMORY_LIMIT);
+    .option(
+      '--memory-limit <size>',
+      `DuckDB's memory_limit for the report (past it DuckDB spills to a temporary directory)`,
+      REPORT_MEMORY_LIMIT,
+    );
 }
 
 function withCommonOptions(command: Command): Command {
@@ -97,8 +112,13 @@ async function runReport(
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
 ): Promise<void> {
   const now = runClock(process.env)();
-  if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to) throw new UserError('--from: after --to');
-  const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true, memoryLimit: flags.memoryLimit }, WAREHOUSE_BUSY_WAIT_MS);
+  if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to)
+    throw new UserError('--from: after --to');
+  const warehouse = await openWarehouseForCommand(
+    flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+    { readOnly: true, memoryLimit: flags.memoryLimit },
+    WAREHOUSE_BUSY_WAIT_MS,
+  );
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
@@ -120,89 +140,156 @@ async function runReport(
 
 /** The export request the flags of a file report name. */
 function requestOf(flags: CommonFlags, now: number): ReportRequest {
-  return { scope: { fromDay: flags.from, toDay: flags.to, account: flags.account }, now, format: flags.format as ReportFormat, outDir: flags.out };
+  return {
+    scope: { fromDay: flags.from, toDay: flags.to, account: flags.account },
+    now,
+    format: flags.format as ReportFormat,
+    outDir: flags.out,
+  };
 }
 
 /** The partner records named by --partner, or --from-duckdb / --from-postgres with --query. */
-function partnerSource(flags: { partner?: string; fromDuckdb?: string; fromPostgres?: string | true; query?: string }): PartnerRecordsSource | undefined {
+function partnerSource(flags: {
+  partner?: string;
+  fromDuckdb?: string;
+  fromPostgres?: string | true;
+  query?: string;
+}): PartnerRecordsSource | undefined {
   const given = [flags.partner, flags.fromDuckdb, flags.fromPostgres].filter((f) => f !== undefined).length;
   if (given > 1) throw new UserError('--partner, --from-duckdb and --from-postgres: give one of them');
   if (flags.partner !== undefined) return { kind: 'csv', file: flags.partner };
   if (flags.fromDuckdb !== undefined) {
-    if (flags.query === undefined) throw new UserError('--from-duckdb needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount');
+    if (flags.query === undefined)
+      throw new UserError(
+        '--from-duckdb needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
+      );
     return { kind: 'duckdb', file: flags.fromDuckdb, query: flags.query };
   }
   if (flags.fromPostgres !== undefined) {
-    if (flags.query === undefined) throw new UserError('--from-postgres needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount');
+    if (flags.query === undefined)
+      throw new UserError(
+        '--from-postgres needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
+      );
     return { kind: 'postgres', url: postgresUrl(flags.fromPostgres, process.env), query: flags.query };
   }
   return undefined;
 }
 
 function chargesCommand(): Command {
-  return withCommonOptions(new Command('charges').description('Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.'))
+  return withCommonOptions(
+    new Command('charges').description(
+      'Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.',
+    ),
+  )
     .option('--volumetric-divisor <n>', 'cal_weight = length x width x height / this', '6000')
     .option('--fuel-share <share>', 'fuel fee as a share of price', '0.2')
     .option('--vat-share <share>', 'VAT as a share of price + price_fr + far-region fee + fuel', '0.1')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .option('--weight-tolerance <kg>', 'weight differences up to this pass', '0.01')
     .option('--quote-tolerance <dong>', 'how far the total may be from the price quote', '1')
-    .option('--invoices <file>', "the partner's records (CSV with order_code, invoiced_amount) to compare the totals with")
+    .option(
+      '--invoices <file>',
+      "the partner's records (CSV with order_code, invoiced_amount) to compare the totals with",
+    )
     .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
       const invoices = typeof raw.invoices === 'string' ? ({ kind: 'csv', file: raw.invoices } as const) : undefined;
-      await runReport('charges', flags, (warehouse, now) => exportChargesReport(warehouse, rules, requestOf(flags, now), { invoices, flaggedOnly: raw.flaggedOnly === true }));
+      await runReport('charges', flags, (warehouse, now) =>
+        exportChargesReport(warehouse, rules, requestOf(flags, now), {
+          invoices,
+          flaggedOnly: raw.flaggedOnly === true,
+        }),
+      );
     });
 }
 
 function failuresCommand(): Command {
-  return withCommonOptions(new Command('failures').description('Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.')).action(
-    async (raw: Record<string, unknown>) => {
-      const flags = checked(CommonFlagsSchema, raw);
-      await runReport('failures', flags, (warehouse, now) => exportFailuresReport(warehouse, requestOf(flags, now)));
-    },
-  );
+  return withCommonOptions(
+    new Command('failures').description(
+      'Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.',
+    ),
+  ).action(async (raw: Record<string, unknown>) => {
+    const flags = checked(CommonFlagsSchema, raw);
+    await runReport('failures', flags, (warehouse, now) => exportFailuresReport(warehouse, requestOf(flags, now)));
+  });
 }
 
 function reconcileCommand(): Command {
-  return withCommonOptions(new Command('reconcile').description("Compare the partner's own records (order_code and any of expected_status, invoiced_amount, cod_amount) with the warehouse."))
+  return withCommonOptions(
+    new Command('reconcile').description(
+      "Compare the partner's own records (order_code and any of expected_status, invoiced_amount, cod_amount) with the warehouse.",
+    ),
+  )
     .option('--partner <file>', "the partner's records as CSV")
     .option('--from-duckdb <file>', 'read them from a DuckDB file with --query')
-    .option('--from-postgres [url]', 'read them from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)')
+    .option(
+      '--from-postgres [url]',
+      'read them from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)',
+    )
     .option('--query <sql>', 'the query giving the records')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ReconcileRulesSchema, raw);
       const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
-      if (source === undefined) throw new UserError('no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
-      await runReport('reconcile', flags, (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, now)));
+      if (source === undefined)
+        throw new UserError(
+          'no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+        );
+      await runReport('reconcile', flags, (warehouse, now) =>
+        exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
+      );
     });
 }
 
-const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).extend({ out: z.string().min(1).optional() });
+const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).extend({
+  out: z.string().min(1).optional(),
+});
 
 function htmlCommand(): Command {
   return withScopeOptions(
-    new Command('html').description('Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.'),
+    new Command('html').description(
+      'Write one self-contained HTML page (charts, sortable tables, nothing fetched): runs and quota, charge findings, delivery failures, orders awaiting handling.',
+    ),
   )
     .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(HtmlFlagsSchema, raw);
       await runReport('html', flags, async (warehouse, now) => {
-        const range = await settleReportRange(warehouse, { fromDay: flags.from, toDay: flags.to }, now, ORDERS_BY_ACCEPT_DATE);
+        const range = await settleReportRange(
+          warehouse,
+          { fromDay: flags.from, toDay: flags.to },
+          now,
+          ORDERS_BY_ACCEPT_DATE,
+        );
         const out = flags.out ?? join('data/reports', `report_${range.from}_${range.to}.html`);
-        const page = await writeHtmlReport(warehouse, { from: flags.from, to: flags.to, account: flags.account, now, out });
-        return { report: 'html', range, account: flags.account ?? null, files: [], figures: page, lines: [`${page.path}: ${page.bytes} bytes`] };
+        const page = await writeHtmlReport(warehouse, {
+          from: flags.from,
+          to: flags.to,
+          account: flags.account,
+          now,
+          out,
+        });
+        return {
+          report: 'html',
+          range,
+          account: flags.account ?? null,
+          files: [],
+          figures: page,
+          lines: [`${page.path}: ${page.bytes} bytes`],
+        };
       });
     });
 }
 
 /** `report charges|failures|reconcile|html`: the finance, operations and reconciliation reports. */
 export function reportCommand(): Command {
-  const command = new Command('report').description('Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary, or the HTML page of them (html).');
-  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()]) command.addCommand(sub.exitOverride());
+  const command = new Command('report').description(
+    'Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary, or the HTML page of them (html).',
+  );
+  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()])
+    command.addCommand(sub.exitOverride());
   return command;
 }

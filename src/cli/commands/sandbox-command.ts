@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeIssues } from '../../carrier/contract.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
-import { SandboxOptionsSchema, type SandboxOptionsInput } from '../../sandbox/sandbox-options.js';
+import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 
@@ -22,49 +22,301 @@ interface Knob {
 
 /** Every knob of the sandbox, in the order --help lists them. */
 const KNOBS: readonly Knob[] = [
-  { flag: '--host <address>', path: 'host', kind: 'text', description: 'address to listen on', defaultShown: '127.0.0.1' },
-  { flag: '--port <port>', path: 'port', kind: 'number', description: 'port to listen on (0 picks a free one)', defaultShown: '8247' },
-  { flag: '--seed <n>', path: 'seed', kind: 'number', description: 'world seed: the same seed and start give the same accounts, keys and orders', defaultShown: '1' },
-  { flag: '--accounts <n>', path: 'accounts', kind: 'number', description: 'number of partner accounts, each with its own API key (1 to 9)', defaultShown: '3' },
-  { flag: '--orders-per-account <n>', path: 'ordersPerAccount', kind: 'number', description: 'orders per account (generated on demand; millions are fine)', defaultShown: '500' },
-  { flag: '--start <when>', path: 'start', kind: 'text', description: "the clock's start: a date-time (no offset means UTC+07:00) or 'now'", defaultShown: 'now' },
-  { flag: '--clock <mode>', path: 'clockMode', kind: 'choice', choices: ['manual', 'realtime'], description: 'manual: time stands still until moved (POST /_sandbox/clock); realtime: it runs with the wall clock', defaultShown: 'realtime' },
-  { flag: '--clock-speed <x>', path: 'clockSpeed', kind: 'number', description: 'realtime clock speed-up (60 makes a minute an hour)', defaultShown: '1' },
-  { flag: '--history-days <n>', path: 'historyDays', kind: 'number', description: 'orders are created from this many days before the start...', defaultShown: '10' },
-  { flag: '--future-days <n>', path: 'futureDays', kind: 'number', description: '...to this many days after it', defaultShown: '0' },
-  { flag: '--code-prefix <letters>', path: 'codePrefix', kind: 'text', description: 'order codes are PREFIX, account digit, 8-digit number', defaultShown: 'EX' },
-  { flag: '--cancel-rate <share>', path: 'lifecycle.cancelRate', kind: 'number', description: 'share of orders cancelled (status 18)', defaultShown: '0.04' },
-  { flag: '--lost-rate <share>', path: 'lifecycle.lostRate', kind: 'number', description: 'share of orders lost (status 19)', defaultShown: '0.02' },
-  { flag: '--confiscated-rate <share>', path: 'lifecycle.confiscatedRate', kind: 'number', description: 'share of orders confiscated (status 32)', defaultShown: '0.01' },
-  { flag: '--failed-attempt-rate <share>', path: 'lifecycle.failedAttemptRate', kind: 'number', description: 'chance a delivery attempt fails (status 16 with a delay code)', defaultShown: '0.3' },
-  { flag: '--max-attempts <n>', path: 'lifecycle.maxAttempts', kind: 'number', description: 'failed attempts before the order is returned (27, 28)', defaultShown: '3' },
-  { flag: '--anomaly-rate <share>', path: 'lifecycle.anomalyRate', kind: 'number', description: 'share of orders billed with a deliberate anomaly (see GET /_sandbox/truth/anomalies)', defaultShown: '0.05' },
+  {
+    flag: '--host <address>',
+    path: 'host',
+    kind: 'text',
+    description: 'address to listen on',
+    defaultShown: '127.0.0.1',
+  },
+  {
+    flag: '--port <port>',
+    path: 'port',
+    kind: 'number',
+    description: 'port to listen on (0 picks a free one)',
+    defaultShown: '8247',
+  },
+  {
+    flag: '--seed <n>',
+    path: 'seed',
+    kind: 'number',
+    description: 'world seed: the same seed and start give the same accounts, keys and orders',
+    defaultShown: '1',
+  },
+  {
+    flag: '--accounts <n>',
+    path: 'accounts',
+    kind: 'number',
+    description: 'number of partner accounts, each with its own API key (1 to 9)',
+    defaultShown: '3',
+  },
+  {
+    flag: '--orders-per-account <n>',
+    path: 'ordersPerAccount',
+    kind: 'number',
+    description: 'orders per account (generated on demand; millions are fine)',
+    defaultShown: '500',
+  },
+  {
+    flag: '--start <when>',
+    path: 'start',
+    kind: 'text',
+    description: "the clock's start: a date-time (no offset means UTC+07:00) or 'now'",
+    defaultShown: 'now',
+  },
+  {
+    flag: '--clock <mode>',
+    path: 'clockMode',
+    kind: 'choice',
+    choices: ['manual', 'realtime'],
+    description: 'manual: time stands still until moved (POST /_sandbox/clock); realtime: it runs with the wall clock',
+    defaultShown: 'realtime',
+  },
+  {
+    flag: '--clock-speed <x>',
+    path: 'clockSpeed',
+    kind: 'number',
+    description: 'realtime clock speed-up (60 makes a minute an hour)',
+    defaultShown: '1',
+  },
+  {
+    flag: '--history-days <n>',
+    path: 'historyDays',
+    kind: 'number',
+    description: 'orders are created from this many days before the start...',
+    defaultShown: '10',
+  },
+  {
+    flag: '--future-days <n>',
+    path: 'futureDays',
+    kind: 'number',
+    description: '...to this many days after it',
+    defaultShown: '0',
+  },
+  {
+    flag: '--code-prefix <letters>',
+    path: 'codePrefix',
+    kind: 'text',
+    description: 'order codes are PREFIX, account digit, 8-digit number',
+    defaultShown: 'EX',
+  },
+  {
+    flag: '--cancel-rate <share>',
+    path: 'lifecycle.cancelRate',
+    kind: 'number',
+    description: 'share of orders cancelled (status 18)',
+    defaultShown: '0.04',
+  },
+  {
+    flag: '--lost-rate <share>',
+    path: 'lifecycle.lostRate',
+    kind: 'number',
+    description: 'share of orders lost (status 19)',
+    defaultShown: '0.02',
+  },
+  {
+    flag: '--confiscated-rate <share>',
+    path: 'lifecycle.confiscatedRate',
+    kind: 'number',
+    description: 'share of orders confiscated (status 32)',
+    defaultShown: '0.01',
+  },
+  {
+    flag: '--failed-attempt-rate <share>',
+    path: 'lifecycle.failedAttemptRate',
+    kind: 'number',
+    description: 'chance a delivery attempt fails (status 16 with a delay code)',
+    defaultShown: '0.3',
+  },
+  {
+    flag: '--max-attempts <n>',
+    path: 'lifecycle.maxAttempts',
+    kind: 'number',
+    description: 'failed attempts before the order is returned (27, 28)',
+    defaultShown: '3',
+  },
+  {
+    flag: '--anomaly-rate <share>',
+    path: 'lifecycle.anomalyRate',
+    kind: 'number',
+    description: 'share of orders billed with a deliberate anomaly (see GET /_sandbox/truth/anomalies)',
+    defaultShown: '0.05',
+  },
   // Not --no-image-rate: commander reads a --no- flag as the negation of --image-rate.
-  { flag: '--imageless-rate <share>', path: 'lifecycle.noImageRate', kind: 'number', description: 'share of delivered orders without images', defaultShown: '0.1' },
-  { flag: '--per-key-limit <n>', path: 'limits.perKeyDaily', kind: 'number', description: 'tracking lookups per key per carrier day before APIKEY_LIMIT', defaultShown: '200000' },
-  { flag: '--global-limit <n>', path: 'limits.globalDaily', kind: 'number', description: 'tracking lookups in total per carrier day', defaultShown: '3000000' },
-  { flag: '--day-utc-offset <minutes>', path: 'limits.dayUtcOffsetMinutes', kind: 'number', description: "UTC offset of the quota day's midnight", defaultShown: '420' },
-  { flag: '--latency-min <ms>', path: 'faults.latencyMinMs', kind: 'number', description: 'least injected latency per answer', defaultShown: '0' },
-  { flag: '--latency-max <ms>', path: 'faults.latencyMaxMs', kind: 'number', description: 'greatest injected latency (uniform between min and max)', defaultShown: '0' },
-  { flag: '--exception-rate <share>', path: 'faults.exceptionRate', kind: 'number', description: 'share of tracking lookups answered errorCode EXCEPTION', defaultShown: '0' },
-  { flag: '--server-error-rate <share>', path: 'faults.serverErrorRate', kind: 'number', description: 'share of requests answered HTTP 500/502/503', defaultShown: '0' },
-  { flag: '--reset-rate <share>', path: 'faults.resetRate', kind: 'number', description: 'share of requests whose connection is reset', defaultShown: '0' },
-  { flag: '--hang-rate <share>', path: 'faults.hangRate', kind: 'number', description: 'share of requests never answered', defaultShown: '0' },
-  { flag: '--hang-ms <ms>', path: 'faults.hangMs', kind: 'number', description: 'a hung request is closed after this long', defaultShown: '30000' },
-  { flag: '--malformed-rate <share>', path: 'faults.malformedRate', kind: 'number', description: 'share of requests answered with a truncated body', defaultShown: '0' },
-  { flag: '--rate-limit-rate <share>', path: 'faults.rateLimitRate', kind: 'number', description: 'share of requests answered HTTP 429 with Retry-After', defaultShown: '0' },
-  { flag: '--retry-after <seconds>', path: 'faults.retryAfterSeconds', kind: 'number', description: 'Retry-After of a 429 answer', defaultShown: '1' },
-  { flag: '--callback-url <url>', path: 'callbacks.url', kind: 'text', description: "partner's address: status callbacks are POSTed to URL/IntergrationAPI (none when unset)" },
-  { flag: '--callback-auth <mode>', path: 'callbacks.auth', kind: 'choice', choices: ['apikey', 'basic'], description: `apikey: the account's key in the body's ApiKey; basic: HTTP Basic with --callback-basic-user and $${CALLBACK_PASSWORD_ENV}`, defaultShown: 'apikey' },
-  { flag: '--callback-basic-user <name>', path: 'callbacks.basicUser', kind: 'text', description: 'user name for HTTP Basic callbacks' },
-  { flag: '--callback-attempts <n>', path: 'callbacks.maxAttempts', kind: 'number', description: 'attempts per callback before giving up', defaultShown: '5' },
-  { flag: '--callback-retry-ms <ms>', path: 'callbacks.retryBaseMs', kind: 'number', description: 'first retry delay, doubled each attempt, with jitter', defaultShown: '500' },
-  { flag: '--callback-timeout-ms <ms>', path: 'callbacks.timeoutMs', kind: 'number', description: "time allowed for the partner's answer", defaultShown: '5000' },
-  { flag: '--callback-concurrency <n>', path: 'callbacks.concurrency', kind: 'number', description: 'callbacks in flight at once', defaultShown: '8' },
-  { flag: '--callback-drop-rate <share>', path: 'callbacks.dropRate', kind: 'number', description: 'share of status changes never sent (GET /_sandbox/truth/callbacks lists them)', defaultShown: '0' },
-  { flag: '--callback-duplicate-rate <share>', path: 'callbacks.duplicateRate', kind: 'number', description: 'share of callbacks sent twice', defaultShown: '0' },
-  { flag: '--customer-auth-header <name>', path: 'customerAuthHeader', kind: 'text', description: 'header carrying the API key on the price and images operations', defaultShown: 'ApiKey' },
-  { flag: '--image-bytes <n>', path: 'imageBytes', kind: 'number', description: 'size of each image file served', defaultShown: '4096' },
+  {
+    flag: '--imageless-rate <share>',
+    path: 'lifecycle.noImageRate',
+    kind: 'number',
+    description: 'share of delivered orders without images',
+    defaultShown: '0.1',
+  },
+  {
+    flag: '--per-key-limit <n>',
+    path: 'limits.perKeyDaily',
+    kind: 'number',
+    description: 'tracking lookups per key per carrier day before APIKEY_LIMIT',
+    defaultShown: '200000',
+  },
+  {
+    flag: '--global-limit <n>',
+    path: 'limits.globalDaily',
+    kind: 'number',
+    description: 'tracking lookups in total per carrier day',
+    defaultShown: '3000000',
+  },
+  {
+    flag: '--day-utc-offset <minutes>',
+    path: 'limits.dayUtcOffsetMinutes',
+    kind: 'number',
+    description: "UTC offset of the quota day's midnight",
+    defaultShown: '420',
+  },
+  {
+    flag: '--latency-min <ms>',
+    path: 'faults.latencyMinMs',
+    kind: 'number',
+    description: 'least injected latency per answer',
+    defaultShown: '0',
+  },
+  {
+    flag: '--latency-max <ms>',
+    path: 'faults.latencyMaxMs',
+    kind: 'number',
+    description: 'greatest injected latency (uniform between min and max)',
+    defaultShown: '0',
+  },
+  {
+    flag: '--exception-rate <share>',
+    path: 'faults.exceptionRate',
+    kind: 'number',
+    description: 'share of tracking lookups answered errorCode EXCEPTION',
+    defaultShown: '0',
+  },
+  {
+    flag: '--server-error-rate <share>',
+    path: 'faults.serverErrorRate',
+    kind: 'number',
+    description: 'share of requests answered HTTP 500/502/503',
+    defaultShown: '0',
+  },
+  {
+    flag: '--reset-rate <share>',
+    path: 'faults.resetRate',
+    kind: 'number',
+    description: 'share of requests whose connection is reset',
+    defaultShown: '0',
+  },
+  {
+    flag: '--hang-rate <share>',
+    path: 'faults.hangRate',
+    kind: 'number',
+    description: 'share of requests never answered',
+    defaultShown: '0',
+  },
+  {
+    flag: '--hang-ms <ms>',
+    path: 'faults.hangMs',
+    kind: 'number',
+    description: 'a hung request is closed after this long',
+    defaultShown: '30000',
+  },
+  {
+    flag: '--malformed-rate <share>',
+    path: 'faults.malformedRate',
+    kind: 'number',
+    description: 'share of requests answered with a truncated body',
+    defaultShown: '0',
+  },
+  {
+    flag: '--rate-limit-rate <share>',
+    path: 'faults.rateLimitRate',
+    kind: 'number',
+    description: 'share of requests answered HTTP 429 with Retry-After',
+    defaultShown: '0',
+  },
+  {
+    flag: '--retry-after <seconds>',
+    path: 'faults.retryAfterSeconds',
+    kind: 'number',
+    description: 'Retry-After of a 429 answer',
+    defaultShown: '1',
+  },
+  {
+    flag: '--callback-url <url>',
+    path: 'callbacks.url',
+    kind: 'text',
+    description: "partner's address: status callbacks are POSTed to URL/IntergrationAPI (none when unset)",
+  },
+  {
+    flag: '--callback-auth <mode>',
+    path: 'callbacks.auth',
+    kind: 'choice',
+    choices: ['apikey', 'basic'],
+    description: `apikey: the account's key in the body's ApiKey; basic: HTTP Basic with --callback-basic-user and $${CALLBACK_PASSWORD_ENV}`,
+    defaultShown: 'apikey',
+  },
+  {
+    flag: '--callback-basic-user <name>',
+    path: 'callbacks.basicUser',
+    kind: 'text',
+    description: 'user name for HTTP Basic callbacks',
+  },
+  {
+    flag: '--callback-attempts <n>',
+    path: 'callbacks.maxAttempts',
+    kind: 'number',
+    description: 'attempts per callback before giving up',
+    defaultShown: '5',
+  },
+  {
+    flag: '--callback-retry-ms <ms>',
+    path: 'callbacks.retryBaseMs',
+    kind: 'number',
+    description: 'first retry delay, doubled each attempt, with jitter',
+    defaultShown: '500',
+  },
+  {
+    flag: '--callback-timeout-ms <ms>',
+    path: 'callbacks.timeoutMs',
+    kind: 'number',
+    description: "time allowed for the partner's answer",
+    defaultShown: '5000',
+  },
+  {
+    flag: '--callback-concurrency <n>',
+    path: 'callbacks.concurrency',
+    kind: 'number',
+    description: 'callbacks in flight at once',
+    defaultShown: '8',
+  },
+  {
+    flag: '--callback-drop-rate <share>',
+    path: 'callbacks.dropRate',
+    kind: 'number',
+    description: 'share of status changes never sent (GET /_sandbox/truth/callbacks lists them)',
+    defaultShown: '0',
+  },
+  {
+    flag: '--callback-duplicate-rate <share>',
+    path: 'callbacks.duplicateRate',
+    kind: 'number',
+    description: 'share of callbacks sent twice',
+    defaultShown: '0',
+  },
+  {
+    flag: '--customer-auth-header <name>',
+    path: 'customerAuthHeader',
+    kind: 'text',
+    description: 'header carrying the API key on the price and images operations',
+    defaultShown: 'ApiKey',
+  },
+  {
+    flag: '--image-bytes <n>',
+    path: 'imageBytes',
+    kind: 'number',
+    description: 'size of each image file served',
+    defaultShown: '4096',
+  },
 ];
 
 const CLI_DEFAULTS: Record<string, unknown> = { port: 8247, start: 'now', clockMode: 'realtime' };
@@ -77,12 +329,18 @@ function optionKey(knob: Knob): string {
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
   let node = target;
-  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) {
+    node[part] ??= {};
+    node = node[part] as Record<string, unknown>;
+  }
   node[parts[parts.length - 1]!] = value;
 }
 
 /** Builds the sandbox's options from parsed flags; a wrong value names its flag. */
-export function sandboxOptionsFromFlags(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): SandboxOptionsInput {
+export function sandboxOptionsFromFlags(
+  flags: Record<string, string | undefined>,
+  env: NodeJS.ProcessEnv,
+): SandboxOptionsInput {
   const input: Record<string, unknown> = { ...CLI_DEFAULTS };
   for (const knob of KNOBS) {
     const raw = flags[optionKey(knob)];
@@ -100,11 +358,18 @@ export function sandboxOptionsFromFlags(flags: Record<string, string | undefined
     const issue = checked.error.issues[0]!;
     const path = issue.path.join('.');
     const knob = KNOBS.find((k) => k.path === path);
-    throw new UserError(knob ? `${knob.flag.split(' ')[0]}: ${issue.message}` : describeIssues(checked.error.issues, 'sandbox options'));
+    throw new UserError(
+      knob ? `${knob.flag.split(' ')[0]}: ${issue.message}` : describeIssues(checked.error.issues, 'sandbox options'),
+    );
   }
   const options = checked.data;
-  if (options.callbacks.auth === 'basic' && (options.callbacks.basicUser === undefined || options.callbacks.basicPassword === undefined)) {
-    throw new UserError(`--callback-auth basic needs --callback-basic-user and the password in $${CALLBACK_PASSWORD_ENV}`);
+  if (
+    options.callbacks.auth === 'basic' &&
+    (options.callbacks.basicUser === undefined || options.callbacks.basicPassword === undefined)
+  ) {
+    throw new UserError(
+      `--callback-auth basic needs --callback-basic-user and the password in $${CALLBACK_PASSWORD_ENV}`,
+    );
   }
   return input as SandboxOptionsInput;
 }
@@ -136,7 +401,11 @@ export function sandboxCommand(): Command {
     const options = sandboxOptionsFromFlags(flags, process.env);
     const sandbox = await startSandbox(options, logger).catch((error: unknown) => {
       const code = (error as { code?: string }).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES') throw new UserError(`cannot listen on ${String(options.host ?? '127.0.0.1')}:${String(options.port)}: ${code}`, EXIT.FAILURE);
+      if (code === 'EADDRINUSE' || code === 'EACCES')
+        throw new UserError(
+          `cannot listen on ${String(options.host ?? '127.0.0.1')}:${String(options.port)}: ${code}`,
+          EXIT.FAILURE,
+        );
       throw error;
     });
     const accounts = sandbox.state.world.accounts;
@@ -147,7 +416,11 @@ export function sandboxCommand(): Command {
       {
         url: sandbox.url,
         trackingUrl: `${sandbox.url}/api/Order/v1/Tracking`,
-        accounts: accounts.map((a) => ({ alias: a.alias, clientHubID: a.clientHubID, firstOrder: sandbox.state.world.orderCode(a.index, 0) })),
+        accounts: accounts.map((a) => ({
+          alias: a.alias,
+          clientHubID: a.clientHubID,
+          firstOrder: sandbox.state.world.orderCode(a.index, 0),
+        })),
         keysFile: flags.keysOut ?? null,
       },
       'carrier sandbox listening',
@@ -162,4 +435,3 @@ export function sandboxCommand(): Command {
   });
   return command;
 }
-

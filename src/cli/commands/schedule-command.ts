@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { z } from 'zod';
-import { formatCarrierDateTime } from '../../carrier/contract.js';
-import { JOBS, findJob } from '../../../jobs/job-catalog.js';
+import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
+import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { loadConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
@@ -13,12 +13,15 @@ import { stopOnSignals } from './track-command.js';
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {
   return new Command('schedule')
-    .description("Run the enabled jobs at their cron times in the carrier's time zone until stopped (SIGINT/SIGTERM), for hosts without cron.")
+    .description(
+      "Run the enabled jobs at their cron times in the carrier's time zone until stopped (SIGINT/SIGTERM), for hosts without cron.",
+    )
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--max-runs <n>', 'stop after this many job runs')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
     .action(async (flags: { config?: string; maxRuns?: string; logLevel?: string }) => {
-      const maxRuns = flags.maxRuns === undefined ? undefined : z.coerce.number().int().positive().safeParse(flags.maxRuns);
+      const maxRuns =
+        flags.maxRuns === undefined ? undefined : z.coerce.number().int().positive().safeParse(flags.maxRuns);
       if (maxRuns !== undefined && !maxRuns.success) throw new UserError('--max-runs: a positive whole number');
       const { config, file } = await loadConfig(flags.config, process.env);
       checkJobNames(config, file);
@@ -27,7 +30,8 @@ export function scheduleCommand(): Command {
         const schedule = scheduleOf(job, config);
         return schedule === null ? [] : [{ job: job.name, schedule }];
       });
-      if (scheduled.length === 0) throw new UserError('every job is turned off in the configuration: nothing to schedule');
+      if (scheduled.length === 0)
+        throw new UserError('every job is turned off in the configuration: nothing to schedule');
       const signals = stopOnSignals();
       try {
         const firings = await runSchedule({

@@ -1,8 +1,9 @@
+import type { DuckDBResultReader } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
-import { UserError } from '../exit-codes.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
@@ -17,8 +18,12 @@ function cellText(value: Cell): string {
 function formatTable(columns: string[], rows: Record<string, Cell>[]): string {
   const texts = rows.map((row) => columns.map((c) => cellText(row[c] ?? null)));
   const widths = columns.map((c, i) => Math.max(c.length, ...texts.map((t) => t[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n') + '\n';
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return `${[line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n')}\n`;
 }
 
 /** Runs one read-only SQL query on the warehouse: for analysts without the duckdb command line. */
@@ -29,9 +34,13 @@ export function sqlCommand(): Command {
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
     .action(async (query: string, flags: { db?: string; format: 'table' | 'csv' | 'json' }) => {
-      const warehouse = await openWarehouseForCommand(flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
+      const warehouse = await openWarehouseForCommand(
+        flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+        { readOnly: true },
+        WAREHOUSE_BUSY_WAIT_MS,
+      );
       try {
-        let reader;
+        let reader: DuckDBResultReader;
         try {
           reader = await warehouse.connection.runAndReadAll(query);
         } catch (error) {
@@ -40,7 +49,13 @@ export function sqlCommand(): Command {
         const columns = reader.columnNames();
         const rows = reader.getRowObjectsJson() as Record<string, Cell>[];
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(rows)}\n`);
-        else if (flags.format === 'csv') process.stdout.write(stringify(rows.map((r) => columns.map((c) => cellText(r[c] ?? null))), { header: true, columns }));
+        else if (flags.format === 'csv')
+          process.stdout.write(
+            stringify(
+              rows.map((r) => columns.map((c) => cellText(r[c] ?? null))),
+              { header: true, columns },
+            ),
+          );
         else process.stdout.write(formatTable(columns, rows));
       } finally {
         await warehouse.close();

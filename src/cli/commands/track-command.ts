@@ -2,26 +2,26 @@ import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
-import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
-import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
 import type { TrackRunSummary } from '../../pipeline/run-summary.js';
+import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
+import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
+import { connectRedis, RedisUnavailableError, type SharedRedis } from '../../quota/redis-connection.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
-import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { loadApiKeys } from '../api-keys-config.js';
-import { WAREHOUSE_BUSY_WAIT_MS, callbackJournalDir } from '../callback-journal-config.js';
+import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
-import { connectRedis, RedisUnavailableError, type SharedRedis } from '../../quota/redis-connection.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
 import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS, trackingWarehouseOptions } from '../tracking-memory.js';
+import { openWarehouseForCommand } from '../warehouse-access.js';
 
 export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
 export const DB_ENV = 'PARCEL_RECON_DB';
@@ -45,7 +45,10 @@ const TrackFlagsSchema = z.object({
   trackingUrl: z.url({ protocol: /^https?$/ }).optional(),
   db: z.string().optional(),
   dataDir: z.string().optional(),
-  job: z.string().regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and -').default('track'),
+  job: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,40}$/, 'lower-case letters, digits and -')
+    .default('track'),
   perKeyLimit: nonNegativeInt.optional(),
   globalLimit: nonNegativeInt.optional(),
   reservePerKey: nonNegativeInt.optional(),
@@ -61,7 +64,10 @@ const TrackFlagsSchema = z.object({
   refreshTerminal: z.boolean().default(false),
   maxLookups: nonNegativeInt.optional(),
   graceMs: nonNegativeInt.default(10_000),
-  memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB').optional(),
+  memoryLimit: z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB')
+    .optional(),
   json: z.boolean().default(false),
   plan: z.boolean().default(false),
   progress: z.boolean().default(true),
@@ -74,7 +80,10 @@ const TrackFlagsSchema = z.object({
       const [index, count] = text.split('/').map(Number) as [number, number];
       return { index, count };
     })
-    .refine((shard) => shard.count >= 1 && shard.count <= 1024 && shard.index < shard.count, 'I/N with 0 <= I < N <= 1024')
+    .refine(
+      (shard) => shard.count >= 1 && shard.count <= 1024 && shard.index < shard.count,
+      'I/N with 0 <= I < N <= 1024',
+    )
     .optional(),
 });
 
@@ -90,26 +99,34 @@ export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string
       throw new UserError('--from-postgres: not a URL (postgres://user@host:port/db)');
     }
     if (parsed.password !== '') {
-      throw new UserError(`--from-postgres: the URL holds a password; give it in PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`);
+      throw new UserError(
+        `--from-postgres: the URL holds a password; give it in PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`,
+      );
     }
     return flag;
   }
   const fromEnv = env[POSTGRES_URL_ENV];
-  if (fromEnv === undefined || fromEnv === '') throw new UserError(`--from-postgres without a URL needs ${POSTGRES_URL_ENV}`);
+  if (fromEnv === undefined || fromEnv === '')
+    throw new UserError(`--from-postgres without a URL needs ${POSTGRES_URL_ENV}`);
   return fromEnv;
 }
 
 function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): OrderCodeSource[] {
   const sources: OrderCodeSource[] = flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter }));
   if (flags.fromDuckdb !== undefined) {
-    if (flags.query === undefined) throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
+    if (flags.query === undefined)
+      throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
     sources.push(duckdbSource(flags.fromDuckdb, flags.query));
   }
   if (flags.fromPostgres !== undefined) {
-    if (flags.query === undefined) throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
+    if (flags.query === undefined)
+      throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
     sources.push(postgresSource(postgresUrl(flags.fromPostgres, env), flags.query));
   }
-  if (sources.length === 0) throw new UserError('no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL or --from-postgres URL --query SQL');
+  if (sources.length === 0)
+    throw new UserError(
+      'no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+    );
   return sources;
 }
 
@@ -120,13 +137,20 @@ export async function trackRunOptionsFromFlags(
   logger: Logger,
   /** Keys already loaded (from a configuration file); else --keys-file or the environment. */
   preloadedKeys?: KeyRing,
-): Promise<{ options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop' | 'sharedQuota'>; dbPath: string; flags: TrackFlags; redisUrl: string | undefined }> {
+): Promise<{
+  options: Omit<TrackRunOptions, 'warehouse' | 'progress' | 'stop' | 'sharedQuota'>;
+  dbPath: string;
+  flags: TrackFlags;
+  redisUrl: string | undefined;
+}> {
   const flags = checkFlags(TrackFlagsSchema, raw);
   // A plan asks the carrier nothing: it needs no tracking URL.
   const trackingUrl = flags.trackingUrl ?? env[TRACKING_URL_ENV] ?? (flags.plan ? '' : undefined);
-  if (trackingUrl === undefined) throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
+  if (trackingUrl === undefined)
+    throw new UserError(`no tracking URL: give --tracking-url URL or set ${TRACKING_URL_ENV}`);
   const checkedUrl = z.url({ protocol: /^https?$/ }).safeParse(trackingUrl);
-  if (!checkedUrl.success && !(flags.plan && trackingUrl === '')) throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
+  if (!checkedUrl.success && !(flags.plan && trackingUrl === ''))
+    throw new UserError(`${TRACKING_URL_ENV}: not an http(s) URL`);
   const keys: KeyRing = preloadedKeys ?? (await loadApiKeys(flags.keysFile, env));
   const quota = QuotaPolicySchema.parse({
     perKeyDaily: flags.perKeyLimit,
@@ -139,7 +163,8 @@ export async function trackRunOptionsFromFlags(
   });
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
   const redisUrl = flags.redis ?? env[REDIS_URL_ENV];
-  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UserError(`${REDIS_URL_ENV}: not a redis:// or rediss:// URL`);
+  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl))
+    throw new UserError(`${REDIS_URL_ENV}: not a redis:// or rediss:// URL`);
   return {
     dbPath,
     flags,
@@ -152,7 +177,11 @@ export async function trackRunOptionsFromFlags(
       dataDir: flags.dataDir ?? dirname(dbPath),
       client: { trackingUrl, timeoutMs: flags.timeoutMs, connections: Math.min(flags.concurrency, 256) },
       quota,
-      retry: { attempts: flags.attempts, minDelayMs: flags.retryMinMs, maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs) },
+      retry: {
+        attempts: flags.attempts,
+        minDelayMs: flags.retryMinMs,
+        maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs),
+      },
       batchSize: flags.batchSize,
       refreshTerminal: flags.refreshTerminal,
       maxLookups: flags.maxLookups,
@@ -179,7 +208,8 @@ export function describeSummary(summary: TrackRunSummary & { readonly peakMemory
     `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   ];
   if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
-  for (const failed of summary.failedOrders.slice(0, 10)) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  for (const failed of summary.failedOrders.slice(0, 10))
+    lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -219,16 +249,28 @@ export function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
 
 export function trackCommand(): Command {
   return new Command('track')
-    .description('Look order codes up through the carrier\'s tracking API within the daily quotas and load the results into the warehouse.')
-    .addOption(new Option('--input <file>', 'CSV file with an order_code column (and optionally account); repeatable; - reads stdin').argParser((v: string, prev: string[] = []) => [...prev, v]))
-    .addOption(new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']))
+    .description(
+      "Look order codes up through the carrier's tracking API within the daily quotas and load the results into the warehouse.",
+    )
+    .addOption(
+      new Option(
+        '--input <file>',
+        'CSV file with an order_code column (and optionally account); repeatable; - reads stdin',
+      ).argParser((v: string, prev: string[] = []) => [...prev, v]),
+    )
+    .addOption(
+      new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']),
+    )
     .option('--from-duckdb <file>', 'read codes from a DuckDB file with --query')
-    .option('--from-postgres [url]', `read codes from PostgreSQL with --query (postgres://user@host:port/db, no password: it comes from PGPASSWORD or ~/.pgpass; without a URL, the whole URL is taken from $${POSTGRES_URL_ENV})`)
+    .option(
+      '--from-postgres [url]',
+      `read codes from PostgreSQL with --query (postgres://user@host:port/db, no password: it comes from PGPASSWORD or ~/.pgpass; without a URL, the whole URL is taken from $${POSTGRES_URL_ENV})`,
+    )
     .option('--query <sql>', 'SQL returning order_code and optionally account')
     .option('--keys-file <file>', 'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS as alias=key,...)')
     .option('--tracking-url <url>', `the carrier's tracking address (default: $${TRACKING_URL_ENV})`)
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
-    .option('--data-dir <dir>', 'where spool and rejects files go (default: the warehouse\'s folder)')
+    .option('--data-dir <dir>', "where spool and rejects files go (default: the warehouse's folder)")
     .option('--job <name>', 'job name recorded with the run (default: track)')
     .option('--per-key-limit <n>', 'lookups per key per carrier day (default: 200000)')
     .option('--global-limit <n>', 'lookups per carrier day over all keys (default: 3000000)')
@@ -241,14 +283,32 @@ export function trackCommand(): Command {
     .option('--attempts <n>', 'attempts per order on transient failures, each counted against the quota (default: 5)')
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
-    .option('--batch-size <n>', 'results committed per warehouse transaction; up to 4 times as many while a commit runs (default: 1000)')
-    .option('--refresh-terminal', 'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)')
+    .option(
+      '--batch-size <n>',
+      'results committed per warehouse transaction; up to 4 times as many while a commit runs (default: 1000)',
+    )
+    .option(
+      '--refresh-terminal',
+      'look up again orders whose stored status or latest status callback is terminal (30, 28, 19, 18, 32)',
+    )
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
-    .option('--redis <url>', `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`)
-    .option('--shard <i/n>', 'look up only the codes whose hash modulo N is I (0-based); each worker writes its own warehouse, then `merge`')
+    .option(
+      '--redis <url>',
+      `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`,
+    )
+    .option(
+      '--shard <i/n>',
+      'look up only the codes whose hash modulo N is I (0-based); each worker writes its own warehouse, then `merge`',
+    )
     .option('--grace-ms <ms>', 'on SIGINT/SIGTERM, time in-flight lookups get to finish (default: 10000)')
-    .option('--memory-limit <size>', `the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: ${TRACKING_WAREHOUSE_OPTIONS.memoryLimit})`)
-    .option('--plan', 'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)')
+    .option(
+      '--memory-limit <size>',
+      `the warehouse's DuckDB memory limit; past it DuckDB spills to disk (default: ${TRACKING_WAREHOUSE_OPTIONS.memoryLimit})`,
+    )
+    .option(
+      '--plan',
+      'print what a run would spend per key against what is left today, and spend nothing (with --json: as JSON)',
+    )
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
@@ -266,7 +326,11 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
       const { options, dbPath, flags, redisUrl } = await trackRunOptionsFromFlags(raw, process.env, logger);
       keepHeapSmall();
-      const warehouse = await openWarehouseForCommand(dbPath, trackingWarehouseOptions(flags.memoryLimit), WAREHOUSE_BUSY_WAIT_MS);
+      const warehouse = await openWarehouseForCommand(
+        dbPath,
+        trackingWarehouseOptions(flags.memoryLimit),
+        WAREHOUSE_BUSY_WAIT_MS,
+      );
       if (flags.plan) {
         try {
           const plan = await planTracking({ ...options, warehouse });
@@ -276,15 +340,22 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
         }
         return;
       }
-      const redis = redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
+      const redis =
+        redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
       const signals = stopOnSignals();
       let summary: TrackRunSummary;
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
         // A journal that cannot be loaded stays for the next load; the run goes on.
         const journalDir = callbackJournalDir(dbPath, undefined, process.env);
-        await ingestCallbackJournalAsGuest(warehouse, journalDir, { spoolDir: join(options.dataDir, 'spool', 'callbacks'), logger }).catch((error: unknown) =>
-          logger.error({ journalDir, error: error instanceof Error ? error.message : String(error) }, 'callback journal not loaded'),
+        await ingestCallbackJournalAsGuest(warehouse, journalDir, {
+          spoolDir: join(options.dataDir, 'spool', 'callbacks'),
+          logger,
+        }).catch((error: unknown) =>
+          logger.error(
+            { journalDir, error: error instanceof Error ? error.message : String(error) },
+            'callback journal not loaded',
+          ),
         );
         summary = await runTracking({
           ...options,
@@ -315,4 +386,3 @@ async function connectRedisForCommand(url: string, warehouse: { close(): Promise
     throw error;
   }
 }
-

@@ -2,7 +2,12 @@
 
 /** Text as HTML (element content and quoted attribute values alike). */
 export function escapeHtml(text: string): string {
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
 }
 
 /** A row as DuckDB spells its values as text (the CSV's cells); null for SQL NULL. */
@@ -34,23 +39,43 @@ export function formatValue(value: string | null, kind: ColumnKind = 'text'): st
  * A sortable table: each cell keeps its exact value (the CSV's text) in data-value, which the sort
  * and the tests read; `total` more rows than shown gets a note under it.
  */
-export function htmlTable(options: { readonly name: string; readonly columns: readonly Column[]; readonly rows: readonly TextRow[]; readonly total?: number }): string {
+export function htmlTable(options: {
+  readonly name: string;
+  readonly columns: readonly Column[];
+  readonly rows: readonly TextRow[];
+  readonly total?: number;
+}): string {
   const { name, columns, rows } = options;
   if (rows.length === 0) return `<p class="empty" data-table="${escapeHtml(name)}">No rows.</p>`;
-  const head = columns.map((c) => `<th scope="col" data-key="${escapeHtml(c.key)}"${c.kind !== undefined && c.kind !== 'text' ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`).join('');
+  const head = columns
+    .map(
+      (c) =>
+        `<th scope="col" data-key="${escapeHtml(c.key)}"${c.kind !== undefined && c.kind !== 'text' ? ' class="num"' : ''}>${escapeHtml(c.title)}</th>`,
+    )
+    .join('');
   const body = rows
-    .map((row) => `<tr>${columns.map((c) => {
-      const value = row[c.key] ?? null;
-      const numeric = c.kind !== undefined && c.kind !== 'text';
-      return `<td${numeric ? ' class="num"' : ''} data-value="${escapeHtml(value ?? '')}">${escapeHtml(formatValue(value, c.kind))}</td>`;
-    }).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${columns
+          .map((c) => {
+            const value = row[c.key] ?? null;
+            const numeric = c.kind !== undefined && c.kind !== 'text';
+            return `<td${numeric ? ' class="num"' : ''} data-value="${escapeHtml(value ?? '')}">${escapeHtml(formatValue(value, c.kind))}</td>`;
+          })
+          .join('')}</tr>`,
+    )
     .join('\n');
-  const more = options.total !== undefined && options.total > rows.length ? `<p class="note">Showing ${COUNT.format(rows.length)} of ${COUNT.format(options.total)} rows; the CSV report has them all.</p>` : '';
+  const more =
+    options.total !== undefined && options.total > rows.length
+      ? `<p class="note">Showing ${COUNT.format(rows.length)} of ${COUNT.format(options.total)} rows; the CSV report has them all.</p>`
+      : '';
   return `<table class="sortable" data-table="${escapeHtml(name)}" data-total="${options.total ?? rows.length}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>${more}`;
 }
 
 /** Headline figures: label and value pairs. */
-export function figures(items: readonly { readonly label: string; readonly value: string; readonly name: string }[]): string {
+export function figures(
+  items: readonly { readonly label: string; readonly value: string; readonly name: string }[],
+): string {
   return `<dl class="figures">${items.map((i) => `<div><dt>${escapeHtml(i.label)}</dt><dd data-figure="${escapeHtml(i.name)}">${escapeHtml(i.value)}</dd></div>`).join('')}</dl>`;
 }
 
@@ -105,9 +130,15 @@ document.querySelectorAll('table.sortable th').forEach(function (th) {
 });`;
 
 /** The whole page: one file, its style and script inline, nothing fetched. */
-export function htmlPage(options: { readonly title: string; readonly subtitle: string; readonly sections: readonly { readonly id: string; readonly title: string; readonly html: string }[] }): string {
+export function htmlPage(options: {
+  readonly title: string;
+  readonly subtitle: string;
+  readonly sections: readonly { readonly id: string; readonly title: string; readonly html: string }[];
+}): string {
   const nav = options.sections.map((s) => `<li><a href="#${s.id}">${escapeHtml(s.title)}</a></li>`).join('');
-  const sections = options.sections.map((s) => `<section id="${s.id}">\n<h2>${escapeHtml(s.title)}</h2>\n${s.html}\n</section>`).join('\n');
+  const sections = options.sections
+    .map((s) => `<section id="${s.id}">\n<h2>${escapeHtml(s.title)}</h2>\n${s.html}\n</section>`)
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

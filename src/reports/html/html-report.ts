@@ -1,14 +1,23 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { sqlText } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, chargesTables, DEFAULT_CHARGE_RULES } from '../charges-report.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
-import { sqlText } from '../../warehouse/sql-literals.js';
 import type { ReportScope } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/csv-writer.js';
-import { chartSvg, horizontalBars, stackedColumns, type ChartRow } from './report-charts.js';
-import { chartFigure, escapeHtml, figures, formatValue, htmlPage, htmlTable, type Column, type TextRow } from './html-page.js';
+import {
+  type Column,
+  chartFigure,
+  escapeHtml,
+  figures,
+  formatValue,
+  htmlPage,
+  htmlTable,
+  type TextRow,
+} from './html-page.js';
+import { type ChartRow, chartSvg, horizontalBars, stackedColumns } from './report-charts.js';
 
 /** What the page covers: carrier-local days (inclusive; absent means no limit), one account, and the report's "now". */
 export interface HtmlReportOptions {
@@ -32,10 +41,17 @@ const OTHER_REASONS = 'other reasons';
 const RUNS_SHOWN = 30;
 
 /** The ranked rows of a query, at most `limit`, and how many it has in all. */
-async function topRows(warehouse: Warehouse, query: string, limit: number): Promise<{ rows: TextRow[]; total: number }> {
+async function topRows(
+  warehouse: Warehouse,
+  query: string,
+  limit: number,
+): Promise<{ rows: TextRow[]; total: number }> {
   const text = await asTextQuery(warehouse.connection, query);
   const rows = (await warehouse.readAll(`${text.query} LIMIT ${limit}`)).getRowObjects() as TextRow[];
-  const total = rows.length < limit ? rows.length : Number((await warehouse.readAll(`SELECT count(*) AS n FROM (${query})`)).getRowObjectsJson()[0]!.n);
+  const total =
+    rows.length < limit
+      ? rows.length
+      : Number((await warehouse.readAll(`SELECT count(*) AS n FROM (${query})`)).getRowObjectsJson()[0]!.n);
   return { rows: rows.map((row) => Object.fromEntries(columnsOf(text.columns, row))), total };
 }
 
@@ -47,11 +63,19 @@ async function allRows(warehouse: Warehouse, query: string): Promise<TextRow[]> 
   return (await topRows(warehouse, query, Number.MAX_SAFE_INTEGER)).rows;
 }
 
-function chartRows(rows: readonly TextRow[], fields: Record<string, (row: TextRow) => string | number | null | undefined>): ChartRow[] {
+function chartRows(
+  rows: readonly TextRow[],
+  fields: Record<string, (row: TextRow) => string | number | null | undefined>,
+): ChartRow[] {
   return rows.map((row) => Object.fromEntries(Object.entries(fields).map(([name, of]) => [name, of(row) ?? null])));
 }
 
-async function chartOrNothing(name: string, caption: string, rows: readonly ChartRow[], spec: Parameters<typeof chartSvg>[0]): Promise<string> {
+async function chartOrNothing(
+  name: string,
+  caption: string,
+  rows: readonly ChartRow[],
+  spec: Parameters<typeof chartSvg>[0],
+): Promise<string> {
   return chartFigure(name, caption, rows.length === 0 ? null : await chartSvg(spec));
 }
 
@@ -68,9 +92,18 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
   for (const row of quota) {
     const key = perKey.get(row.key_alias!) ?? { lookups: 0, days: 0, busiest: 0 };
     const lookups = Number(row.lookups);
-    perKey.set(row.key_alias!, { lookups: key.lookups + lookups, days: key.days + 1, busiest: Math.max(key.busiest, lookups) });
+    perKey.set(row.key_alias!, {
+      lookups: key.lookups + lookups,
+      days: key.days + 1,
+      busiest: Math.max(key.busiest, lookups),
+    });
   }
-  const keyRows: TextRow[] = [...perKey.entries()].map(([alias, k]) => ({ key_alias: alias, lookups: String(k.lookups), days: String(k.days), busiest_day: String(k.busiest) }));
+  const keyRows: TextRow[] = [...perKey.entries()].map(([alias, k]) => ({
+    key_alias: alias,
+    lookups: String(k.lookups),
+    days: String(k.days),
+    busiest_day: String(k.busiest),
+  }));
   const quotaChart = await chartOrNothing(
     'quota-by-day',
     'Lookups per carrier day and key (quota ledger)',
@@ -78,30 +111,62 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
     stackedColumns({
       description: 'Lookups per carrier day and key',
       rows: chartRows(quota, { day: (r) => r.carrier_day, key: (r) => r.key_alias, lookups: (r) => Number(r.lookups) }),
-      x: 'day', xTitle: 'carrier day', stack: 'key', stackTitle: 'key', value: 'lookups', valueTitle: 'lookups',
+      x: 'day',
+      xTitle: 'carrier day',
+      stack: 'key',
+      stackTitle: 'key',
+      value: 'lookups',
+      valueTitle: 'lookups',
     }),
   );
   const latest = runs[0];
   return [
     figures([
       { name: 'runs-shown', label: 'runs (latest first)', value: formatValue(String(runs.length), 'count') },
-      { name: 'latest-run-state', label: 'latest run', value: latest === undefined ? 'none' : `${latest.job} ${latest.exit_state}` },
-      { name: 'lookups', label: 'lookups in the period', value: formatValue(String(quota.reduce((sum, r) => sum + Number(r.lookups), 0)), 'count') },
+      {
+        name: 'latest-run-state',
+        label: 'latest run',
+        value: latest === undefined ? 'none' : `${latest.job} ${latest.exit_state}`,
+      },
+      {
+        name: 'lookups',
+        label: 'lookups in the period',
+        value: formatValue(String(quota.reduce((sum, r) => sum + Number(r.lookups), 0)), 'count'),
+      },
     ]),
     '<h3>Latest runs</h3>',
-    scrolling(htmlTable({
-      name: 'runs',
-      rows: runs,
-      columns: [
-        { key: 'run_id', title: 'run' }, { key: 'job', title: 'job' }, { key: 'source', title: 'source' }, { key: 'started_at', title: 'started (UTC)' },
-        { key: 'seconds', title: 'seconds', kind: 'number' }, { key: 'codes_read', title: 'codes read', kind: 'count' }, { key: 'looked_up_ok', title: 'looked up', kind: 'count' },
-        { key: 'carrier_errors', title: 'carrier errors', kind: 'count' }, { key: 'transport_errors', title: 'transport errors', kind: 'count' },
-        { key: 'deferred', title: 'deferred', kind: 'count' }, { key: 'lookups_spent', title: 'lookups spent', kind: 'count' }, { key: 'exit_state', title: 'ended' },
-      ],
-    })),
+    scrolling(
+      htmlTable({
+        name: 'runs',
+        rows: runs,
+        columns: [
+          { key: 'run_id', title: 'run' },
+          { key: 'job', title: 'job' },
+          { key: 'source', title: 'source' },
+          { key: 'started_at', title: 'started (UTC)' },
+          { key: 'seconds', title: 'seconds', kind: 'number' },
+          { key: 'codes_read', title: 'codes read', kind: 'count' },
+          { key: 'looked_up_ok', title: 'looked up', kind: 'count' },
+          { key: 'carrier_errors', title: 'carrier errors', kind: 'count' },
+          { key: 'transport_errors', title: 'transport errors', kind: 'count' },
+          { key: 'deferred', title: 'deferred', kind: 'count' },
+          { key: 'lookups_spent', title: 'lookups spent', kind: 'count' },
+          { key: 'exit_state', title: 'ended' },
+        ],
+      }),
+    ),
     '<h3>Quota use per key</h3>',
     quotaChart,
-    htmlTable({ name: 'quota-per-key', rows: keyRows, columns: [{ key: 'key_alias', title: 'key' }, { key: 'lookups', title: 'lookups', kind: 'count' }, { key: 'days', title: 'days', kind: 'count' }, { key: 'busiest_day', title: 'busiest day', kind: 'count' }] }),
+    htmlTable({
+      name: 'quota-per-key',
+      rows: keyRows,
+      columns: [
+        { key: 'key_alias', title: 'key' },
+        { key: 'lookups', title: 'lookups', kind: 'count' },
+        { key: 'days', title: 'days', kind: 'count' },
+        { key: 'busiest_day', title: 'busiest day', kind: 'count' },
+      ],
+    }),
   ].join('\n');
 }
 
@@ -114,9 +179,18 @@ async function chargesSection(warehouse: Warehouse, scope: ReportScope, limit: n
   const any = overall.find((r) => r.check_name === 'any');
   const moneyChecks = new Set<string>(CHARGE_CHECKS.filter((c) => c.money).map((c) => c.name));
   const atStake = overall.filter((r) => moneyChecks.has(r.check_name!) && Number(r.amount_at_stake) > 0);
-  const perAccount = summaryRows.filter((r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0);
-  const top = await topRows(warehouse, `SELECT * FROM (${charges}) WHERE flags_failed > 0 ORDER BY amount_at_stake DESC NULLS LAST, order_code`, limit);
-  const flagsOf = (row: Record<string, unknown>) => CHARGE_CHECKS.filter((c) => row[`${c.name}_flag`] === 'true').map((c) => c.name).join(', ');
+  const perAccount = summaryRows.filter(
+    (r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0,
+  );
+  const top = await topRows(
+    warehouse,
+    `SELECT * FROM (${charges}) WHERE flags_failed > 0 ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
+    limit,
+  );
+  const flagsOf = (row: Record<string, unknown>) =>
+    CHARGE_CHECKS.filter((c) => row[`${c.name}_flag`] === 'true')
+      .map((c) => c.name)
+      .join(', ');
   const topRowsShown = top.rows.map((row) => ({ ...row, flags: flagsOf(row) }));
   return [
     figures([
@@ -124,45 +198,85 @@ async function chargesSection(warehouse: Warehouse, scope: ReportScope, limit: n
       { name: 'orders-flagged', label: 'orders flagged', value: formatValue(any?.orders_flagged ?? '0', 'count') },
       { name: 'amount-at-stake', label: 'at stake (VND)', value: formatValue(any?.amount_at_stake ?? '0', 'money') },
     ]),
-    await chartOrNothing('charges-at-stake', 'Amount at stake per check (VND, all accounts)', atStake, horizontalBars({
-      description: 'Amount at stake per check',
-      rows: chartRows(atStake, { check: (r) => r.check_name, amount: (r) => Number(r.amount_at_stake) }),
-      category: 'check', categoryTitle: 'check', value: 'amount', valueTitle: 'VND at stake',
-    })),
-    await chartOrNothing('charges-flagged', 'Orders flagged per check and account', perAccount, stackedColumns({
-      description: 'Orders flagged per check and account',
-      rows: chartRows(perAccount, { check: (r) => r.check_name, account: (r) => r.account_alias, orders: (r) => Number(r.orders_flagged) }),
-      x: 'check', xTitle: 'check', stack: 'account', stackTitle: 'account', value: 'orders', valueTitle: 'orders flagged',
-    })),
+    await chartOrNothing(
+      'charges-at-stake',
+      'Amount at stake per check (VND, all accounts)',
+      atStake,
+      horizontalBars({
+        description: 'Amount at stake per check',
+        rows: chartRows(atStake, { check: (r) => r.check_name, amount: (r) => Number(r.amount_at_stake) }),
+        category: 'check',
+        categoryTitle: 'check',
+        value: 'amount',
+        valueTitle: 'VND at stake',
+      }),
+    ),
+    await chartOrNothing(
+      'charges-flagged',
+      'Orders flagged per check and account',
+      perAccount,
+      stackedColumns({
+        description: 'Orders flagged per check and account',
+        rows: chartRows(perAccount, {
+          check: (r) => r.check_name,
+          account: (r) => r.account_alias,
+          orders: (r) => Number(r.orders_flagged),
+        }),
+        x: 'check',
+        xTitle: 'check',
+        stack: 'account',
+        stackTitle: 'account',
+        value: 'orders',
+        valueTitle: 'orders flagged',
+      }),
+    ),
     '<h3>Findings per check and account</h3>',
     `<p class="note">Account * is all accounts; check "any" counts orders with at least one flag. ${CHARGE_CHECKS.map((c) => `<b>${escapeHtml(c.name)}</b>: ${escapeHtml(c.what)}.`).join(' ')}</p>`,
-    scrolling(htmlTable({
-      name: 'charges-summary',
-      rows: summaryRows,
-      columns: [
-        { key: 'check_name', title: 'check' }, { key: 'account_alias', title: 'account' }, { key: 'orders_flagged', title: 'orders flagged', kind: 'count' },
-        { key: 'orders_checked', title: 'orders checked', kind: 'count' }, { key: 'amount_at_stake', title: 'at stake (VND)', kind: 'money' },
-      ],
-    })),
+    scrolling(
+      htmlTable({
+        name: 'charges-summary',
+        rows: summaryRows,
+        columns: [
+          { key: 'check_name', title: 'check' },
+          { key: 'account_alias', title: 'account' },
+          { key: 'orders_flagged', title: 'orders flagged', kind: 'count' },
+          { key: 'orders_checked', title: 'orders checked', kind: 'count' },
+          { key: 'amount_at_stake', title: 'at stake (VND)', kind: 'money' },
+        ],
+      }),
+    ),
     '<h3>Top orders by amount at stake</h3>',
-    scrolling(htmlTable({
-      name: 'charges-top-orders',
-      rows: topRowsShown,
-      total: top.total,
-      columns: [
-        { key: 'order_code', title: 'order' }, { key: 'account_alias', title: 'account' }, { key: 'status_name', title: 'status' },
-        { key: 'total_service_cost', title: 'billed (VND)', kind: 'money' }, { key: 'amount_at_stake', title: 'at stake (VND)', kind: 'money' },
-        { key: 'flags_failed', title: 'flags', kind: 'count' }, { key: 'flags', title: 'checks failed' },
-      ],
-    })),
+    scrolling(
+      htmlTable({
+        name: 'charges-top-orders',
+        rows: topRowsShown,
+        total: top.total,
+        columns: [
+          { key: 'order_code', title: 'order' },
+          { key: 'account_alias', title: 'account' },
+          { key: 'status_name', title: 'status' },
+          { key: 'total_service_cost', title: 'billed (VND)', kind: 'money' },
+          { key: 'amount_at_stake', title: 'at stake (VND)', kind: 'money' },
+          { key: 'flags_failed', title: 'flags', kind: 'count' },
+          { key: 'flags', title: 'checks failed' },
+        ],
+      }),
+    ),
   ].join('\n');
 }
 
 const BREAKDOWN_COLUMNS: readonly Column[] = [
-  { key: 'failures', title: 'failures', kind: 'count' }, { key: 'orders', title: 'orders', kind: 'count' }, { key: 'share', title: 'share', kind: 'share' },
+  { key: 'failures', title: 'failures', kind: 'count' },
+  { key: 'orders', title: 'orders', kind: 'count' },
+  { key: 'share', title: 'share', kind: 'share' },
 ];
 
-async function failuresSections(warehouse: Warehouse, scope: ReportScope, now: number, limit: number): Promise<{ failures: string; awaiting: string }> {
+async function failuresSections(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  now: number,
+  limit: number,
+): Promise<{ failures: string; awaiting: string }> {
   const report = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
   for (const statement of report.prepare) await warehouse.run(statement);
   const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
@@ -172,7 +286,10 @@ async function failuresSections(warehouse: Warehouse, scope: ReportScope, now: n
   const byProvince = await topRows(warehouse, query('failures-by-province'), limit);
   const byPostOffice = await topRows(warehouse, query('failures-by-post-office'), limit);
   const awaiting = await topRows(warehouse, query('failures-awaiting'), limit);
-  const awaitingByReason = await allRows(warehouse, `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`);
+  const awaitingByReason = await allRows(
+    warehouse,
+    `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`,
+  );
   const topReasons = new Set(byReason.slice(0, CHART_REASONS).map(reasonLabel));
   const total = byReason.reduce((sum, r) => sum + Number(r.failures), 0);
   const place = (r: TextRow) => r.province_name ?? '(unknown)';
@@ -182,53 +299,137 @@ async function failuresSections(warehouse: Warehouse, scope: ReportScope, now: n
       { name: 'reasons', label: 'reasons', value: formatValue(String(byReason.length), 'count') },
       { name: 'weeks', label: 'ISO weeks', value: formatValue(String(byWeek.length), 'count') },
     ]),
-    await chartOrNothing('failures-by-week', 'Failed attempts per ISO week and reason', byWeekAndReason, stackedColumns({
-      description: 'Failed attempts per ISO week and reason',
-      rows: chartRows(byWeekAndReason, { week: (r) => r.iso_week, reason: (r) => (topReasons.has(reasonLabel(r)) ? reasonLabel(r) : OTHER_REASONS), failures: (r) => Number(r.failures) }),
-      x: 'week', xTitle: 'ISO week', stack: 'reason', stackTitle: 'reason', value: 'failures', valueTitle: 'failed attempts',
-    })),
+    await chartOrNothing(
+      'failures-by-week',
+      'Failed attempts per ISO week and reason',
+      byWeekAndReason,
+      stackedColumns({
+        description: 'Failed attempts per ISO week and reason',
+        rows: chartRows(byWeekAndReason, {
+          week: (r) => r.iso_week,
+          reason: (r) => (topReasons.has(reasonLabel(r)) ? reasonLabel(r) : OTHER_REASONS),
+          failures: (r) => Number(r.failures),
+        }),
+        x: 'week',
+        xTitle: 'ISO week',
+        stack: 'reason',
+        stackTitle: 'reason',
+        value: 'failures',
+        valueTitle: 'failed attempts',
+      }),
+    ),
     '<h3>Per reason</h3>',
-    scrolling(htmlTable({ name: 'failures-by-reason', rows: byReason, columns: [{ key: 'delay_code', title: 'code' }, { key: 'delay_meaning', title: 'reason' }, ...BREAKDOWN_COLUMNS] })),
+    scrolling(
+      htmlTable({
+        name: 'failures-by-reason',
+        rows: byReason,
+        columns: [
+          { key: 'delay_code', title: 'code' },
+          { key: 'delay_meaning', title: 'reason' },
+          ...BREAKDOWN_COLUMNS,
+        ],
+      }),
+    ),
     '<h3>Per ISO week</h3>',
-    scrolling(htmlTable({ name: 'failures-by-week', rows: byWeek, columns: [{ key: 'iso_week', title: 'ISO week' }, ...BREAKDOWN_COLUMNS] })),
+    scrolling(
+      htmlTable({
+        name: 'failures-by-week',
+        rows: byWeek,
+        columns: [{ key: 'iso_week', title: 'ISO week' }, ...BREAKDOWN_COLUMNS],
+      }),
+    ),
     '<h3>Per province</h3>',
-    await chartOrNothing('failures-by-province', `Failed attempts per province (top ${CHART_TOP})`, byProvince.rows, horizontalBars({
-      description: 'Failed attempts per province',
-      rows: chartRows(byProvince.rows.slice(0, CHART_TOP), { province: place, failures: (r) => Number(r.failures) }),
-      category: 'province', categoryTitle: 'province', value: 'failures', valueTitle: 'failed attempts',
-    })),
-    scrolling(htmlTable({ name: 'failures-by-province', rows: byProvince.rows, total: byProvince.total, columns: [{ key: 'province_name', title: 'province' }, ...BREAKDOWN_COLUMNS] })),
+    await chartOrNothing(
+      'failures-by-province',
+      `Failed attempts per province (top ${CHART_TOP})`,
+      byProvince.rows,
+      horizontalBars({
+        description: 'Failed attempts per province',
+        rows: chartRows(byProvince.rows.slice(0, CHART_TOP), { province: place, failures: (r) => Number(r.failures) }),
+        category: 'province',
+        categoryTitle: 'province',
+        value: 'failures',
+        valueTitle: 'failed attempts',
+      }),
+    ),
+    scrolling(
+      htmlTable({
+        name: 'failures-by-province',
+        rows: byProvince.rows,
+        total: byProvince.total,
+        columns: [{ key: 'province_name', title: 'province' }, ...BREAKDOWN_COLUMNS],
+      }),
+    ),
     '<h3>Per post office</h3>',
-    await chartOrNothing('failures-by-post-office', `Failed attempts per post office (top ${CHART_TOP})`, byPostOffice.rows, horizontalBars({
-      description: 'Failed attempts per post office',
-      rows: chartRows(byPostOffice.rows.slice(0, CHART_TOP), { office: (r) => `${r.post_office_name ?? '(unknown)'}, ${place(r)}`, failures: (r) => Number(r.failures) }),
-      category: 'office', categoryTitle: 'post office', value: 'failures', valueTitle: 'failed attempts',
-    })),
-    scrolling(htmlTable({
-      name: 'failures-by-post-office',
-      rows: byPostOffice.rows,
-      total: byPostOffice.total,
-      columns: [{ key: 'post_office_name', title: 'post office' }, { key: 'province_name', title: 'province' }, ...BREAKDOWN_COLUMNS],
-    })),
+    await chartOrNothing(
+      'failures-by-post-office',
+      `Failed attempts per post office (top ${CHART_TOP})`,
+      byPostOffice.rows,
+      horizontalBars({
+        description: 'Failed attempts per post office',
+        rows: chartRows(byPostOffice.rows.slice(0, CHART_TOP), {
+          office: (r) => `${r.post_office_name ?? '(unknown)'}, ${place(r)}`,
+          failures: (r) => Number(r.failures),
+        }),
+        category: 'office',
+        categoryTitle: 'post office',
+        value: 'failures',
+        valueTitle: 'failed attempts',
+      }),
+    ),
+    scrolling(
+      htmlTable({
+        name: 'failures-by-post-office',
+        rows: byPostOffice.rows,
+        total: byPostOffice.total,
+        columns: [
+          { key: 'post_office_name', title: 'post office' },
+          { key: 'province_name', title: 'province' },
+          ...BREAKDOWN_COLUMNS,
+        ],
+      }),
+    ),
   ].join('\n');
   const waiting = [
-    figures([{ name: 'awaiting', label: 'orders awaiting handling (status 16)', value: formatValue(String(awaiting.total), 'count') }]),
-    await chartOrNothing('awaiting-by-reason', 'Orders awaiting handling per last reason', awaitingByReason, horizontalBars({
-      description: 'Orders awaiting handling per last reason',
-      rows: chartRows(awaitingByReason, { reason: reasonLabel, orders: (r) => Number(r.orders) }),
-      category: 'reason', categoryTitle: 'last reason', value: 'orders', valueTitle: 'orders',
-    })),
+    figures([
+      {
+        name: 'awaiting',
+        label: 'orders awaiting handling (status 16)',
+        value: formatValue(String(awaiting.total), 'count'),
+      },
+    ]),
+    await chartOrNothing(
+      'awaiting-by-reason',
+      'Orders awaiting handling per last reason',
+      awaitingByReason,
+      horizontalBars({
+        description: 'Orders awaiting handling per last reason',
+        rows: chartRows(awaitingByReason, { reason: reasonLabel, orders: (r) => Number(r.orders) }),
+        category: 'reason',
+        categoryTitle: 'last reason',
+        value: 'orders',
+        valueTitle: 'orders',
+      }),
+    ),
     '<h3>Longest waiting</h3>',
-    scrolling(htmlTable({
-      name: 'failures-awaiting',
-      rows: awaiting.rows,
-      total: awaiting.total,
-      columns: [
-        { key: 'order_code', title: 'order' }, { key: 'account_alias', title: 'account' }, { key: 'awaiting_since', title: 'since (UTC)' },
-        { key: 'waited_hours', title: 'hours waited', kind: 'number' }, { key: 'delay_code', title: 'code' }, { key: 'delay_meaning', title: 'reason' },
-        { key: 'delay_note', title: 'note' }, { key: 'province_name', title: 'province' }, { key: 'post_office_name', title: 'post office' },
-      ],
-    })),
+    scrolling(
+      htmlTable({
+        name: 'failures-awaiting',
+        rows: awaiting.rows,
+        total: awaiting.total,
+        columns: [
+          { key: 'order_code', title: 'order' },
+          { key: 'account_alias', title: 'account' },
+          { key: 'awaiting_since', title: 'since (UTC)' },
+          { key: 'waited_hours', title: 'hours waited', kind: 'number' },
+          { key: 'delay_code', title: 'code' },
+          { key: 'delay_meaning', title: 'reason' },
+          { key: 'delay_note', title: 'note' },
+          { key: 'province_name', title: 'province' },
+          { key: 'post_office_name', title: 'post office' },
+        ],
+      }),
+    ),
   ].join('\n');
   return { failures, awaiting: waiting };
 }
@@ -258,7 +459,10 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
 }
 
 /** Writes the HTML report to `out` (its folder made when missing); what the command and the nightly job call. */
-export async function writeHtmlReport(warehouse: Warehouse, options: HtmlReportOptions & { readonly out: string }): Promise<{ path: string; bytes: number }> {
+export async function writeHtmlReport(
+  warehouse: Warehouse,
+  options: HtmlReportOptions & { readonly out: string },
+): Promise<{ path: string; bytes: number }> {
   const html = await buildHtmlReport(warehouse, options);
   await mkdir(dirname(options.out), { recursive: true });
   await writeFile(options.out, html, 'utf8');

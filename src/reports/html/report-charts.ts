@@ -29,14 +29,24 @@ export async function chartSvg(spec: ChartSpec): Promise<string> {
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });
   try {
     const svg = await view.toSVG();
-    return svg.replace(/\s+xmlns(:xlink)?="[^"]*"/g, '').replace('<svg ', `<svg role="img" aria-label="${escapeHtml(spec.description ?? '')}" `);
+    return svg
+      .replace(/\s+xmlns(:xlink)?="[^"]*"/g, '')
+      .replace('<svg ', `<svg role="img" aria-label="${escapeHtml(spec.description ?? '')}" `);
   } finally {
     view.finalize();
   }
 }
 
 /** Horizontal bars, one per category, longest first. */
-export function horizontalBars(options: { description: string; rows: readonly ChartRow[]; category: string; categoryTitle: string; value: string; valueTitle: string; width?: number }): ChartSpec {
+export function horizontalBars(options: {
+  description: string;
+  rows: readonly ChartRow[];
+  category: string;
+  categoryTitle: string;
+  value: string;
+  valueTitle: string;
+  width?: number;
+}): ChartSpec {
   return {
     description: options.description,
     width: options.width ?? 520,
@@ -51,7 +61,16 @@ export function horizontalBars(options: { description: string; rows: readonly Ch
 }
 
 /** Vertical bars over an ordered axis (weeks, days), stacked by a second category. */
-export function stackedColumns(options: { description: string; rows: readonly ChartRow[]; x: string; xTitle: string; stack: string; stackTitle: string; value: string; valueTitle: string }): ChartSpec {
+export function stackedColumns(options: {
+  description: string;
+  rows: readonly ChartRow[];
+  x: string;
+  xTitle: string;
+  stack: string;
+  stackTitle: string;
+  value: string;
+  valueTitle: string;
+}): ChartSpec {
   return {
     description: options.description,
     width: { step: 18 },

@@ -10,6 +10,7 @@ const ROWS_PER_CALL = 32;
 /** The CSV lines of `rows` (no header), as one `stringify(rows)` gives them. */
 export function csvLines(rows: readonly (readonly (string | null)[])[]): string {
   const parts: string[] = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_CALL) parts.push(stringify(rows.slice(start, start + ROWS_PER_CALL) as (string | null)[][]));
+  for (let start = 0; start < rows.length; start += ROWS_PER_CALL)
+    parts.push(stringify(rows.slice(start, start + ROWS_PER_CALL) as (string | null)[][]));
   return parts.join('');
 }

@@ -40,7 +40,9 @@ export class CsvStringifyPool {
 
   #start(): void {
     for (let i = 0; i < MAX_WORKERS; i++) {
-      const worker = new Worker(new URL('./csv-stringify-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+      const worker = new Worker(new URL('./csv-stringify-worker.js', import.meta.url), {
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
       worker.on('message', ({ id, csv, error }: { id: number; csv?: string; error?: string }) => {
         const pending = this.#pending.get(id);
         this.#pending.delete(id);

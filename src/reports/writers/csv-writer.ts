@@ -1,5 +1,5 @@
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { stringify } from 'csv-stringify/sync';
 import { sqlName } from '../../warehouse/sql-literals.js';
@@ -8,7 +8,10 @@ import type { CsvStringifyPool } from './csv-stringify-pool.js';
 import { narrowDecimals } from './narrow-decimals.js';
 
 /** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
-export async function asTextQuery(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
+export async function asTextQuery(
+  connection: DuckDBConnection,
+  query: string,
+): Promise<{ readonly columns: string[]; readonly query: string }> {
   const columns = (await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`)).columnNames();
   const asText = columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR) AS ${sqlName(c)}`).join(', ');
   return { columns, query: `SELECT ${asText} FROM (${query})` };
@@ -19,7 +22,10 @@ export async function asTextQuery(connection: DuckDBConnection, query: string): 
  * null): one string per row to bring into JavaScript instead of one per value, which costs several
  * times more in the DuckDB client than JSON.parse does.
  */
-async function asJsonRowsQuery(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
+async function asJsonRowsQuery(
+  connection: DuckDBConnection,
+  query: string,
+): Promise<{ readonly columns: string[]; readonly query: string }> {
   const narrowed = await narrowDecimals(connection, query);
   const values = narrowed.columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR)`).join(', ');
   return { columns: narrowed.columns, query: `SELECT to_json([${values}]) AS row_values FROM (${narrowed.query})` };
@@ -31,7 +37,12 @@ async function asJsonRowsQuery(connection: DuckDBConnection, query: string): Pro
  * UTC times), empty for null. Streams chunk by chunk; a table of more than one chunk is stringified
  * in `pool`'s worker threads, written in order. Returns the number of rows.
  */
-export async function writeCsv(connection: DuckDBConnection, query: string, path: string, pool: CsvStringifyPool): Promise<number> {
+export async function writeCsv(
+  connection: DuckDBConnection,
+  query: string,
+  path: string,
+  pool: CsvStringifyPool,
+): Promise<number> {
   const json = await asJsonRowsQuery(connection, query);
   const result = await connection.stream(json.query);
   const out = createWriteStream(path);
@@ -45,7 +56,11 @@ export async function writeCsv(connection: DuckDBConnection, query: string, path
   let rows = 0;
   try {
     await write(stringify([], { bom: true, header: true, columns: json.columns }));
-    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    for (
+      let chunk = await result.fetchChunk();
+      chunk !== null && chunk.rowCount > 0;
+      chunk = await result.fetchChunk()
+    ) {
       rows += chunk.rowCount;
       const batch = `[${(chunk.getColumnValues(0) as string[]).join(',')}]`;
       if (batches++ === 0) {

@@ -1,4 +1,4 @@
-import { DuckDBDecimalType, type DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBDecimalType } from '@duckdb/node-api';
 import { sqlName } from '../../warehouse/sql-literals.js';
 
 /** The widest DECIMAL DuckDB holds in 64 bits; wider ones take 128-bit integers. */
@@ -10,19 +10,28 @@ const NARROW_WIDTH = 18;
  * as text or JSON, which DuckDB writes about three times faster from 64 bits than from 128. Costs one
  * pass over those columns, which report tables hold in temporary tables.
  */
-export async function narrowDecimals(connection: DuckDBConnection, query: string): Promise<{ readonly columns: string[]; readonly query: string }> {
+export async function narrowDecimals(
+  connection: DuckDBConnection,
+  query: string,
+): Promise<{ readonly columns: string[]; readonly query: string }> {
   const shape = await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`);
   const columns = shape.columnNames();
   const types = shape.columnTypes();
   const wide = columns.flatMap((name, i) => {
     const type = types[i];
-    return type instanceof DuckDBDecimalType && type.width > NARROW_WIDTH && type.scale < NARROW_WIDTH ? [{ name, scale: type.scale }] : [];
+    return type instanceof DuckDBDecimalType && type.width > NARROW_WIDTH && type.scale < NARROW_WIDTH
+      ? [{ name, scale: type.scale }]
+      : [];
   });
   if (wide.length === 0) return { columns, query };
-  const checks = wide.map(({ name, scale }) => `coalesce(max(abs(${sqlName(name)})) < 1${'0'.repeat(NARROW_WIDTH - scale)}, true)`);
+  const checks = wide.map(
+    ({ name, scale }) => `coalesce(max(abs(${sqlName(name)})) < 1${'0'.repeat(NARROW_WIDTH - scale)}, true)`,
+  );
   const fits = (await connection.runAndReadAll(`SELECT ${checks.join(', ')} FROM (${query})`)).getRows()[0]!;
   const narrow = new Map(wide.filter((_, i) => fits[i] === true).map(({ name, scale }) => [name, scale]));
   if (narrow.size === 0) return { columns, query };
-  const select = columns.map((c) => (narrow.has(c) ? `CAST(${sqlName(c)} AS DECIMAL(${NARROW_WIDTH},${narrow.get(c)})) AS ${sqlName(c)}` : sqlName(c)));
+  const select = columns.map((c) =>
+    narrow.has(c) ? `CAST(${sqlName(c)} AS DECIMAL(${NARROW_WIDTH},${narrow.get(c)})) AS ${sqlName(c)}` : sqlName(c),
+  );
   return { columns, query: `SELECT ${select.join(', ')} FROM (${query})` };
 }

@@ -21,7 +21,11 @@ export interface WrittenFile {
 }
 
 /** The file of a table: `<table>_<from>_<to>.<format>`, e.g. `charges_2026-11-01_2026-11-22.csv`. */
-export function reportFileName(table: string, range: { readonly from: string; readonly to: string }, format: ReportFormat): string {
+export function reportFileName(
+  table: string,
+  range: { readonly from: string; readonly to: string },
+  format: ReportFormat,
+): string {
   return `${table}_${range.from}_${range.to}.${format}`;
 }
 
@@ -32,7 +36,9 @@ export function reportFileName(table: string, range: { readonly from: string; re
  */
 async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, write: () => Promise<T>): Promise<T> {
   if (!anyOrder) return write();
-  const setting = (await connection.runAndReadAll("SELECT current_setting('preserve_insertion_order')")).getRows()[0]![0];
+  const setting = (
+    await connection.runAndReadAll("SELECT current_setting('preserve_insertion_order')")
+  ).getRows()[0]![0];
   await connection.run('SET preserve_insertion_order = false');
   try {
     return await write();
@@ -45,7 +51,11 @@ async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, wr
 export async function writeReportTables(
   connection: DuckDBConnection,
   tables: readonly ReportTable[],
-  options: { readonly outDir: string; readonly format: ReportFormat; readonly range: { readonly from: string; readonly to: string } },
+  options: {
+    readonly outDir: string;
+    readonly format: ReportFormat;
+    readonly range: { readonly from: string; readonly to: string };
+  },
 ): Promise<WrittenFile[]> {
   const written: WrittenFile[] = [];
   const pool = new CsvStringifyPool();
@@ -53,7 +63,9 @@ export async function writeReportTables(
     for (const table of tables) {
       const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
       const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
-        options.format === 'csv' ? writeCsv(connection, table.query, path, pool) : writeWithCopy(connection, table.query, path, options.format),
+        options.format === 'csv'
+          ? writeCsv(connection, table.query, path, pool)
+          : writeWithCopy(connection, table.query, path, options.format),
       );
       written.push({ table: table.name, path, rows });
     }

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPERATION_PATHS, TRACKING_ERROR } from '../../carrier/contract.js';
 import type { FaultKind, Operation } from '../fault-injector.js';
 import type { SandboxState } from '../sandbox-state.js';
+import { BodyTooLargeError, JSON_CONTENT_TYPE, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
 import { answerOrderImages, imageFileBytes } from './order-images.js';
 import { answerPriceCalculation, priceFailure } from './price-calculation.js';
 import { answerTrackingLookup, trackingErrorResult } from './tracking-lookup.js';
-import { BodyTooLargeError, JSON_CONTENT_TYPE, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
 
 const IMAGE_PATH = /^\/images\/([A-Za-z0-9_-]{1,40})\/(\d{1,3})\.jpg$/;
 
@@ -32,7 +32,14 @@ export async function handleCarrierRequest(
 ): Promise<void> {
   if (req.method === 'GET' && path === OPERATION_PATHS.tracking) {
     const orderCode = queryParam(params, 'ordercode');
-    const json = answerTrackingLookup(state.world, state.quota, state.trackingAnswers, state.clock.now(), queryParam(params, 'apiKey'), orderCode);
+    const json = answerTrackingLookup(
+      state.world,
+      state.quota,
+      state.trackingAnswers,
+      state.clock.now(),
+      queryParam(params, 'apiKey'),
+      orderCode,
+    );
     return respond(state, 'tracking', orderCode, { status: 200, json }, res, hanging);
   }
   if (req.method === 'POST' && (path === OPERATION_PATHS.price || path === OPERATION_PATHS.images)) {
@@ -45,15 +52,27 @@ export async function handleCarrierRequest(
     const plan = state.world.findOrder(image[1]!);
     const no = Number(image[2]);
     if (!plan || no < 1 || no > plan.imageCount) return sendJson(res, 404, { error: 'no such image' });
-    return sendText(res, 200, imageFileBytes(state.options.seed, plan.code, no, state.options.imageBytes), 'image/jpeg');
+    return sendText(
+      res,
+      200,
+      imageFileBytes(state.options.seed, plan.code, no, state.options.imageBytes),
+      'image/jpeg',
+    );
   }
   sendJson(res, 404, { error: `no such operation: ${req.method} ${path}` });
 }
 
-async function answerCustomerOperation(state: SandboxState, baseUrl: string, operation: Operation, req: IncomingMessage): Promise<Answer> {
+async function answerCustomerOperation(
+  state: SandboxState,
+  baseUrl: string,
+  operation: Operation,
+  req: IncomingMessage,
+): Promise<Answer> {
   const failure = (message: string) =>
     JSON.stringify(
-      operation === 'price' ? priceFailure([{ Field: '', Message: message }]) : { Items: [], Errors: [{ Code: 'INVALID_REQUEST', Message: message }], ErrorMessage: message },
+      operation === 'price'
+        ? priceFailure([{ Field: '', Message: message }])
+        : { Items: [], Errors: [{ Code: 'INVALID_REQUEST', Message: message }], ErrorMessage: message },
     );
   let text: string;
   try {
@@ -66,7 +85,10 @@ async function answerCustomerOperation(state: SandboxState, baseUrl: string, ope
   const apiKey = Array.isArray(header) ? header[0] : header;
   const account = apiKey === undefined ? undefined : state.world.findAccountByKey(apiKey);
   if (!account) {
-    return { status: 401, json: failure(apiKey === undefined ? `missing ${state.options.customerAuthHeader} header` : 'API key not found') };
+    return {
+      status: 401,
+      json: failure(apiKey === undefined ? `missing ${state.options.customerAuthHeader} header` : 'API key not found'),
+    };
   }
   let body: unknown;
   try {
@@ -76,8 +98,13 @@ async function answerCustomerOperation(state: SandboxState, baseUrl: string, ope
   }
   const named = (body as { OrderCode?: unknown } | null)?.OrderCode;
   const orderCode = typeof named === 'string' ? named : undefined;
-  if (operation === 'price') return { status: 200, json: JSON.stringify(answerPriceCalculation(state.world, account, body)), orderCode };
-  return { status: 200, json: JSON.stringify(answerOrderImages(state.world, account, state.clock.now(), baseUrl, body)), orderCode };
+  if (operation === 'price')
+    return { status: 200, json: JSON.stringify(answerPriceCalculation(state.world, account, body)), orderCode };
+  return {
+    status: 200,
+    json: JSON.stringify(answerOrderImages(state.world, account, state.clock.now(), baseUrl, body)),
+    orderCode,
+  };
 }
 
 /** Sends an answer after the injected latency, or the injected fault instead. */
@@ -103,7 +130,9 @@ async function respond(
       return sendText(res, status, `<html><body><h1>${status}</h1>Service unavailable</body></html>`, 'text/html');
     }
     case 'rate_limited':
-      return sendText(res, 429, 'Too Many Requests', 'text/plain', { 'retry-after': String(state.faults.current.retryAfterSeconds) });
+      return sendText(res, 429, 'Too Many Requests', 'text/plain', {
+        'retry-after': String(state.faults.current.retryAfterSeconds),
+      });
     case 'malformed': {
       const json = answer.json.toString();
       return sendText(res, 200, json.slice(0, Math.max(1, Math.floor(json.length / 2))), JSON_CONTENT_TYPE);

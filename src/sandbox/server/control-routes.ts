@@ -1,8 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { carrierDayOf, describeIssues, formatCarrierDateTime, parseCarrierInstant, instantToEpochMs } from '../../carrier/contract.js';
-import { SandboxOptionsSchema } from '../sandbox-options.js';
+import {
+  carrierDayOf,
+  describeIssues,
+  formatCarrierDateTime,
+  instantToEpochMs,
+  parseCarrierInstant,
+} from '../../carrier/contract.js';
 import { FAULT_KINDS } from '../fault-injector.js';
+import { SandboxOptionsSchema } from '../sandbox-options.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { readBody, sendJson } from './http-exchange.js';
 
@@ -31,7 +37,10 @@ const ScriptedFaultSchema = z
  */
 function patchOf<S extends z.ZodObject>(settings: S): z.ZodType<Partial<z.output<S>>> {
   const fields = Object.fromEntries(
-    Object.entries(settings.shape).map(([name, field]) => [name, field instanceof z.ZodDefault ? field.unwrap() : field]),
+    Object.entries(settings.shape).map(([name, field]) => [
+      name,
+      field instanceof z.ZodDefault ? field.unwrap() : field,
+    ]),
   );
   return z.object(fields).partial().strict() as unknown as z.ZodType<Partial<z.output<S>>>;
 }
@@ -46,7 +55,13 @@ const CallbacksPatchSchema = patchOf(optionShape.callbacks.unwrap());
  * faults and callbacks while it runs, and read what it generated and counted, so tests and audits
  * can be scored against the truth.
  */
-export async function handleControl(state: SandboxState, path: string, params: URLSearchParams, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handleControl(
+  state: SandboxState,
+  path: string,
+  params: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const route = `${req.method} ${path}`;
   const body = async <S extends z.ZodType>(schema: S): Promise<z.output<S> | undefined> => {
     let value: unknown;
@@ -73,7 +88,11 @@ export async function handleControl(state: SandboxState, path: string, params: U
     case 'POST /_sandbox/clock': {
       const move = await body(ClockMoveSchema);
       if (!move) return;
-      let target = state.clock.now() + (move.advanceMs ?? 0) + (move.advanceHours ?? 0) * 3_600_000 + (move.advanceDays ?? 0) * 86_400_000;
+      let target =
+        state.clock.now() +
+        (move.advanceMs ?? 0) +
+        (move.advanceHours ?? 0) * 3_600_000 +
+        (move.advanceDays ?? 0) * 86_400_000;
       if (move.to !== undefined) {
         const instant = parseCarrierInstant(move.to);
         if (!instant) return sendJson(res, 400, { error: `not a date-time: ${move.to}` });
@@ -135,7 +154,12 @@ function describeState(state: SandboxState) {
     now: formatCarrierDateTime(now),
     carrierDay: carrierDayOf(now, state.quota.current.dayUtcOffsetMinutes),
     clockMode: state.clock.mode,
-    accounts: state.world.accounts.map((a) => ({ alias: a.alias, clientHubID: a.clientHubID, hubProvince: a.hubProvince.name, orders: state.world.options.ordersPerAccount })),
+    accounts: state.world.accounts.map((a) => ({
+      alias: a.alias,
+      clientHubID: a.clientHubID,
+      hubProvince: a.hubProvince.name,
+      orders: state.world.options.ordersPerAccount,
+    })),
     limits: state.quota.current,
     faults: state.faults.current,
     callbacks: { ...state.callbacks.current, basicPassword: undefined },

@@ -22,11 +22,22 @@ export async function readBody(req: IncomingMessage): Promise<string> {
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendText(res, status, JSON.stringify(body), JSON_CONTENT_TYPE, headers);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string | Buffer, contentType: string, headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string | Buffer,
+  contentType: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }

@@ -1,8 +1,8 @@
-import { PRICE_SERVICE, PriceRequestSchema, describeIssues, type PriceResultWire } from '../../carrier/contract.js';
-import type { Account } from '../world/order-plan.js';
+import { describeIssues, PRICE_SERVICE, PriceRequestSchema, type PriceResultWire } from '../../carrier/contract.js';
 import { findProvince } from '../world/geography.js';
-import { findServiceType, priceParcel } from '../world/tariff.js';
+import type { Account } from '../world/order-plan.js';
 import type { SandboxWorld } from '../world/sandbox-world.js';
+import { findServiceType, priceParcel } from '../world/tariff.js';
 
 /** Type of an ExtraServices item: 1 for the main service, 3 for fees (fuel, VAT, far region). */
 const MAIN_TYPE = 1;
@@ -33,7 +33,12 @@ export function priceFailure(errors: { Field: string; Message: string }[]): Pric
 export function answerPriceCalculation(world: SandboxWorld, account: Account, body: unknown): PriceResultWire {
   const checked = PriceRequestSchema.safeParse(body);
   if (!checked.success) {
-    return priceFailure([{ Field: String(checked.error.issues[0]?.path[0] ?? ''), Message: describeIssues(checked.error.issues, 'price request') }]);
+    return priceFailure([
+      {
+        Field: String(checked.error.issues[0]?.path[0] ?? ''),
+        Message: describeIssues(checked.error.issues, 'price request'),
+      },
+    ]);
   }
   const request = checked.data;
   const errors: { Field: string; Message: string }[] = [];
@@ -42,7 +47,8 @@ export function answerPriceCalculation(world: SandboxWorld, account: Account, bo
   const service = findServiceType(request.ServiceTypeID);
   if (!service) errors.push({ Field: 'ServiceTypeID', Message: `Service type not found: ${request.ServiceTypeID}` });
   const hub = world.findAccountByHub(request.ClientHubID);
-  if (!hub || hub !== account) errors.push({ Field: 'ClientHubID', Message: `Client hub not found for this account: ${request.ClientHubID}` });
+  if (!hub || hub !== account)
+    errors.push({ Field: 'ClientHubID', Message: `Client hub not found for this account: ${request.ClientHubID}` });
   if (!(request.RealWeight > 0)) errors.push({ Field: 'RealWeight', Message: 'RealWeight must be greater than 0' });
   for (const field of ['Length', 'Width', 'Height'] as const) {
     if (!(request[field] >= 0)) errors.push({ Field: field, Message: `${field} must not be negative` });

@@ -22,13 +22,45 @@ export function trackingErrorResult(errorCode: string, orderCode: string | null,
     errorMessage: message ?? ERROR_MESSAGES[errorCode] ?? errorCode,
     errorCode,
     orderCode,
-    externalCode: null, acceptDate: null, status: null, statusName: null, trackingName: null, delayCode: null,
-    delayNote: null, deliveryNotes: null, deliveryDate: null, poDeliveryID: null, mailMan: null, receiverName: null,
-    serviceTypeID: null, mailerTypeID: null, extraServiceName: null, length: null, width: null, height: null,
-    realWeight: null, calWeight: null, weight: null, quantity: null, price: null, priceFR: null,
-    farRegionFeeAmount: null, fuelFeeAmount: null, vatAmount: null, totalServiceCost: null, edtFrom: null, edtTo: null,
-    senderID: null, senderName: null, postOfficeAcceptID: null, codAmount: null, priceInfo: null, statuses: null,
-    trackings: null, estimateRoutes: null, confirmImage: null,
+    externalCode: null,
+    acceptDate: null,
+    status: null,
+    statusName: null,
+    trackingName: null,
+    delayCode: null,
+    delayNote: null,
+    deliveryNotes: null,
+    deliveryDate: null,
+    poDeliveryID: null,
+    mailMan: null,
+    receiverName: null,
+    serviceTypeID: null,
+    mailerTypeID: null,
+    extraServiceName: null,
+    length: null,
+    width: null,
+    height: null,
+    realWeight: null,
+    calWeight: null,
+    weight: null,
+    quantity: null,
+    price: null,
+    priceFR: null,
+    farRegionFeeAmount: null,
+    fuelFeeAmount: null,
+    vatAmount: null,
+    totalServiceCost: null,
+    edtFrom: null,
+    edtTo: null,
+    senderID: null,
+    senderName: null,
+    postOfficeAcceptID: null,
+    codAmount: null,
+    priceInfo: null,
+    statuses: null,
+    trackings: null,
+    estimateRoutes: null,
+    confirmImage: null,
   };
 }
 
@@ -46,17 +78,24 @@ export function answerTrackingLookup(
   orderCode: string | undefined,
 ): string | Buffer {
   const code = orderCode ?? null;
-  const failure = (errorCode: string, message?: string) => JSON.stringify(trackingErrorResult(errorCode, code, message));
+  const failure = (errorCode: string, message?: string) =>
+    JSON.stringify(trackingErrorResult(errorCode, code, message));
   if (apiKey === undefined || apiKey === '') return failure(TRACKING_ERROR.MISSING_APIKEY);
   if (orderCode === undefined || orderCode === '') return failure(TRACKING_ERROR.MISSING_ORDERCODE);
   const account = world.findAccountByKey(apiKey);
   if (!account) return failure(TRACKING_ERROR.APIKEY_NOT_FOUND);
   const admission = quota.admit(account.alias);
   if (admission === 'key_limit') {
-    return failure(TRACKING_ERROR.APIKEY_LIMIT, `Lookups exceeded ${quota.current.perKeyDaily.toLocaleString('en-US')} per day`);
+    return failure(
+      TRACKING_ERROR.APIKEY_LIMIT,
+      `Lookups exceeded ${quota.current.perKeyDaily.toLocaleString('en-US')} per day`,
+    );
   }
   if (admission === 'global_limit') {
-    return failure(TRACKING_ERROR.APIKEY_LIMIT, `The carrier's lookups exceeded ${quota.current.globalDaily.toLocaleString('en-US')} per day`);
+    return failure(
+      TRACKING_ERROR.APIKEY_LIMIT,
+      `The carrier's lookups exceeded ${quota.current.globalDaily.toLocaleString('en-US')} per day`,
+    );
   }
   const ruleError = checkOrderCode(orderCode);
   if (ruleError) return failure(ruleError);

@@ -1,6 +1,6 @@
 import { STATUS } from '../../carrier/contract.js';
 import type { OrderPlan } from './order-plan.js';
-import { chargesFromMain, priceParcel, type Charges } from './tariff.js';
+import { type Charges, chargesFromMain, priceParcel } from './tariff.js';
 
 const HOUR = 3_600_000;
 
@@ -29,14 +29,27 @@ export function billedChargesAt(plan: OrderPlan, at: number): Charges {
   const returned = reached(plan, STATUS.RETURNING, at);
   const clean = priceParcel(plan.service, origin, destination, plan, returned);
   const farRegion = destination.farRegion;
-  const rebill = (main: number, extra: { returned?: boolean; fuelShare?: string; vatShare?: string } = {}): Charges => ({
+  const rebill = (
+    main: number,
+    extra: { returned?: boolean; fuelShare?: string; vatShare?: string } = {},
+  ): Charges => ({
     calWeight: clean.calWeight,
     weight: clean.weight,
     ...chargesFromMain(plan.service, main, { farRegion, returned: extra.returned ?? returned, ...extra }),
   });
 
   if (reached(plan, STATUS.CANCELLED, at) && plan.anomaly !== 'charge_on_cancelled') {
-    return { calWeight: clean.calWeight, weight: clean.weight, price: 0, priceFR: 0, farRegionFeeAmount: 0, fuelFeeAmount: 0, vatAmount: 0, totalServiceCost: 0, lines: [] };
+    return {
+      calWeight: clean.calWeight,
+      weight: clean.weight,
+      price: 0,
+      priceFR: 0,
+      farRegionFeeAmount: 0,
+      fuelFeeAmount: 0,
+      vatAmount: 0,
+      totalServiceCost: 0,
+      lines: [],
+    };
   }
   switch (plan.anomaly) {
     case 'total_mismatch':

@@ -1,6 +1,6 @@
 import { DELAY_REASONS, STATUS, TRACKING_STEP } from '../../carrier/contract.js';
-import { PERSON_NAMES, PROVINCES, type PostOffice, type Province } from './geography.js';
-import { SeededRandom } from './seeded-random.js';
+import { PERSON_NAMES, type PostOffice, PROVINCES, type Province } from './geography.js';
+import type { SeededRandom } from './seeded-random.js';
 import { SERVICE_TYPES, type ServiceType } from './tariff.js';
 
 /** One status change of an order, with where it happened. */
@@ -88,7 +88,6 @@ export interface LifecycleOptions {
   readonly noImageRate: number;
 }
 
-
 /** Delay reasons a postman reports, the common ones more often. */
 const DELAY_WEIGHTS: readonly (readonly [string, number])[] = DELAY_REASONS.map((r) => [
   r.code,
@@ -97,8 +96,15 @@ const DELAY_WEIGHTS: readonly (readonly [string, number])[] = DELAY_REASONS.map(
 
 /** Provinces an order's parcels are sorted through on the way. */
 const HUB_PROVINCES = PROVINCES.filter((p) => !p.farRegion);
-const SERVICE_WEIGHTS: readonly (readonly [ServiceType, number])[] = [[SERVICE_TYPES[0]!, 7], [SERVICE_TYPES[1]!, 3]];
-const QUANTITY_WEIGHTS: readonly (readonly [number, number])[] = [[1, 8], [2, 2], [3, 1]];
+const SERVICE_WEIGHTS: readonly (readonly [ServiceType, number])[] = [
+  [SERVICE_TYPES[0]!, 7],
+  [SERVICE_TYPES[1]!, 3],
+];
+const QUANTITY_WEIGHTS: readonly (readonly [number, number])[] = [
+  [1, 8],
+  [2, 2],
+  [3, 1],
+];
 
 function noteOf(code: string): string {
   return DELAY_REASONS.find((r) => r.code === code)?.note ?? '';
@@ -115,7 +121,11 @@ export function planOrder(
 ): OrderPlan {
   const destinationProvince = rng.pick(PROVINCES);
   const district = rng.pick(destinationProvince.districts);
-  const destination: Destination = { province: destinationProvince, district: district.name, ward: rng.pick(district.wards) };
+  const destination: Destination = {
+    province: destinationProvince,
+    district: district.name,
+    ward: rng.pick(district.wards),
+  };
   const origin = account.hubProvince;
   const originOffice = rng.pick(origin.postOffices);
   const destinationOffice = rng.pick(destinationProvince.postOffices);
@@ -125,7 +135,14 @@ export function planOrder(
   const events: StatusEvent[] = [];
   const steps: HandlingStep[] = [];
   const status = (s: string, at: number, province: Province, office: PostOffice, delayCode: string | null = null) =>
-    events.push({ status: s, at, province, office, delayCode, delayNote: delayCode === null ? null : noteOf(delayCode) });
+    events.push({
+      status: s,
+      at,
+      province,
+      office,
+      delayCode,
+      delayNote: delayCode === null ? null : noteOf(delayCode),
+    });
   const step = (statusID: string, at: number, province: Province, office: PostOffice, notes: string | null = null) =>
     steps.push({ statusID, at, province, office, notes });
 
@@ -216,7 +233,14 @@ export function planOrder(
 function eligibleAnomalies(events: readonly StatusEvent[], destination: Province): AnomalyKind[] {
   const has = (s: string) => events.some((e) => e.status === s);
   if (has(STATUS.CANCELLED)) return ['charge_on_cancelled'];
-  const kinds: AnomalyKind[] = ['total_mismatch', 'wrong_cal_weight', 'wrong_chargeable_weight', 'wrong_fuel', 'wrong_vat', 'overbilled_vs_quote'];
+  const kinds: AnomalyKind[] = [
+    'total_mismatch',
+    'wrong_cal_weight',
+    'wrong_chargeable_weight',
+    'wrong_fuel',
+    'wrong_vat',
+    'overbilled_vs_quote',
+  ];
   if (destination.farRegion) kinds.push('far_region_fee_without_line');
   if (!has(STATUS.RETURNING)) kinds.push('return_charge_not_returned');
   if (has(STATUS.DELIVERED)) kinds.push('total_changed_after_delivery');

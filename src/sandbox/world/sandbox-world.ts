@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { PROVINCES, type Province } from './geography.js';
-import { planOrder, type Account, type LifecycleOptions, type OrderPlan } from './order-plan.js';
+import { type Account, type LifecycleOptions, type OrderPlan, planOrder } from './order-plan.js';
 import { deriveSeed, SeededRandom } from './seeded-random.js';
 
 export interface WorldOptions {
@@ -17,7 +17,17 @@ export interface WorldOptions {
 
 const DAY = 86_400_000;
 
-const ACCOUNT_ALIASES = ['hanoi-shop', 'saigon-shop', 'danang-shop', 'haiphong-shop', 'cantho-shop', 'hue-shop', 'vinh-shop', 'nhatrang-shop', 'dalat-shop'];
+const ACCOUNT_ALIASES = [
+  'hanoi-shop',
+  'saigon-shop',
+  'danang-shop',
+  'haiphong-shop',
+  'cantho-shop',
+  'hue-shop',
+  'vinh-shop',
+  'nhatrang-shop',
+  'dalat-shop',
+];
 const ACCOUNT_HUBS = ['HNI', 'HCM', 'DNG', 'HPG', 'CTO', 'TTH', 'NAN', 'KHA', 'LDG'];
 
 /**
@@ -45,7 +55,13 @@ export class SandboxWorld {
     this.accounts = ACCOUNT_ALIASES.slice(0, options.accounts).map((alias, index) => {
       const rng = new SeededRandom(deriveSeed(options.seed, 'account', index));
       const hubProvince = PROVINCES.find((p) => p.id === ACCOUNT_HUBS[index]) as Province;
-      return { index, alias, apiKey: `${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`, clientHubID: `${hubProvince.id}-HUB-${index + 1}`, hubProvince };
+      return {
+        index,
+        alias,
+        apiKey: `${rng.hex(8)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(4)}-${rng.hex(12)}`,
+        clientHubID: `${hubProvince.id}-HUB-${index + 1}`,
+        hubProvince,
+      };
     });
     this.accountByKey = new Map(this.accounts.map((a) => [a.apiKey, a]));
     this.codePattern = new RegExp(`^${options.codePrefix}([1-9])(\\d{8})$`);
@@ -80,7 +96,8 @@ export class SandboxWorld {
   private generate(account: Account, index: number, code: string): OrderPlan {
     const { seed, start, historyDays, futureDays, lifecycle } = this.options;
     const rng = new SeededRandom(deriveSeed(seed, 'order', account.index, index));
-    const createdAt = start - historyDays * DAY + Math.floor(rng.fraction() * (historyDays + futureDays) * 24 * 3600) * 1000;
+    const createdAt =
+      start - historyDays * DAY + Math.floor(rng.fraction() * (historyDays + futureDays) * 24 * 3600) * 1000;
     return planOrder(rng, account, index, code, createdAt, lifecycle);
   }
 

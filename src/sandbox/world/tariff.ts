@@ -1,5 +1,5 @@
 import { Big } from 'big.js';
-import { PUBLISHED_PRICING, shareOfMoney, sumMoney, PRICE_SERVICE } from '../../carrier/contract.js';
+import { PRICE_SERVICE, PUBLISHED_PRICING, shareOfMoney, sumMoney } from '../../carrier/contract.js';
 import type { Province } from './geography.js';
 
 export interface ServiceType {
@@ -14,8 +14,18 @@ export interface ServiceType {
 export type Zone = 'local' | 'national' | 'far';
 
 export const SERVICE_TYPES: readonly ServiceType[] = [
-  { id: 'DE', name: 'Chuyển phát nhanh', firstHalfKg: { local: 16_500, national: 32_000, far: 38_000 }, extraHalfKg: { local: 2_500, national: 5_000, far: 6_000 } },
-  { id: 'TK', name: 'Chuyển phát tiết kiệm', firstHalfKg: { local: 13_200, national: 25_600, far: 30_400 }, extraHalfKg: { local: 2_000, national: 4_000, far: 4_800 } },
+  {
+    id: 'DE',
+    name: 'Chuyển phát nhanh',
+    firstHalfKg: { local: 16_500, national: 32_000, far: 38_000 },
+    extraHalfKg: { local: 2_500, national: 5_000, far: 6_000 },
+  },
+  {
+    id: 'TK',
+    name: 'Chuyển phát tiết kiệm',
+    firstHalfKg: { local: 13_200, national: 25_600, far: 30_400 },
+    extraHalfKg: { local: 2_000, national: 4_000, far: 4_800 },
+  },
 ];
 
 export function findServiceType(id: string): ServiceType | undefined {
@@ -76,7 +86,13 @@ function roundTo(value: number, step: number): number {
 export function volumetricWeight(m: ParcelMeasures): number {
   const divisor = PUBLISHED_PRICING.volumetricDivisor;
   const product = m.length * m.width * m.height;
-  if (Number.isInteger(m.length) && Number.isInteger(m.width) && Number.isInteger(m.height) && product >= 0 && Number.isSafeInteger(product * 200 + divisor)) {
+  if (
+    Number.isInteger(m.length) &&
+    Number.isInteger(m.width) &&
+    Number.isInteger(m.height) &&
+    product >= 0 &&
+    Number.isSafeInteger(product * 200 + divisor)
+  ) {
     // Whole centimetres, as every generated order has: the same rounding in integers, which are
     // exact below 2^53, and the division by 100 gives the double nearest the decimal, as Number() of
     // its text does. Decimal arithmetic took a tenth of the time of a lookup.
@@ -131,13 +147,18 @@ function computeChargesFromMain(
   main: number,
   options: { farRegion: boolean; returned: boolean; fuelShare?: string; vatShare?: string },
 ): ChargesFromMain {
-  const farRegionFeeAmount = options.farRegion ? roundTo(Number(shareOfMoney(main, SANDBOX_PRICING.farRegionShare)), 100) : 0;
+  const farRegionFeeAmount = options.farRegion
+    ? roundTo(Number(shareOfMoney(main, SANDBOX_PRICING.farRegionShare)), 100)
+    : 0;
   const priceFR = options.returned ? roundTo(Number(shareOfMoney(main, SANDBOX_PRICING.returnShare)), 100) : 0;
   const fuelFeeAmount = Number(shareOfMoney(main, options.fuelShare ?? SANDBOX_PRICING.fuelShare));
   const vatBase = sumMoney([main, farRegionFeeAmount, fuelFeeAmount, priceFR]);
   const vatAmount = Number(shareOfMoney(vatBase, options.vatShare ?? SANDBOX_PRICING.vatShare));
-  const lines: ChargeLine[] = [{ serviceID: service.id === 'DE' ? PRICE_SERVICE.MAIN : service.id, serviceName: service.name, cost: main }];
-  if (farRegionFeeAmount > 0) lines.push({ serviceID: PRICE_SERVICE.FAR_REGION, serviceName: LINE_NAMES.VSVX, cost: farRegionFeeAmount });
+  const lines: ChargeLine[] = [
+    { serviceID: service.id === 'DE' ? PRICE_SERVICE.MAIN : service.id, serviceName: service.name, cost: main },
+  ];
+  if (farRegionFeeAmount > 0)
+    lines.push({ serviceID: PRICE_SERVICE.FAR_REGION, serviceName: LINE_NAMES.VSVX, cost: farRegionFeeAmount });
   if (priceFR > 0) lines.push({ serviceID: RETURN_SERVICE_ID, serviceName: LINE_NAMES.RETURN, cost: priceFR });
   lines.push({ serviceID: PRICE_SERVICE.FUEL, serviceName: LINE_NAMES.Fuel, cost: fuelFeeAmount });
   lines.push({ serviceID: PRICE_SERVICE.VAT, serviceName: LINE_NAMES.VAT, cost: vatAmount });

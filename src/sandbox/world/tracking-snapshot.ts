@@ -6,7 +6,7 @@ import {
   STATUS,
   type TrackingSnapshotWire,
 } from '../../carrier/contract.js';
-import { jsonNullableString, jsonNumber, jsonString, type JsonBytes } from '../json-bytes.js';
+import { type JsonBytes, jsonNullableString, jsonNumber, jsonString } from '../json-bytes.js';
 import { billedChargesAt, rebilledAt } from './billing.js';
 import type { HandlingStep, OrderPlan, StatusEvent } from './order-plan.js';
 
@@ -49,30 +49,31 @@ export function trackingAnswerAt(plan: OrderPlan, at: number): Buffer | undefine
   if (delivered) lastFailure = undefined;
   const charges = billedChargesAt(plan, at);
   const priceInfo = charges.lines.map(
-    (l) => `{"serviceName":${jsonString(l.serviceName)},"serviceID":${jsonString(l.serviceID)},"cost":${jsonNumber(l.cost)}}`,
+    (l) =>
+      `{"serviceName":${jsonString(l.serviceName)},"serviceID":${jsonString(l.serviceID)},"cost":${jsonNumber(l.cost)}}`,
   );
   const statuses = events.map((e) => `{"time":${time(e.at)}${statusItemRest(e)}`);
   const trackings: string[] = [];
   for (const s of plan.steps) {
-    if (s.at <= at) trackings.push(`${trackingItemStart(s)}"dateChange":${time(s.at)},"notes":${jsonNullableString(s.notes)}}`);
+    if (s.at <= at)
+      trackings.push(`${trackingItemStart(s)}"dateChange":${time(s.at)},"notes":${jsonNullableString(s.notes)}}`);
   }
-  const text = (
-    `{"errorMessage":null,"errorCode":null,"orderCode":${jsonString(plan.code)},"externalCode":${jsonNullableString(plan.externalCode)},` +
-    `"acceptDate":${pickedUp ? time(pickedUp.at) : 'null'},"status":${jsonString(current.status)},` +
-    `"statusName":${jsonString(statusName(current.status))},"trackingName":${jsonString(statusDisplayName(current.status))},` +
-    `"delayCode":${jsonNullableString(lastFailure?.delayCode ?? null)},"delayNote":${jsonNullableString(lastFailure?.delayNote ?? null)},` +
-    `"deliveryNotes":${delivered ? DELIVERY_NOTE : 'null'},"deliveryDate":${delivered ? time(delivered.at) : 'null'},` +
-    `"poDeliveryID":null,"mailMan":null,"receiverName":${delivered ? jsonString(plan.receiverName) : 'null'},` +
-    `"serviceTypeID":${jsonString(plan.service.id)},"mailerTypeID":${jsonString(plan.mailerTypeID)},"extraServiceName":null,` +
-    `"length":${jsonNumber(plan.length)},"width":${jsonNumber(plan.width)},"height":${jsonNumber(plan.height)},` +
-    `"realWeight":${jsonNumber(plan.realWeight)},"calWeight":${jsonNumber(charges.calWeight)},"weight":${jsonNumber(charges.weight)},` +
-    `"quantity":${jsonNumber(plan.quantity)},"price":${jsonNumber(charges.price)},"priceFR":${jsonNumber(charges.priceFR)},` +
-    `"farRegionFeeAmount":${jsonNumber(charges.farRegionFeeAmount)},"fuelFeeAmount":${jsonNumber(charges.fuelFeeAmount)},` +
-    `"vatAmount":${jsonNumber(charges.vatAmount)},"totalServiceCost":${jsonNumber(charges.totalServiceCost)},` +
-    `"edtFrom":null,"edtTo":null,"senderID":null,"senderName":null,"postOfficeAcceptID":null,"codAmount":${jsonNumber(plan.codAmount)},` +
-    `"priceInfo":[${priceInfo.join(',')}],"statuses":[${statuses.join(',')}],"trackings":[${trackings.join(',')}],` +
-    `"estimateRoutes":null,"confirmImage":null}`
-  ) as JsonBytes;
+  const text =
+    (`{"errorMessage":null,"errorCode":null,"orderCode":${jsonString(plan.code)},"externalCode":${jsonNullableString(plan.externalCode)},` +
+      `"acceptDate":${pickedUp ? time(pickedUp.at) : 'null'},"status":${jsonString(current.status)},` +
+      `"statusName":${jsonString(statusName(current.status))},"trackingName":${jsonString(statusDisplayName(current.status))},` +
+      `"delayCode":${jsonNullableString(lastFailure?.delayCode ?? null)},"delayNote":${jsonNullableString(lastFailure?.delayNote ?? null)},` +
+      `"deliveryNotes":${delivered ? DELIVERY_NOTE : 'null'},"deliveryDate":${delivered ? time(delivered.at) : 'null'},` +
+      `"poDeliveryID":null,"mailMan":null,"receiverName":${delivered ? jsonString(plan.receiverName) : 'null'},` +
+      `"serviceTypeID":${jsonString(plan.service.id)},"mailerTypeID":${jsonString(plan.mailerTypeID)},"extraServiceName":null,` +
+      `"length":${jsonNumber(plan.length)},"width":${jsonNumber(plan.width)},"height":${jsonNumber(plan.height)},` +
+      `"realWeight":${jsonNumber(plan.realWeight)},"calWeight":${jsonNumber(charges.calWeight)},"weight":${jsonNumber(charges.weight)},` +
+      `"quantity":${jsonNumber(plan.quantity)},"price":${jsonNumber(charges.price)},"priceFR":${jsonNumber(charges.priceFR)},` +
+      `"farRegionFeeAmount":${jsonNumber(charges.farRegionFeeAmount)},"fuelFeeAmount":${jsonNumber(charges.fuelFeeAmount)},` +
+      `"vatAmount":${jsonNumber(charges.vatAmount)},"totalServiceCost":${jsonNumber(charges.totalServiceCost)},` +
+      `"edtFrom":null,"edtTo":null,"senderID":null,"senderName":null,"postOfficeAcceptID":null,"codAmount":${jsonNumber(plan.codAmount)},` +
+      `"priceInfo":[${priceInfo.join(',')}],"statuses":[${statuses.join(',')}],"trackings":[${trackings.join(',')}],` +
+      `"estimateRoutes":null,"confirmImage":null}`) as JsonBytes;
   return Buffer.from(text, 'latin1');
 }
 
@@ -147,7 +148,10 @@ export function snapshotStage(plan: OrderPlan, at: number): string {
  * quarter of the sandbox's time per lookup.
  */
 export class TrackingAnswerCache {
-  private readonly answers = new LRUCache<string, Buffer>({ maxSize: ANSWER_CACHE_BYTES, sizeCalculation: (bytes) => bytes.length });
+  private readonly answers = new LRUCache<string, Buffer>({
+    maxSize: ANSWER_CACHE_BYTES,
+    sizeCalculation: (bytes) => bytes.length,
+  });
 
   /** The order's tracking result at `at` as JSON bytes; undefined before the order exists. */
   snapshotJson(plan: OrderPlan, at: number): Buffer | undefined {
