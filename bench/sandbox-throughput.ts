@@ -4,7 +4,7 @@
  * The sandbox runs in a child process (`parcel-recon sandbox`) so that this load generator does not
  * share its event loop; this process drives it over keep-alive HTTP with an undici Pool, mixing valid
  * order codes of every account. Besides the rate it reports the sandbox process's CPU time per lookup
- * (user + system, all its threads), which other work on the machine disturbs less. Prints one JSON line
+ * (user + system, all its threads), which other load on the machine disturbs less. Prints one JSON line
  * on stdout (and a readable line on stderr); exits 1 when the rate is under the target or any lookup
  * failed, 2 on a bad flag.
  *

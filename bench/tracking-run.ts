@@ -214,8 +214,8 @@ async function main(): Promise<number> {
 
 /**
  * CPU time per lookup since the lookups started (final commit included): the pipeline's main thread,
- * its other threads (DuckDB, compression, GC helpers), and the sandbox child. On 2 cores, 2 / total is
- * the most lookups a second the machine could do, whatever else shares it during the run.
+ * its other threads (DuckDB, compression, GC helpers), and the sandbox child. On N cores, N * 1000 / total
+ * is the most lookups a second the machine could do, whatever else shares it during the run.
  */
 function cpuMsPerLookup(atStart: { pipeline: ProcessCpu; sandbox: ProcessCpu }, lookups: number, sandboxPid: number) {
   const pipeline = cpuSince(atStart.pipeline, processCpu(process.pid));

@@ -16,7 +16,7 @@
  * Every side runs DuckDB with `--threads` threads, by default as many as `track` gives it (one).
  *
  * Each of `--rounds` rounds runs the loads afresh; the best run of each is compared, as the one least
- * disturbed by other work on the machine (the median is reported too). Prints one JSON line on stdout
+ * disturbed by other load on the machine (the median is reported too). Prints one JSON line on stdout
  * and a readable line on stderr; exits 1 when the pipeline takes more than `--target` times the
  * engine's time, 2 on a bad flag.
  *
