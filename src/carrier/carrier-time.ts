@@ -122,8 +122,8 @@ function hasFourDigitYear(ms: number): boolean {
 }
 
 /**
- * `YYYY-MM-DD` of a day counted from the epoch (of a four-digit year). Formatting through Date took
- * half a microsecond per instant, and a tracking result holds a dozen instants of few distinct days.
+ * `YYYY-MM-DD` of a day counted from the epoch (of a four-digit year), cached: formatting through Date
+ * for every instant is slow, and a tracking result holds a dozen instants of few distinct days.
  */
 function dateTextOfDay(day: number): string {
   let text = dateTextByDay.get(day);

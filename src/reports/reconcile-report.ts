@@ -43,7 +43,7 @@ const MONEY = 'DECIMAL(20,4)';
 
 /**
  * A partner's amount text as money, null when it is not one. Parsed as DECIMAL(18,4) (held in 64
- * bits): parsing text straight to the 128-bit DECIMAL(20,4) took DuckDB 200 times longer.
+ * bits): DuckDB parses text straight to the 128-bit DECIMAL(20,4) far more slowly.
  */
 function amountOf(text: string): string {
   return `CAST(TRY_CAST(${text} AS DECIMAL(18,4)) AS ${MONEY})`;

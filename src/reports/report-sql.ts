@@ -1,7 +1,7 @@
 import { CARRIER_UTC_OFFSET_MINUTES } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 
-/** The carrier-local wall time of a TIMESTAMPTZ column, whatever the session's time zone. */
+/** The carrier-local wall time of a TIMESTAMPTZ column, whatever the connection's time zone. */
 export function carrierLocalTime(column: string): string {
   return `make_timestamp(epoch_us(${column}) + ${CARRIER_UTC_OFFSET_MINUTES * 60_000_000})`;
 }
@@ -47,7 +47,7 @@ export function scoped(
 
 /**
  * Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. Works
- * in DECIMAL(18,4), held in 64 bits, which DuckDB converts twice as fast as the 128-bit DECIMAL(20,4).
+ * in DECIMAL(18,4), held in 64 bits, which DuckDB converts faster than the 128-bit DECIMAL(20,4).
  */
 export function moneyText(column: string): string {
   const small = `CAST(${column} AS DECIMAL(18,4))`;
@@ -57,7 +57,7 @@ export function moneyText(column: string): string {
 /**
  * A money expression times a share (decimal text such as `0.2`), rounded to DECIMAL(20,4). Where the
  * amount is small enough for the product to fit 18 digits, DuckDB multiplies and rounds it in 64 bits;
- * rounding the 128-bit product of a DECIMAL(20,4) costs about ten times more. The same value either way.
+ * rounding the 128-bit product of a DECIMAL(20,4) costs far more. The same value either way.
  */
 export function moneyTimesShare(amount: string, share: string): string {
   const [whole = '', fraction = ''] = share.split('.');

@@ -84,7 +84,7 @@ async function* postgresQueryRows(
 ): AsyncGenerator<QueryRow> {
   if (server === null)
     throw new SourceError('not a PostgreSQL URL: expected postgres://user:password@host:port/database');
-  // Loaded only when a source is PostgreSQL: every other run starts without it (about 11 MB).
+  // Loaded only when a source is PostgreSQL, so that every other run does without its memory.
   const [{ default: pg }, { default: PgCursor }] = await Promise.all([import('pg'), import('pg-cursor')]);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection lost between batches also fails the next read, which reports it; without a listener
@@ -113,7 +113,7 @@ async function* postgresQueryRows(
       if (batch.rows.length < batchSize) break;
     }
   } finally {
-    // Ending the client ends the session, and with it the cursor, whether or not it was read through.
+    // Ending the client ends its server connection, and with it the cursor, whether or not it was read through.
     await client.end().catch(() => {});
   }
 }

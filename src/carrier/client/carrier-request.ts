@@ -31,8 +31,8 @@ export async function carrierRequestBytes(
   let body: Buffer;
   let retryAfter: string | string[] | undefined;
   try {
-    // undici's own header and body timeouts bound a hung request; no per-request timer or combined
-    // AbortSignal, which cost more than the request itself at thousands per second.
+    // undici's own header and body timeouts bound a hung request; a per-request timer or combined
+    // AbortSignal would cost more than the request itself at a run's rate.
     const answer = await pool.request({ ...request, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
     statusCode = answer.statusCode;
     retryAfter = answer.headers['retry-after'];

@@ -32,7 +32,7 @@ const day = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
   .refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
 
-/** A report holds its rows in temporary tables: a million orders' charges need about a gigabyte. */
+/** A report holds its rows in temporary tables, which for a million orders outgrow the warehouse's default memory limit. */
 const REPORT_MEMORY_LIMIT = '2GB';
 
 /** The flags every report takes, checked once; every message names the flag. */

@@ -23,7 +23,7 @@ const CONFIG = {
  * the page holds no URL at all.
  */
 export async function chartSvg(spec: ChartSpec): Promise<string> {
-  // Vega and Vega-Lite take 0.4 s to load: only the page loads them, not every command that imports this.
+  // Vega and Vega-Lite are slow to load: only the page loads them, not every command that imports this.
   const [vega, vl] = await Promise.all([import('vega'), import('vega-lite')]);
   const compiled = vl.compile({ ...spec, config: CONFIG } as ChartSpec).spec;
   const view = new vega.View(vega.parse(compiled), { renderer: 'none' });

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 /**
  * Rows per csv-stringify call. It builds a line from many short strings that live until the call joins
  * its lines: over a chunk of 2,048 rows they outlive young-generation collections, which copy them;
- * over 32 rows they die young. Measured on the charges rows: 0.27 to 0.17 microsecond per value.
+ * over 32 rows they die young, which costs far less.
  */
 const ROWS_PER_CALL = 32;
 

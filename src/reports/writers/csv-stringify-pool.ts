@@ -6,7 +6,7 @@ const MAX_WORKERS = Math.max(1, Math.min(availableParallelism(), 4));
 
 /**
  * csv-stringify makes a few short-lived objects per value: with V8's default young generation a
- * worker spent 40% of its time collecting them; with 256 MB it stringifies about 1.8 times faster.
+ * worker spends much of its time collecting them, so each worker gets a larger one.
  */
 const YOUNG_GENERATION_MB = 256;
 

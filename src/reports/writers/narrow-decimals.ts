@@ -7,7 +7,7 @@ const NARROW_WIDTH = 18;
 /**
  * The query's column names, and the query with each DECIMAL wider than 18 digits (money is
  * DECIMAL(20,4)) cast to DECIMAL(18, same scale) when every value of the column fits: the same digits
- * as text or JSON, which DuckDB writes about three times faster from 64 bits than from 128. Costs one
+ * as text or JSON, which DuckDB writes much faster from 64 bits than from 128. Costs one
  * pass over those columns, which report tables hold in temporary tables.
  */
 export async function narrowDecimals(

@@ -32,7 +32,7 @@ export function reportFileName(
 /**
  * Runs `write` with DuckDB free to give the rows in any order when `anyOrder`: a COPY then writes and a
  * streamed query computes on every thread, without the ordered batches that cost the charges JSON a
- * third of its CPU time. The session's setting is put back after.
+ * large share of its CPU time. The connection's setting is put back after.
  */
 async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, write: () => Promise<T>): Promise<T> {
   if (!anyOrder) return write();

@@ -95,7 +95,7 @@ export function volumetricWeight(m: ParcelMeasures): number {
   ) {
     // Whole centimetres, as every generated order has: the same rounding in integers, which are
     // exact below 2^53, and the division by 100 gives the double nearest the decimal, as Number() of
-    // its text does. Decimal arithmetic took a tenth of the time of a lookup.
+    // its text does. Decimal arithmetic would be a noticeable share of a lookup's time.
     return Math.floor((product * 200 + divisor) / (2 * divisor)) / 100;
   }
   const volume = new Big(m.length).times(m.width).times(m.height);
@@ -116,8 +116,8 @@ export function mainCharge(service: ServiceType, zone: Zone, weight: number): nu
 type ChargesFromMain = Omit<Charges, 'calWeight' | 'weight'>;
 
 /**
- * Charges by their inputs: orders share few main charges, and the decimal arithmetic of each took
- * more time than the rest of a lookup's charges.
+ * Charges by their inputs: orders share few main charges, and the decimal arithmetic of each costs
+ * more than the rest of a lookup's charges.
  */
 const chargesByInputs = new Map<string, ChargesFromMain>();
 const CHARGES_BY_INPUTS_LIMIT = 10_000;

@@ -32,7 +32,7 @@ export function eventsBy(plan: OrderPlan, at: number): StatusEvent[] {
  * The order's tracking result as the carrier answers it at `at`, as JSON bytes; undefined before the
  * order exists. Written as text, field by field in the contract's order, rather than as an object
  * given to JSON.stringify: a partner's run looks each order up once, and building, serializing and
- * encoding the object took most of the sandbox's time per lookup.
+ * encoding the object would be most of the sandbox's work per lookup.
  */
 export function trackingAnswerAt(plan: OrderPlan, at: number): Buffer | undefined {
   const events = eventsBy(plan, at);
@@ -144,8 +144,8 @@ export function snapshotStage(plan: OrderPlan, at: number): string {
 
 /**
  * Tracking results as the JSON bytes sent, by order and stage. Partners look the same orders up again
- * and again while they stand still; building, serializing and encoding each answer anew took about a
- * quarter of the sandbox's time per lookup.
+ * and again while they stand still, and building, serializing and encoding each answer anew would be
+ * a large share of the sandbox's work per lookup.
  */
 export class TrackingAnswerCache {
   private readonly answers = new LRUCache<string, Buffer>({
