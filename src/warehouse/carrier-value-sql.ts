@@ -5,10 +5,10 @@
  */
 
 /**
- * The exact DECIMAL(20,4) of a money text column. DuckDB 1.5 parses text into a DECIMAL wider than
- * 18 digits (a 128-bit integer) some 200 times slower than into DECIMAL(18,4) (20 µs against 0.1 µs a
- * value: it was most of a load's time), so amounts that fit 18 digits take the fast path. `text` must
- * be a plain column: over a struct field DuckDB evaluates both branches of the coalesce.
+ * The exact DECIMAL(20,4) of a money text column. DuckDB parses text into a DECIMAL wider than
+ * 18 digits (a 128-bit integer) far more slowly than into DECIMAL(18,4), enough to dominate a load,
+ * so amounts that fit 18 digits take the fast path. `text` must be a plain column: over a struct
+ * field DuckDB evaluates both branches of the coalesce.
  */
 export function moneyDecimal(text: string): string {
   return `coalesce(try_cast(${text} AS DECIMAL(18,4)), CAST(${text} AS DECIMAL(20,4)))`;

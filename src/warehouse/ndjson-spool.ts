@@ -47,8 +47,8 @@ export async function withNdjsonSpool<T>(
 
 /**
  * Encodes the lines straight into one reused buffer: joining them into a string first and encoding
- * that took twice as long (the Vietnamese text makes V8 strings two-byte). Returns the longest line's
- * length in bytes.
+ * that is slower (the Vietnamese text makes V8 strings two-byte). Returns the longest line's length
+ * in bytes.
  */
 async function writeLines(path: string, lines: Iterable<string>): Promise<number> {
   const file = await open(path, 'wx');
@@ -95,8 +95,8 @@ const MIN_LINE_READER_BYTES = 1024 * 1024;
  *
  * The file is read as lines by read_csv (with a separator and quote that JSON text never holds raw)
  * and each line decoded by json_transform, rather than by read_json: read_json reserves a 32 MiB
- * buffer of DuckDB's memory limit whatever the file's size (its minimum), a quarter of what `track`
- * gave DuckDB then (128MB), while a batch's file needs a few. The line reader's buffer is sized to the longest
+ * buffer of DuckDB's memory limit whatever the file's size (its minimum), a large part of what `track`
+ * gives DuckDB, while a batch's file needs a few. The line reader's buffer is sized to the longest
  * line: read_csv refuses a line longer than its limit, and drops one at the end of a file.
  */
 export function spoolFileRows(fileSql: string, file: Pick<SpoolFile, 'longestLineBytes'>, fields: JsonFields): string {

@@ -121,8 +121,8 @@ const WORK_LIST_ROW_GROUP = 10_000;
  * chunks are read from it by rank. So a million codes never sit in JS memory, the connection stays
  * free for the loads between chunks (a streaming result would be cut off by them), and loading the
  * chunks already yielded does not shift the rest. A file, not a temporary table: a temporary table
- * of a million codes held about 33 MB of DuckDB's memory for the whole run, where the file's
- * compressed row groups are read from disk as the chunks come.
+ * would hold the whole list in DuckDB's memory for the whole run, where the file's compressed row
+ * groups are read from disk as the chunks come.
  */
 export async function* streamRunWork(
   warehouse: Warehouse,

@@ -218,7 +218,7 @@ export const STAGED_HISTORY_LISTS = ['price_info', 'statuses', 'trackings'] as c
 /**
  * Rows of each history table from a relation of staged snapshots, one per list item; line_no / seq
  * is the item's position in the carrier's list, from 1. (generate_subscripts beside unnest walks the
- * list in step with it; it is several times faster than UNNEST ... WITH ORDINALITY in DuckDB 1.5.)
+ * list in step with it, faster than UNNEST ... WITH ORDINALITY.)
  */
 export function historyRowsSelect(table: HistoryTable, staged: string): string {
   switch (table) {

@@ -18,8 +18,8 @@ export interface WarehouseOptions {
 }
 
 /**
- * A checkpoint rewrites the tables' open row groups and their indexes: at DuckDB's default 16MB it
- * came every two batches of 5,000 snapshots and took more time than the loads themselves.
+ * A checkpoint rewrites the tables' open row groups and their indexes: at DuckDB's default threshold
+ * (16MB) they come every few batches and cost more than the loads themselves, hence a higher one.
  */
 export const DEFAULT_WAREHOUSE_OPTIONS = { memoryLimit: '512MB', threads: 2, checkpointThreshold: '256MB' } as const;
 
@@ -35,7 +35,7 @@ const TUNING_SETTINGS = {
 
 export type SqlParameters = DuckDBValue[] | Record<string, DuckDBValue>;
 
-/** Runs statements on one connection: a warehouse session, or the inside of one of its transactions. */
+/** Runs statements on one connection: a warehouse's connection, or the inside of one of its transactions. */
 export interface SqlRunner {
   /** Runs a statement (or several, without parameters); returns the number of rows it changed. */
   run(sql: string, parameters?: SqlParameters): Promise<number>;
@@ -157,14 +157,14 @@ export class WarehouseSession implements SqlRunner {
 }
 
 /**
- * The DuckDB warehouse file and its main session. `openSession` gives another connection to the same
+ * The DuckDB warehouse file and its main connection. `openSession` gives another connection to the same
  * file with its own queue, so short writes (the quota ledger) need not wait behind a batch load.
  */
 export class Warehouse extends WarehouseSession {
   /** Absolute paths open in this process: DuckDB's file lock is per process, so it would let a second open through. */
   private static readonly openPaths = new Set<string>();
 
-  private readonly sessions = new Set<WarehouseSession>();
+  private readonly otherConnections = new Set<WarehouseSession>();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -216,7 +216,7 @@ export class Warehouse extends WarehouseSession {
       const instance = await createInstance(path, absolutePath, readOnly, options);
       const connection = await instance.connect();
       try {
-        // Text and date casts of TIMESTAMPTZ follow the session time zone; make them not depend on the machine's.
+        // Text and date casts of TIMESTAMPTZ follow the connection's time zone; make them not depend on the machine's.
         await connection.run("SET TimeZone = 'UTC'");
         if (!readOnly) {
           await applyMigrations(connection, path);
@@ -238,15 +238,15 @@ export class Warehouse extends WarehouseSession {
   async openSession(): Promise<WarehouseSession> {
     const connection = await this.instance.connect();
     await connection.run("SET TimeZone = 'UTC'");
-    const session = new WarehouseSession(this.path, connection);
-    this.sessions.add(session);
-    return session;
+    const other = new WarehouseSession(this.path, connection);
+    this.otherConnections.add(other);
+    return other;
   }
 
-  /** Closes the sessions, the connection and the file once the queued work is done. Closing twice is harmless. */
+  /** Closes the other connections, the main one and the file once the queued work is done. Closing twice is harmless. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      for (const session of this.sessions) await session.closeSession();
+      for (const other of this.otherConnections) await other.closeSession();
       await this.exclusive(async () => {
         this.closed = true;
         this.connection.closeSync();
