@@ -116,7 +116,7 @@ describe('CSV reports of many chunks', () => {
       expect([o.total_service_cost, o.flags_failed]).toEqual(fromParquet.get(o.order_code as string));
   });
 
-  it('puts the session back in order after a file written in any order', async () => {
+  it('puts the connection back in order after a file written in any order', async () => {
     const warehouse = await Warehouse.open(dbPath, { readOnly: true });
     const setting = async () =>
       (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!

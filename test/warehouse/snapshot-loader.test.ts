@@ -532,8 +532,8 @@ describe('loadLookupBatch', () => {
   });
 
   it('loads batches that do not fit beside the rows DuckDB holds until a checkpoint, by checkpointing first', async () => {
-    // No automatic checkpoint: committed rows stay in DuckDB's memory (about 50 MB of them), and a
-    // batch's staged answers no longer fit beside them.
+    // No automatic checkpoint: committed rows stay in DuckDB's memory, and after a few batches a
+    // batch's staged answers no longer fit beside them within the limit.
     const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '48MB', checkpointThreshold: '1GB' });
     const spoolDir = join(dir, 'spool');
     const retried: string[] = [];
