@@ -2,9 +2,9 @@ import { setFlagsFromString } from 'node:v8';
 import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
- * The memory settings of a tracking run, wherever it runs: `parcel-recon track`, a job's tracking step
- * and the tracking benchmark take them from here. Most are applied by the process itself; the few that
- * glibc and V8 read only at start are given by bin/node-with-track-settings (TRACK_START_SETTINGS).
+ * The memory settings of a tracking run: `parcel-recon track` and the tracking benchmark take them all
+ * from here, a job's tracking step its DuckDB settings. Most are applied by the process itself; the few
+ * that glibc and V8 read only at start are given by bin/node-with-track-settings (TRACK_START_SETTINGS).
  */
 
 /**
