@@ -3,7 +3,7 @@ import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.
 import type { RunExitCode } from '../src/pipeline/exit-codes.js';
 import type { TrackRunOptions } from '../src/pipeline/track-run.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
-import type { Warehouse, WarehouseTuning } from '../src/warehouse/warehouse.js';
+import type { Warehouse } from '../src/warehouse/warehouse.js';
 
 /** The tracking step's options as the configuration gives them; the job adds its name, warehouse and stop signal. */
 export type TrackingSettings = Omit<TrackRunOptions, 'job' | 'warehouse' | 'progress' | 'stop'>;
@@ -19,8 +19,8 @@ export interface JobSettings {
   readonly dayUtcOffsetMinutes: number;
   /** The tracking step's options; throws the user's error when the configuration lacks a source, keys or URL. */
   readonly tracking: () => Promise<TrackingSettings>;
-  /** DuckDB's settings while the tracking step runs: `track`'s. */
-  readonly trackingWarehouse: WarehouseTuning;
+  /** The configuration's `track.memoryLimit`: DuckDB's memory limit while the tracking step runs, in place of `track`'s default. */
+  readonly trackMemoryLimit: string | undefined;
   /** The callback receiver's journal, ingested first when it exists. */
   readonly callbacksJournalDir: string;
   /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */

@@ -1,10 +1,12 @@
+import { trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { runTracking } from '../src/pipeline/track-run.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 /** Looks up the configured source's codes within the quotas, as `track` does (with its DuckDB settings), under the job's name. */
 export async function trackingStep(context: JobContext, job: string): Promise<JobStepResult> {
   const tracking = await context.settings.tracking();
-  const summary = await context.warehouse.withSettings(context.settings.trackingWarehouse, async () => {
+  const trackingWarehouse = trackingWarehouseOptions(context.settings.trackMemoryLimit);
+  const summary = await context.warehouse.withSettings(trackingWarehouse, async () => {
     // What the earlier steps wrote is still in DuckDB's memory until a checkpoint, under the job's larger limit.
     await context.warehouse.run('CHECKPOINT');
     return runTracking({

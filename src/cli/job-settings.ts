@@ -8,7 +8,6 @@ import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from '
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
-import { trackingWarehouseOptions } from './tracking-memory.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
 async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {
@@ -44,7 +43,7 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
       periodDays: config.reports.periodDays,
     },
     financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
-    trackingWarehouse: trackingWarehouseOptions(config.track.memoryLimit),
+    trackMemoryLimit: config.track.memoryLimit,
     pricing: async () => {
       const flags = CustomerOperationFlagsSchema.parse({
         baseUrl: env[BASE_URL_ENV] ?? config.baseUrl,

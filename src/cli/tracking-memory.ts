@@ -2,17 +2,16 @@ import { setFlagsFromString } from 'node:v8';
 import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
- * The warehouse settings of a tracking run. DuckDB holds data not yet checkpointed in memory: at the
- * general 256MB threshold a run's uncheckpointed rows reached 400 MB. Checkpointing every 32MB keeps
- * them small, and 64MB is enough for a batch's statements (what no longer fits spills to
- * `<file>.tmp`), since spool files are read without read_json's 32 MiB buffer (spoolFileRows): batches
- * of 4,000 answers, growing to 16,000, went through at 64MB, while 48MB ran out of memory on a batch
- * of 1,841 even after a checkpoint. At 128MB DuckDB filled the room with uncheckpointed rows, and a
- * million-code run peaked 28 MB higher.
- *
- * One DuckDB thread: a batch's statements are small, and a second thread cost more in waking and
- * handing work over than it saved (0.06 ms less CPU per lookup on one, about 8% more lookups a
- * second, alternated runs), while the lookups' main thread has the other core.
+ * The memory settings of a tracking run: `parcel-recon track` and the tracking benchmark take them all
+ * from here, a job's tracking step its DuckDB settings. Most are applied by the process itself; the few
+ * that glibc and V8 read only at start are given by bin/node-with-track-settings (TRACK_START_SETTINGS).
+ */
+
+/**
+ * DuckDB's settings while tracking. Rows not yet checkpointed stay in memory, so a low checkpoint
+ * threshold keeps them few; the memory limit holds a batch's statements (what no longer fits spills to
+ * `<file>.tmp`) and no more, since a higher one only fills with uncheckpointed rows. One thread: a
+ * batch's statements are too small to gain from a second, and the lookups' main thread needs the other core.
  */
 export const TRACKING_WAREHOUSE_OPTIONS = {
   memoryLimit: '64MB',
@@ -20,31 +19,50 @@ export const TRACKING_WAREHOUSE_OPTIONS = {
   threads: 1,
 } as const satisfies WarehouseOptions;
 
-/** A tracking run's warehouse settings, with the operator's memory limit when one is given. */
+/** A tracking run's warehouse settings, with the operator's memory limit (`--memory-limit`, a job's `track.memoryLimit`) when one is given. */
 export function trackingWarehouseOptions(memoryLimit: string | undefined) {
   return { ...TRACKING_WAREHOUSE_OPTIONS, ...(memoryLimit === undefined ? {} : { memoryLimit }) };
 }
 
 /**
- * V8 lets its heap grow to several times what is live before a full collection: while tracking held
- * about 45 MB live, the heap reached 150 to 200 MB. A growing factor of 1.5 keeps it near 60 to 90 MB
- * for little more collection work (`--optimize-for-size` kept it smaller but doubled the CPU time per
- * lookup). V8 reads the factor at each collection, so setting it once the process runs takes effect.
+ * V8 lets its heap grow to several times what is live before a full collection; a growing factor of
+ * 1.5 keeps it near what is live for little more collection work. V8 reads the factor at each
+ * collection, so setting it once the process runs takes effect.
  */
+const HEAP_GROWING_FLAG = '--heap-growing-percent=50';
+
 export function keepHeapSmall(): void {
-  setFlagsFromString('--heap-growing-percent=50');
+  setFlagsFromString(HEAP_GROWING_FLAG);
 }
 
 /**
- * DuckDB allocates through its own jemalloc, which by default keeps freed pages for seconds and
- * hands them back lazily (MADV_FREE pages still count as the process's memory), in an arena per
- * thread: over a million lookups that retention grew to about 130 MB beyond what DuckDB had in use.
- * One arena, freed pages returned within 100 ms and directly took the peak of a million lookups from
- * 447 to 390 MB, for perhaps 0.02 ms more CPU per lookup in DuckDB's threads (within the noise of
- * alternated runs). jemalloc reads this variable when DuckDB's library loads, so it must be set
- * before anything imports DuckDB (see before-duckdb-loads.ts); a value already in the environment is
- * left as it is.
+ * DuckDB allocates through its own jemalloc, which by default keeps freed pages for seconds, in an
+ * arena per thread, and they still count as the process's memory: one arena, with freed pages given
+ * back within 100 ms and directly, keeps the process near what DuckDB uses.
+ */
+export const DUCKDB_ALLOCATOR_ENV = 'DUCKDB_JE_MALLOC_CONF';
+export const DUCKDB_ALLOCATOR_CONF = 'narenas:1,dirty_decay_ms:100,muzzy_decay_ms:0';
+
+/**
+ * jemalloc reads its setting when DuckDB's library loads, so this must run before anything imports
+ * DuckDB (see before-duckdb-loads.ts); a value already in the environment is left as it is.
  */
 export function returnDuckdbMemoryPromptly(): void {
-  process.env.DUCKDB_JE_MALLOC_CONF ??= 'narenas:1,dirty_decay_ms:100,muzzy_decay_ms:0';
+  process.env[DUCKDB_ALLOCATOR_ENV] ??= DUCKDB_ALLOCATOR_CONF;
 }
+
+/**
+ * The settings that glibc and V8 read only when a process starts, so that a running process cannot
+ * give them to itself: bin/node-with-track-settings starts `track` (and the tracking benchmark) with
+ * these values, and a test keeps the script in agreement with them. A GLIBC_TUNABLES the operator set
+ * is left as it is.
+ */
+export const TRACK_START_SETTINGS = {
+  /**
+   * Two malloc arenas rather than one per thread (libuv's and DuckDB's threads each took one and kept
+   * what it had freed), and allocations of 128 KiB and more mapped on their own, so given back when freed.
+   */
+  glibcTunables: 'glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=131072',
+  /** A young generation of 8 MB semi-spaces rather than V8's 16: less memory held for objects that die young. */
+  nodeFlags: ['--max-semi-space-size=8'],
+} as const;

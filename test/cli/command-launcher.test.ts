@@ -3,13 +3,15 @@ import { once } from 'node:events';
 import { readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRACK_START_SETTINGS } from '../../src/cli/tracking-memory.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { sandboxEnv } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const LAUNCHER = join(import.meta.dirname, '../../bin/parcel-recon');
-const TRACK_TUNABLES = 'glibc.malloc.arena_max=2';
+/** glibc splits its tunables in place at start: the variable ends after the first, and each other follows the previous one's end. */
+const [FIRST_TUNABLE, ...OTHER_TUNABLES] = TRACK_START_SETTINGS.glibcTunables.split(':');
 
 interface Launched {
   readonly child: ChildProcess;
@@ -71,11 +73,10 @@ describe('the parcel-recon command (bin/parcel-recon)', () => {
     );
     // Standard input still open: the process waits there, so what it runs can be read.
     const { args, environment } = await nodeProcessOf(child.pid!);
-    expect(args.slice(1, 2)).toEqual(['--max-semi-space-size=8']);
+    expect(args.slice(1, 2)).toEqual(TRACK_START_SETTINGS.nodeFlags);
     expect(args.slice(3)).toEqual(['track', '--input', '-', '--db', workspace.dbPath, '--json', '--retry-min-ms', '5']);
-    expect(environment).toContain(`GLIBC_TUNABLES=${TRACK_TUNABLES}`);
-    // glibc splits its tunables in place at start: the second one follows the first's end.
-    expect(environment).toContain('glibc.malloc.mmap_threshold=131072');
+    expect(environment).toContain(`GLIBC_TUNABLES=${FIRST_TUNABLE}`);
+    for (const tunable of OTHER_TUNABLES) expect(environment).toContain(tunable);
     child.stdin!.end(`order_code,account\n${sandbox.state.world.orderCode(0, 0)},${account.alias}\n`);
     const result = await ended;
     expect(result.code, result.stderr).toBe(0);
