@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { readWarehouseCatalog } from './warehouse-catalog.js';
-import { useTempDirs } from './warehouse-fixtures.js';
+import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
 
@@ -11,5 +13,23 @@ describe('a new warehouse', () => {
     const { warehouse } = await temp.open();
     const catalog = await readWarehouseCatalog(warehouse);
     await expect(`${JSON.stringify(catalog, null, 2)}\n`).toMatchFileSnapshot('./baseline-catalog.json');
+  });
+
+  it('is at schema version 1, the baseline', async () => {
+    const { warehouse } = await temp.open();
+    expect(await rowsOf(warehouse, 'SELECT version, name FROM schema_migrations')).toEqual([
+      { version: 1, name: 'baseline' },
+    ]);
+  });
+
+  it('is refused once its schema is at the version after the baseline', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.run("INSERT INTO schema_migrations VALUES (2, 'next', current_timestamp)");
+    await warehouse.close();
+    await expect(Warehouse.open(path)).rejects.toThrow(
+      new WarehouseError(
+        `warehouse ${path} has schema version 2, newer than this parcel-recon knows (1); upgrade parcel-recon`,
+      ),
+    );
   });
 });
