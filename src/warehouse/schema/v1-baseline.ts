@@ -322,7 +322,7 @@ const CALLBACK_VIEWS = `
     WHERE NOT EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = c.order_code)
       AND NOT EXISTS (SELECT 1 FROM run_inputs AS i WHERE i.order_code = c.order_code);`;
 
-/** The schema of the first release, created in its final form. */
+/** Version 1: the schema of the first release; later changes are migrations after it. */
 export const migration: Migration = {
   version: 1,
   name: 'baseline',
