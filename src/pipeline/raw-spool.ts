@@ -5,14 +5,14 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { CarrierInstant } from '../carrier/contract.js';
-import { answerTextOfSpoolLine } from '../warehouse/snapshot-spool-format.js';
+import { type AnswerSighting, answerTextOfSpoolLine } from '../warehouse/snapshot-spool-format.js';
 
 /**
  * The raw spool: every tracking answer body a run received, as it came, so the normalized tables can
  * be rebuilt without a lookup (`parcel-recon replay`). One gzip-compressed NDJSON file per committed
  * batch under `DATA_DIR/raw/RUN_ID/`. A line is an answerSpoolLine: the run, the order code, the key's
  * alias, when it was seen, and the body itself as `answer` (never the key: the carrier's answer does
- * not carry it). Files written before this form hold the body as a JSON string, `body`.
+ * not carry it).
  */
 export interface RawResponse {
   readonly orderCode: string;
@@ -117,7 +117,7 @@ export async function spoolFilesOfRun(dataDir: string, runId: string): Promise<{
     .map((name) => ({ name, path: join(dir, name) }));
 }
 
-/** The answers of one spool file, in order, in either form of line. */
+/** The answers of one spool file, in order. */
 export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
   const responses: RawResponse[] = [];
   const gunzip = createReadStream(path).pipe(createGunzip());
@@ -126,8 +126,8 @@ export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
   const reading = (async () => {
     for await (const line of lines) {
       if (line === '') continue;
-      const { orderCode, accountAlias, seenAt, body } = JSON.parse(line) as RawResponse;
-      responses.push({ orderCode, accountAlias, seenAt, body: body ?? answerTextOfSpoolLine(line) });
+      const { orderCode, accountAlias, seenAt } = JSON.parse(line) as AnswerSighting;
+      responses.push({ orderCode, accountAlias, seenAt, body: answerTextOfSpoolLine(line) });
     }
   })();
   await Promise.race([reading, failed]);

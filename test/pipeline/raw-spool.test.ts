@@ -1,11 +1,10 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CarrierInstant } from '../../src/carrier/contract.js';
 import { BatchFiles } from '../../src/pipeline/batch-files.js';
-import { type RawResponse, readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
+import { readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
 import { answerSpoolLine } from '../../src/warehouse/snapshot-spool-format.js';
 
 const dirs: string[] = [];
@@ -21,7 +20,7 @@ const BODIES = [
 ];
 
 describe('raw spool', () => {
-  it('keeps each answer as it came, written as the batch gathers, and reads files of the earlier form too', async () => {
+  it('keeps each answer as it came, written as the batch gathers', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'raw-spool-'));
     dirs.push(dataDir);
     const spoolDir = join(dataDir, 'spool');
@@ -63,13 +62,6 @@ describe('raw spool', () => {
     await files.removeSnapshotFile();
     expect(await readdir(spoolDir)).toEqual([]);
     expect((await spoolFilesOfRun(dataDir, 'run-1')).map((file) => file.path)).toEqual([written.rawSpoolFile]);
-
-    // A file of the earlier form: the body as a JSON string.
-    const earlier: RawResponse = { orderCode: '247EXP0002', accountAlias: 'shop-a', seenAt: SEEN, body: BODIES[1]! };
-    const earlierFile = join(dataDir, 'raw', 'run-0', '0000000000001-1-000000001.ndjson.gz');
-    await mkdir(join(dataDir, 'raw', 'run-0'), { recursive: true });
-    await writeFile(earlierFile, gzipSync(`${JSON.stringify(earlier)}\n`));
-    expect(await readRawSpoolFile(earlierFile)).toEqual([earlier]);
   });
 
   it('leaves no file for a batch without answers', async () => {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
 import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';
@@ -68,43 +67,28 @@ describe('Warehouse.open', () => {
     ]);
   });
 
-  it('upgrades an older warehouse to history tables without primary keys, keeping their rows', async () => {
-    const dir = await temp.dir();
-    const path = join(dir, 'old.duckdb');
-    const instance = await DuckDBInstance.create(path);
-    const connection = await instance.connect();
-    for (const migration of MIGRATIONS.filter((m) => m.version <= 7)) await connection.run(migration.sql);
-    await connection.run(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL);
-      INSERT INTO schema_migrations SELECT v, 'old', current_timestamp FROM range(1, 8) t(v);
+  it('keeps history tables without primary keys, and the rows written to them', async () => {
+    const { warehouse } = await temp.open();
+    await warehouse.run(`
       INSERT INTO order_charges VALUES ('EX100000001', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EX100000001', 2, 'Fuel', 'Phụ phí xăng dầu', 236960);
       INSERT INTO order_statuses VALUES ('EX100000001', 1, '2026-11-01 08:00:00+07', '21', 'DATIEPNHAN', 'Đã tiếp nhận', 'Hà Nội', 'Bưu cục Cầu Giấy');
       INSERT INTO order_trackings VALUES ('EX100000001', 1, '0', 'Nhập hệ thống', 'HN01', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2026-11-01 08:00:00+07', NULL);`);
-    connection.closeSync();
-    instance.closeSync();
-
-    const upgraded = await Warehouse.open(path);
-    try {
-      expect(
-        await rowsOf(
-          upgraded,
-          'SELECT order_code, line_no, service_id, CAST(cost AS VARCHAR) AS cost FROM order_charges ORDER BY line_no',
-        ),
-      ).toEqual([
-        { order_code: 'EX100000001', line_no: 1, service_id: 'DE', cost: '1184800.0000' },
-        { order_code: 'EX100000001', line_no: 2, service_id: 'Fuel', cost: '236960.0000' },
-      ]);
-      expect(await rowsOf(upgraded, 'SELECT province_name FROM order_statuses')).toEqual([{ province_name: 'Hà Nội' }]);
-      expect(await rowsOf(upgraded, 'SELECT post_office_id FROM order_trackings')).toEqual([
-        { post_office_id: 'HN01' },
-      ]);
-      const keyed = await rowsOf(
-        upgraded,
-        "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN ('order_charges', 'order_statuses', 'order_trackings')",
-      );
-      expect(keyed).toEqual([]);
-    } finally {
-      await upgraded.close();
-    }
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT order_code, line_no, service_id, CAST(cost AS VARCHAR) AS cost FROM order_charges ORDER BY line_no',
+      ),
+    ).toEqual([
+      { order_code: 'EX100000001', line_no: 1, service_id: 'DE', cost: '1184800.0000' },
+      { order_code: 'EX100000001', line_no: 2, service_id: 'Fuel', cost: '236960.0000' },
+    ]);
+    expect(await rowsOf(warehouse, 'SELECT province_name FROM order_statuses')).toEqual([{ province_name: 'Hà Nội' }]);
+    expect(await rowsOf(warehouse, 'SELECT post_office_id FROM order_trackings')).toEqual([{ post_office_id: 'HN01' }]);
+    const keyed = await rowsOf(
+      warehouse,
+      "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND table_name IN ('order_charges', 'order_statuses', 'order_trackings')",
+    );
+    expect(keyed).toEqual([]);
   });
 
   it('loads the reference data, and reloads it without duplicating on a second open', async () => {
