@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { ProductError } from '../src/errors/product-error.js';
 
 /** Who holds a job's lock: written into the lock file by the holder. */
 export interface LockHolder {
@@ -14,13 +15,15 @@ export interface LockHolder {
 }
 
 /** A second run of a job while another holds its lock. */
-export class JobLockHeldError extends Error {
+export class JobLockHeldError extends ProductError {
   constructor(
     readonly job: string,
     readonly holder: LockHolder,
   ) {
-    super(`job ${job} is already running (PID ${holder.pid} on ${holder.hostname}, since ${holder.acquiredAt})`);
-    this.name = 'JobLockHeldError';
+    super(
+      'JOB_LOCKED',
+      `job ${job} is already running (PID ${holder.pid} on ${holder.hostname}, since ${holder.acquiredAt})`,
+    );
   }
 }
 

@@ -1,21 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ProductError } from '../errors/product-error.js';
 
 /** Segment files of the journal: `callbacks-<UTC stamp>-<pid>-<random>.ndjson`; their names sort by age. */
 const SEGMENT_NAME = /^callbacks-\d{8}T\d{6}Z-\d+-[0-9a-f]{6}\.ndjson$/;
 const LOCK_FILE = 'receiver.lock';
 
 /** Another live receiver owns the journal directory. */
-export class JournalBusyError extends Error {
-  readonly code = 'JOURNAL_BUSY';
-
+export class JournalBusyError extends ProductError {
   constructor(
     readonly dir: string,
     readonly pid: number,
   ) {
-    super(`callback journal ${dir} is in use by another receiver (PID ${pid})`);
-    this.name = 'JournalBusyError';
+    super('JOURNAL_BUSY', `callback journal ${dir} is in use by another receiver (PID ${pid})`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { EXIT_CODE } from '../pipeline/exit-codes.js';
+import { type ErrorCode, ProductError } from '../errors/product-error.js';
 
 /**
  * The process exit codes every command uses; a cron monitor acts on them. OK 0, FAILURE 1 (some
@@ -7,17 +7,25 @@ import { EXIT_CODE } from '../pipeline/exit-codes.js';
  * --max-lookups reached, interrupted; what was done is committed), BUSY 4 (another process holds the
  * warehouse), JOB_LOCKED 5 (a run of the same named job is still going).
  */
-export const EXIT = EXIT_CODE;
+export const EXIT = {
+  OK: 0,
+  FAILURE: 1,
+  BAD_INPUT: 2,
+  PARTIAL: 3,
+  BUSY: 4,
+  JOB_LOCKED: 5,
+} as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The failures only the command line meets: its input, its ports, a report it runs. */
+type UserErrorCode = Extract<ErrorCode, 'BAD_INPUT' | 'PORT_IN_USE' | 'LISTEN_FAILED' | 'REPORT_FAILED'>;
+
 /** An error whose message is meant for the user as it is: one line, no stack trace. */
-export class UserError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode = EXIT.BAD_INPUT,
-  ) {
-    super(message);
-    this.name = 'UserError';
+export class UserError extends ProductError {
+  declare readonly code: UserErrorCode;
+
+  constructor(message: string, code: UserErrorCode = 'BAD_INPUT') {
+    super(code, message);
   }
 }

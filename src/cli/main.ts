@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
-import { SourceError } from '../sources/order-code-source.js';
-import { isOutOfMemory, outOfMemoryDetail, WarehouseError } from '../warehouse/warehouse-errors.js';
-import { EXIT, UserError } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
+import { exitCodeOf, failureLine, productErrorOf, type Wording } from './failure-advice.js';
 
 const program = new Command('parcel-recon')
   .description(
@@ -15,8 +14,8 @@ const program = new Command('parcel-recon')
 
 /**
  * Each command's module, in the order help lists them, imported when its command runs: a night's
- * `track` then holds none of the other commands' code and libraries (a million-code run peaked
- * 12 MB lower for it). Help, the version and an unknown name load them all.
+ * `track` then holds none of the other commands' code and libraries, which lowers its peak memory.
+ * Help, the version and an unknown name load them all.
  */
 const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   demo: async () => (await import('./commands/demo-command.js')).demoCommand(),
@@ -42,7 +41,13 @@ const commandsToLoad =
 for (const command of await Promise.all(commandsToLoad.map((load) => load())))
   program.addCommand(command.exitOverride());
 
-/** Runs the command line; a user's mistake is one line on stderr and exit code 2, never a stack trace; so is a warehouse failure (exit code 1). */
+/** `jobs` and `schedule` run jobs from the configuration file: advice names its keys, not flags. */
+const wording: Wording = named === 'jobs' || named === 'schedule' ? 'job' : 'command';
+
+/**
+ * Runs the command line. A product error (a user's mistake, a busy or broken warehouse...) is one
+ * line on stderr with the exit code of its code, never a stack trace.
+ */
 async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
@@ -57,23 +62,10 @@ async function main(argv: string[]): Promise<number> {
         return EXIT.OK;
       return EXIT.BAD_INPUT;
     }
-    if (error instanceof SourceError) {
-      process.stderr.write(`parcel-recon: ${error.message}\n`);
-      return EXIT.BAD_INPUT;
-    }
-    if (error instanceof WarehouseError) {
-      process.stderr.write(`parcel-recon: ${error.message}\n`);
-      return EXIT.FAILURE;
-    }
-    if (error instanceof UserError) {
-      process.stderr.write(`parcel-recon: ${error.message}\n`);
-      return error.exitCode;
-    }
-    if (error instanceof Error && isOutOfMemory(error)) {
-      process.stderr.write(
-        `parcel-recon: DuckDB ran out of memory (${outOfMemoryDetail(error)}): raise --memory-limit\n`,
-      );
-      return EXIT.FAILURE;
+    const failure = productErrorOf(error);
+    if (failure !== undefined) {
+      process.stderr.write(`parcel-recon: ${failureLine(failure, wording)}\n`);
+      return exitCodeOf(failure.code);
     }
     process.stderr.write(
       `parcel-recon: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../carrier/answer-body.js';
 import { checkTrackingResult } from '../carrier/contract.js';
+import { ProductError } from '../errors/product-error.js';
 import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from './raw-spool.js';
@@ -29,13 +30,12 @@ export interface ReplaySummary {
 }
 
 /** A named run without a spool. */
-export class UnknownSpoolError extends Error {
+export class UnknownSpoolError extends ProductError {
   constructor(
     readonly runId: string,
     dataDir: string,
   ) {
-    super(`no raw spool for run ${runId} under ${join(dataDir, 'raw')}`);
-    this.name = 'UnknownSpoolError';
+    super('SPOOL_NOT_FOUND', `no raw spool for run ${runId} under ${join(dataDir, 'raw')}`);
   }
 }
 

@@ -1,7 +1,12 @@
 import type { Redis } from 'ioredis';
+import { ProductError } from '../errors/product-error.js';
 
 /** Redis cannot be reached or was lost: the shared quota is in doubt, so nothing more is spent. */
-export class RedisUnavailableError extends Error {}
+export class RedisUnavailableError extends ProductError {
+  constructor(message: string) {
+    super('REDIS_UNAVAILABLE', message);
+  }
+}
 
 /** A Redis address as logs may show it: no user name, no password. */
 export function redactedRedisUrl(url: string): string {

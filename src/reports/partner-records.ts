@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
 import { Parser } from 'csv-parse';
 import type { QueryArrayResult } from 'pg';
+import { ProductError } from '../errors/product-error.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
 
 /** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -12,10 +13,9 @@ export type PartnerRecordsSource =
   | { readonly kind: 'postgres'; readonly url: string; readonly query: string };
 
 /** A problem with the partner's records as a whole (file missing, no order_code column, query failed). */
-export class PartnerRecordsError extends Error {
+export class PartnerRecordsError extends ProductError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PartnerRecordsError';
+    super('PARTNER_RECORDS_UNREADABLE', message);
   }
 }
 

@@ -1,3 +1,5 @@
+import { ProductError } from '../errors/product-error.js';
+
 /** One order code read from a source, with where it came from. */
 export interface SourcedCode {
   /** The code as read, trimmed; the pipeline checks the carrier's rules and de-duplicates. */
@@ -32,9 +34,8 @@ export interface OrderCodeSource {
  * A problem with the whole source (file missing, no order_code column, query failed): the run cannot
  * start. Its message is one line for the user and never carries a password.
  */
-export class SourceError extends Error {
+export class SourceError extends ProductError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SourceError';
+    super('SOURCE_UNREADABLE', message);
   }
 }

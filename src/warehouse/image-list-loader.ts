@@ -69,7 +69,7 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
         if (resultsFile !== undefined) await loadResults(sql, resultsFile);
       },
       `a batch of ${batch.results.length} image lookups`,
-      'lower --batch-size',
+      ['batchSize'],
     );
   });
 }

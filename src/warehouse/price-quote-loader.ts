@@ -154,7 +154,7 @@ export async function loadPriceQuotes(
         );
       },
       `a batch of ${rows.length} price quotes`,
-      'lower --batch-size',
+      ['batchSize'],
     );
   });
 }

@@ -82,7 +82,7 @@ export async function appendRunInputs(
          FROM ${spoolFileRows('$file', file, INPUT_ROW_FIELDS)}`,
         { runId, file: file.path },
       );
-    await warehouse.loadTransaction(insert, `${rows.length} input rows`, 'raise --memory-limit');
+    await warehouse.loadTransaction(insert, `${rows.length} input rows`, ['memoryLimit']);
   });
 }
 

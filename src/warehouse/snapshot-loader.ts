@@ -89,7 +89,7 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
         if (resultsFile !== undefined) await loadResults(sql, resultsFile);
       },
       `a batch of ${results.length} lookups`,
-      'lower --batch-size or raise --memory-limit',
+      ['batchSize', 'memoryLimit'],
     );
   });
 }

@@ -1,29 +1,47 @@
-/**
- * Failures of the warehouse itself (cannot open, in use, schema too new). Each carries a stable
- * `code` for the caller's exit-code choice and a one-line message the operator can read as it is.
- */
-export class WarehouseError extends Error {
-  readonly code: string = 'WAREHOUSE';
+import { ProductError } from '../errors/product-error.js';
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'WarehouseError';
+/** Failures of the warehouse itself (cannot open, in use, schema too new, out of memory). */
+export class WarehouseError extends ProductError {
+  constructor(
+    message: string,
+    options?: ErrorOptions,
+    code: 'WAREHOUSE_FAILED' | 'WAREHOUSE_BUSY' | 'WAREHOUSE_OUT_OF_MEMORY' = 'WAREHOUSE_FAILED',
+  ) {
+    super(code, message, options);
   }
 }
 
 /** Another process (or another open in this process) holds the warehouse file. */
 export class WarehouseBusyError extends WarehouseError {
-  override readonly code = 'WAREHOUSE_BUSY';
+  /** Whether the refused open was read-only: DuckDB refuses even those while another process writes. */
+  readonly readOnly: boolean;
 
   constructor(
     readonly path: string,
     /** The process holding the file, when DuckDB names it. */
     readonly pid: number | null,
-    options?: { cause?: unknown; holder?: 'another process' | 'this process' },
+    options?: ErrorOptions & { holder?: 'another process' | 'this process'; readOnly?: boolean },
   ) {
     const holder = options?.holder ?? 'another process';
-    super(`warehouse ${path} is in use by ${holder}${pid === null ? '' : ` (PID ${pid})`}`, options);
-    this.name = 'WarehouseBusyError';
+    super(`warehouse ${path} is in use by ${holder}${pid === null ? '' : ` (PID ${pid})`}`, options, 'WAREHOUSE_BUSY');
+    this.readOnly = options?.readOnly ?? false;
+  }
+}
+
+/** A setting that makes a load fit DuckDB's memory: a smaller batch size, or a larger memory limit. */
+export type MemorySetting = 'batchSize' | 'memoryLimit';
+
+/**
+ * DuckDB ran out of its memory limit. `settings` names what would help as data, so each interface
+ * can word it (a command's flag, a job's configuration key); empty when none of them would.
+ */
+export class WarehouseOutOfMemoryError extends WarehouseError {
+  constructor(
+    message: string,
+    readonly settings: readonly MemorySetting[],
+    options?: ErrorOptions,
+  ) {
+    super(message, options, 'WAREHOUSE_OUT_OF_MEMORY');
   }
 }
 
@@ -55,7 +73,11 @@ export function isOutOfMemory(error: unknown): boolean {
   );
 }
 
-/** DuckDB's own first line of an out-of-memory error, e.g. `failed to allocate data of size 4.0 MiB (42.9 MiB/45.7 MiB used)`. */
-export function outOfMemoryDetail(error: Error): string {
-  return firstLineOf(error).replace(/^(Out of Memory Error|TransactionContext Error): /, '');
+/**
+ * DuckDB's out-of-memory error met outside a load that retries, with DuckDB's own first line, e.g.
+ * `failed to allocate data of size 4.0 MiB (42.9 MiB/45.7 MiB used)`: a larger memory limit helps.
+ */
+export function outOfMemoryError(error: Error): WarehouseOutOfMemoryError {
+  const detail = firstLineOf(error).replace(/^(Out of Memory Error|TransactionContext Error): /, '');
+  return new WarehouseOutOfMemoryError(`DuckDB ran out of memory (${detail})`, ['memoryLimit'], { cause: error });
 }

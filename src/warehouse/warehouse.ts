@@ -5,7 +5,15 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type Du
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';
-import { firstLineOf, isOutOfMemory, lockHolderPid, WarehouseBusyError, WarehouseError } from './warehouse-errors.js';
+import {
+  firstLineOf,
+  isOutOfMemory,
+  lockHolderPid,
+  type MemorySetting,
+  WarehouseBusyError,
+  WarehouseError,
+  WarehouseOutOfMemoryError,
+} from './warehouse-errors.js';
 
 export interface WarehouseOptions {
   /** Open without writing: no migrations, no reference data reload; the file must exist. */
@@ -51,7 +59,6 @@ function directRunner(connection: DuckDBConnection): SqlRunner {
   };
 }
 
-/** DuckDB's error when an allocation would pass its memory_limit. */
 /**
  * One DuckDB connection and the queue in front of it. DuckDB transactions belong to a connection and
  * the pipeline works concurrently, so every use goes through the queue: `exclusive`, `transaction`,
@@ -96,17 +103,16 @@ export class WarehouseSession implements SqlRunner {
   }
 
   /**
-   * A transaction that bulk-loads (spool files, temporary tables, many
-   * rows), which DuckDB may not fit in its memory limit beside the committed rows it holds in memory
-   * until a checkpoint (50 MB and more in a tracking run): when DuckDB runs out of memory, the work is
-   * rolled back, the warehouse checkpointed, and the work run once more. `work` must touch nothing
-   * but the database. A second shortage is a WarehouseError that names the memory limit, what was
-   * loading (`what`) and what the operator can change (`remedy`).
+   * A transaction that bulk-loads (spool files, temporary tables, many rows), which DuckDB may not fit
+   * in its memory limit beside the committed rows it holds in memory until a checkpoint: when DuckDB
+   * runs out of memory, the work is rolled back, the warehouse checkpointed, and the work run once
+   * more. `work` must touch nothing but the database. A second shortage is a WarehouseOutOfMemoryError
+   * that names the memory limit, what was loading (`what`) and the settings that would make it fit.
    */
   async loadTransaction<T>(
     work: (sql: SqlRunner) => Promise<T>,
     what: string,
-    remedy = 'the memory limit is too small for it',
+    settings: readonly MemorySetting[] = [],
   ): Promise<T> {
     try {
       return await this.transaction(work);
@@ -121,8 +127,9 @@ export class WarehouseSession implements SqlRunner {
     } catch (error) {
       if (!isOutOfMemory(error)) throw error;
       const limit = await this.memoryLimit();
-      throw new WarehouseError(
-        `DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint: ${remedy}`,
+      throw new WarehouseOutOfMemoryError(
+        `DuckDB ran out of memory (memory_limit ${limit}) loading ${what}, even after a checkpoint`,
+        settings,
         { cause: error },
       );
     }
@@ -207,7 +214,7 @@ export class Warehouse extends WarehouseSession {
     const readOnly = options.readOnly ?? false;
     const absolutePath = resolve(path);
     if (Warehouse.openPaths.has(absolutePath))
-      throw new WarehouseBusyError(path, process.pid, { holder: 'this process' });
+      throw new WarehouseBusyError(path, process.pid, { holder: 'this process', readOnly });
     if (readOnly && !existsSync(absolutePath))
       throw new WarehouseError(`warehouse ${path} does not exist (asked to open it read-only)`);
     Warehouse.openPaths.add(absolutePath);
@@ -283,7 +290,7 @@ async function createInstance(
     return await DuckDBInstance.create(absolutePath, config);
   } catch (error) {
     const pid = lockHolderPid(error);
-    if (pid !== undefined) throw new WarehouseBusyError(path, pid, { cause: error });
+    if (pid !== undefined) throw new WarehouseBusyError(path, pid, { cause: error, readOnly });
     throw new WarehouseError(`cannot open warehouse ${path}: ${firstLineOf(error)}`, { cause: error });
   }
 }

@@ -210,7 +210,7 @@ describe('jobs run nightly', () => {
     const { result, runs } = await nightlyWithTrackMemory('small-memory', '10MB', 10_000);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n').at(-1)).toMatch(
-      /^parcel-recon: DuckDB ran out of memory \(.*9\.5 MiB.*\): raise --memory-limit$/,
+      /^parcel-recon: DuckDB ran out of memory \(.*9\.5 MiB.*\): raise track\.memoryLimit in the configuration$/,
     );
     expect(result.stderr).not.toContain('    at ');
     // The job opened the warehouse and recorded how it ended at the general limit; at 10MB the tracking

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { answerBodyAsRead } from '../../src/carrier/answer-body.js';
 import { type CarrierInstant, checkTrackingResult, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { failureLine } from '../../src/cli/failure-advice.js';
 import { type LookupOutcome, type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
+import { WarehouseOutOfMemoryError } from '../../src/warehouse/warehouse-errors.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
@@ -570,8 +571,10 @@ describe('loadLookupBatch', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(failure).toBeInstanceOf(WarehouseError);
-    expect((failure as Error).message).toMatch(
+    expect(failure).toBeInstanceOf(WarehouseOutOfMemoryError);
+    const outOfMemory = failure as WarehouseOutOfMemoryError;
+    expect(outOfMemory.settings).toEqual(['batchSize', 'memoryLimit']);
+    expect(failureLine(outOfMemory, 'command')).toMatch(
       /^DuckDB ran out of memory \(memory_limit 7\.6 MiB\) loading a batch of 2 lookups, even after a checkpoint: lower --batch-size or raise --memory-limit$/,
     );
     expect(await rowsOf(warehouse, 'SELECT count(*) AS orders FROM orders')).toEqual([{ orders: '0' }]);

@@ -4,6 +4,7 @@ import { extname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
+import { type ErrorCode, ProductError } from '../../errors/product-error.js';
 import { transportFailure } from './lookup-failures.js';
 
 export interface ImageDownloadPolicy {
@@ -16,14 +17,17 @@ export interface ImageDownloadPolicy {
   readonly timeoutMs: number;
 }
 
+type ImageRefusalCode = Extract<
+  ErrorCode,
+  'HOST_NOT_ALLOWED' | 'TOO_LARGE' | 'BAD_URL' | 'HTTP_STATUS' | 'TRANSPORT' | 'UNSAFE_PATH'
+>;
+
 /** Why an image was not downloaded, with a stable code the warehouse keeps in order_images.download_error. */
-export class ImageDownloadRefused extends Error {
-  constructor(
-    readonly code: 'HOST_NOT_ALLOWED' | 'TOO_LARGE' | 'BAD_URL' | 'HTTP_STATUS' | 'TRANSPORT' | 'UNSAFE_PATH',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ImageDownloadRefused';
+export class ImageDownloadRefused extends ProductError {
+  declare readonly code: ImageRefusalCode;
+
+  constructor(code: ImageRefusalCode, message: string) {
+    super(code, message);
   }
 
   /** `CODE: message`, as stored. */

@@ -1,58 +1,67 @@
 import { errors as undiciErrors } from 'undici';
+import { type ErrorCode, ProductError } from '../../errors/product-error.js';
 
 /**
  * Why one request to the carrier failed, with a stable code: the retry policy reads `retryable`,
  * the warehouse stores `code`, the operator reads the message. Carrier error codes (errorCode in the
  * answer) are data, not failures of this kind. Messages never carry the request's URL (it holds the key).
  */
-export class LookupFailure extends Error {
-  readonly code: string = 'LOOKUP_FAILURE';
+export abstract class LookupFailure extends ProductError {
+  declare readonly code: LookupFailureCode;
   readonly retryable: boolean = true;
+
+  constructor(code: LookupFailureCode, message: string) {
+    super(code, message);
+  }
 }
 
+type LookupFailureCode = Extract<
+  ErrorCode,
+  | 'LOOKUP_TIMEOUT'
+  | 'LOOKUP_CONNECTION'
+  | 'LOOKUP_HTTP_STATUS'
+  | 'LOOKUP_RATE_LIMITED'
+  | 'LOOKUP_MALFORMED'
+  | 'EXCEPTION'
+>;
+
 export class LookupTimeoutFailure extends LookupFailure {
-  override readonly code = 'LOOKUP_TIMEOUT';
   constructor(timeoutMs: number) {
-    super(`the carrier did not answer within ${timeoutMs} ms`);
+    super('LOOKUP_TIMEOUT', `the carrier did not answer within ${timeoutMs} ms`);
   }
 }
 
 export class ConnectionFailure extends LookupFailure {
-  override readonly code = 'LOOKUP_CONNECTION';
   constructor(cause: string) {
-    super(`connection to the carrier failed: ${cause}`);
+    super('LOOKUP_CONNECTION', `connection to the carrier failed: ${cause}`);
   }
 }
 
 export class HttpStatusFailure extends LookupFailure {
-  override readonly code = 'LOOKUP_HTTP_STATUS';
   override readonly retryable: boolean;
   constructor(readonly status: number) {
-    super(`the carrier answered HTTP ${status}`);
+    super('LOOKUP_HTTP_STATUS', `the carrier answered HTTP ${status}`);
     // 5xx and 408 can pass; another 4xx will not change by asking again.
     this.retryable = status >= 500 || status === 408;
   }
 }
 
 export class RateLimitedFailure extends LookupFailure {
-  override readonly code = 'LOOKUP_RATE_LIMITED';
   constructor(readonly retryAfterMs: number) {
-    super(`the carrier answered HTTP 429 (retry after ${retryAfterMs} ms)`);
+    super('LOOKUP_RATE_LIMITED', `the carrier answered HTTP 429 (retry after ${retryAfterMs} ms)`);
   }
 }
 
 export class MalformedAnswerFailure extends LookupFailure {
-  override readonly code = 'LOOKUP_MALFORMED';
   constructor(detail: string) {
-    super(`the carrier's answer is malformed: ${detail}`);
+    super('LOOKUP_MALFORMED', `the carrier's answer is malformed: ${detail}`);
   }
 }
 
 /** The carrier answered errorCode EXCEPTION: its own transient failure. */
 export class CarrierExceptionFailure extends LookupFailure {
-  override readonly code = 'EXCEPTION';
   constructor(message: string | null) {
-    super(`the carrier answered EXCEPTION${message ? `: ${message}` : ''}`);
+    super('EXCEPTION', `the carrier answered EXCEPTION${message ? `: ${message}` : ''}`);
   }
 }
 

@@ -3,7 +3,6 @@ import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
-import { JournalBusyError } from '../../callbacks/callback-journal.js';
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { describeIssues } from '../../carrier/contract.js';
@@ -162,10 +161,9 @@ async function serveUntilSignalled(
       now: runClock(process.env),
     });
   } catch (error) {
-    if (error instanceof JournalBusyError) throw new UserError(error.message, EXIT.BUSY);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE')
-      throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, EXIT.BUSY);
+      throw new UserError(`port ${flags.port} on ${flags.host} is in use by another process`, 'PORT_IN_USE');
     if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
     throw error;
   }

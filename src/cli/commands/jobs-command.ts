@@ -1,13 +1,12 @@
 import { Command } from 'commander';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
-import { JobLockHeldError } from '../../../jobs/job-lock.js';
 import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { loadConfig, type ParcelReconConfig } from '../config-file.js';
-import { EXIT, UserError } from '../exit-codes.js';
+import { UserError } from '../exit-codes.js';
 import { jobNotifyUrl, jobSettingsFromConfig } from '../job-settings.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
@@ -43,19 +42,14 @@ export async function runNamedJob(
   stop: AbortSignal,
 ): Promise<JobRunSummary> {
   const settings = jobSettingsFromConfig(config, env, logger);
-  try {
-    return await runJob(job, {
-      settings,
-      logger,
-      now: runClock(env),
-      stop,
-      notifyUrl: jobNotifyUrl(config, env),
-      openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
-    });
-  } catch (error) {
-    if (error instanceof JobLockHeldError) throw new UserError(error.message, EXIT.JOB_LOCKED);
-    throw error;
-  }
+  return runJob(job, {
+    settings,
+    logger,
+    now: runClock(env),
+    stop,
+    notifyUrl: jobNotifyUrl(config, env),
+    openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
+  });
 }
 
 function describeJobRun(summary: JobRunSummary): string {

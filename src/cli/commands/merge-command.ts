@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { WarehouseError } from '../../warehouse/warehouse-errors.js';
 import { mergeWarehouses } from '../../warehouse/warehouse-merge.js';
-import { EXIT, UserError } from '../exit-codes.js';
+import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
 /** Combines the warehouses of sharded workers (`track --shard I/N`) into one. */
@@ -22,10 +21,7 @@ export function mergeCommand(): Command {
       for (const file of files) if (!existsSync(file)) throw new UserError(`merge: ${file} does not exist`);
       const target = await openWarehouseForCommand(flags.into);
       try {
-        const merged = await mergeWarehouses(target, files).catch((error: unknown) => {
-          if (error instanceof WarehouseError) throw new UserError(error.message, EXIT.FAILURE);
-          throw error;
-        });
+        const merged = await mergeWarehouses(target, files);
         if (flags.json) process.stdout.write(`${JSON.stringify({ into: flags.into, merged })}\n`);
         else
           for (const file of merged)

@@ -1,7 +1,6 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
-import { replayRuns, UnknownSpoolError } from '../../pipeline/replay-runs.js';
-import { UserError } from '../exit-codes.js';
+import { replayRuns } from '../../pipeline/replay-runs.js';
 import { createLogger } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
@@ -37,9 +36,6 @@ export function replayCommand(): Command {
             runIds,
             rebuild: flags.rebuild ?? false,
             logger,
-          }).catch((error: unknown) => {
-            if (error instanceof UnknownSpoolError) throw new UserError(error.message);
-            throw error;
           });
           if (flags.json) {
             process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -22,7 +22,7 @@ import { sqlText } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT, UserError } from '../exit-codes.js';
+import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
@@ -127,9 +127,8 @@ async function runReport(
     try {
       summary = await work(warehouse, now);
     } catch (error) {
-      if (error instanceof UserError) throw error;
-      if (error instanceof PartnerRecordsError) throw new UserError(error.message);
-      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, EXIT.FAILURE);
+      if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
+      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
     }
     printSummary(summary, flags.json);
   } finally {

@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { describeIssues } from '../../carrier/contract.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
-import { EXIT, UserError } from '../exit-codes.js';
+import { UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */
@@ -404,7 +404,7 @@ export function sandboxCommand(): Command {
       if (code === 'EADDRINUSE' || code === 'EACCES')
         throw new UserError(
           `cannot listen on ${String(options.host ?? '127.0.0.1')}:${String(options.port)}: ${code}`,
-          EXIT.FAILURE,
+          'LISTEN_FAILED',
         );
       throw error;
     });

@@ -5,6 +5,7 @@ import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-sch
 import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { loadConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
+import { failureLine, productErrorOf } from '../failure-advice.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
@@ -48,7 +49,13 @@ export function scheduleCommand(): Command {
               logger.info({ job: name, exitCode: summary.exitCode, summaryFile: summary.summaryFile }, 'job done');
             } catch (error) {
               // One job's failure is its own summary's business; the scheduler goes on to the next time.
-              logger.error({ job: name, error: error instanceof Error ? error.message : String(error) }, 'job failed');
+              const failure = productErrorOf(error);
+              const message = failure
+                ? failureLine(failure, 'job')
+                : error instanceof Error
+                  ? error.message
+                  : String(error);
+              logger.error({ job: name, error: message }, 'job failed');
             }
           },
         });

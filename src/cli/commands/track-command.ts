@@ -8,14 +8,14 @@ import type { TrackRunSummary } from '../../pipeline/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
-import { connectRedis, RedisUnavailableError, type SharedRedis } from '../../quota/redis-connection.js';
+import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT, UserError } from '../exit-codes.js';
+import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { loggedProgress, terminalProgress } from '../progress-display.js';
@@ -376,13 +376,12 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
     });
 }
 
-/** Redis down at the start: one line, exit 1, nothing spent. */
+/** Redis down at the start: the warehouse is closed, nothing was spent. */
 async function connectRedisForCommand(url: string, warehouse: { close(): Promise<void> }): Promise<SharedRedis> {
   try {
     return await connectRedis(url);
   } catch (error) {
     await warehouse.close();
-    if (error instanceof RedisUnavailableError) throw new UserError(error.message, EXIT.FAILURE);
     throw error;
   }
 }
