@@ -33,7 +33,7 @@ export const FINDING_KINDS = [
   },
   {
     kind: 'status_mismatch',
-    what: "expected_status (a code such as 30 or a name such as DAPHATTHANHCONG) differs from the order's status",
+    what: "expected_status (a code such as 30 or a name such as PHATTHANHCONG) differs from the order's status",
   },
   { kind: 'invoice_mismatch', what: 'invoiced_amount differs from total_service_cost' },
   { kind: 'cod_mismatch', what: 'cod_amount differs from the cod_amount the carrier shows' },

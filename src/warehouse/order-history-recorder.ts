@@ -87,7 +87,7 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string): Promis
  * status-16 change of its statuses, identified by (order, time of that change in whole seconds).
  * The snapshot's delayCode and delayNote belong to its latest status-16 change only (the carrier
  * keeps no earlier reasons, and none once the order is delivered); an attempt seen without its reason
- * gets a null delay_code, filled in if a later snapshot or a callback of the same attempt brings it.
+ * gets a null delay_code, filled in if a later snapshot of the same attempt brings it (a callback does not fill it).
  * A row already there is otherwise left as it is (first observation, its source and run).
  */
 export async function recordDeliveryFailures(sql: SqlRunner, staged: string): Promise<void> {

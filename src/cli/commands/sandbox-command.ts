@@ -386,7 +386,7 @@ export function sandboxCommand(): Command {
     .description(
       'Run the carrier sandbox: the tracking lookup, price calculation and order images operations of the carrier, ' +
         'with its errors, daily limits and injectable faults, over synthetic orders from a seed; it also sends status callbacks. ' +
-        'Control and ground truth under /_sandbox/ (see the README).',
+        'Control and ground truth under /_sandbox/ (see docs/commands.md).',
     )
     .option('--keys-out <file>', "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file")
     .option('--log-level <level>', 'log level', 'info');
