@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CarrierInstant } from '../../src/carrier/contract.js';
-import { BatchFiles } from '../../src/pipeline/batch-files.js';
 import { type RawResponse, readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
+import { BatchFiles } from '../../src/pipeline/tracking/batch-files.js';
 import { answerSpoolLine } from '../../src/warehouse/snapshot-spool-format.js';
 
 const dirs: string[] = [];

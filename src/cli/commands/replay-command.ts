@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
-import { replayRuns, UnknownSpoolError } from '../../pipeline/replay-runs.js';
+import { replayRuns, UnknownSpoolError } from '../../pipeline/tracking/replay-runs.js';
 import { UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';

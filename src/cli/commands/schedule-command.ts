@@ -7,8 +7,8 @@ import { loadConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
+import { stopOnSignals } from '../stop-signals.js';
 import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
-import { stopOnSignals } from './track-command.js';
 
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {

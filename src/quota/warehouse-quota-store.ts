@@ -1,6 +1,6 @@
-import type { QuotaUsageStore } from '../quota/quota-ledger.js';
 import { addQuotaUsage, raiseQuotaUsage, readQuotaUsage, setQuotaUsage } from '../warehouse/quota-usage-store.js';
 import type { WarehouseSession } from '../warehouse/warehouse.js';
+import type { QuotaUsageStore } from './quota-ledger.js';
 
 /**
  * The quota ledger kept in the warehouse's `quota_usage` table, through a session of its own so a

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SpoolFile } from '../warehouse/ndjson-spool.js';
+import type { SpoolFile } from '../../warehouse/ndjson-spool.js';
 import {
   ANSWER_SPOOL_LINE_END,
   type AnswerSighting,
   answerSpoolLineStart,
-} from '../warehouse/snapshot-spool-format.js';
-import { RawSpoolFile } from './raw-spool.js';
+} from '../../warehouse/snapshot-spool-format.js';
+import { RawSpoolFile } from '../raw-spool.js';
 
 /**
  * Bytes of lines gathered before they go to the files: few writes and compression jobs, while a batch
