@@ -8,8 +8,6 @@ import type { QuotaLedger } from '../../quota/quota-ledger.js';
 import { RedisUnavailableError } from '../../quota/redis-connection.js';
 import { type RetryPolicy, transientRetryOptions } from '../transient-retry.js';
 
-export type { RetryPolicy };
-
 export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 
 /** What became of one order's lookup. */

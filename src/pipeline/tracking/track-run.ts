@@ -18,9 +18,9 @@ import {
   runStartTime,
   showProgress,
 } from '../run-lifecycle.js';
+import type { RetryPolicy } from '../transient-retry.js';
 import { LookupDispatch } from './dispatch-lookups.js';
 import { ResultLoader } from './load-results.js';
-import type { RetryPolicy } from './order-lookup.js';
 import {
   committedCounters,
   decideExit,
