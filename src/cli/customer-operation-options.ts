@@ -10,7 +10,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
 import { UserError } from './exit-codes.js';
-import { loggedOperationProgress, terminalOperationProgress } from './progress-display.js';
+import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';
 import { stopOnSignals } from './stop-signals.js';
 import { openWarehouseForCommand } from './warehouse-access.js';
@@ -139,8 +139,7 @@ export async function runOnWarehouse<S extends { readonly exitCode: number }>(
   const warehouse = await openWarehouseForCommand(dbPath);
   const signals = stopOnSignals();
   try {
-    const progress =
-      flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
+    const progress = operationProgressDisplay(logger, flags.progress);
     const summary = await run(warehouse, { stop: signals.signal, progress });
     process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describe(summary, dbPath));
     process.exitCode = summary.exitCode;

@@ -9,7 +9,7 @@ function quotaLeft(progress: TrackProgress): string {
 }
 
 /** A progress bar on a terminal: done and total, rate, ETA and the quota left per key. */
-export function terminalProgress(): ProgressListener<TrackProgress> {
+function terminalProgress(): ProgressListener<TrackProgress> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'lookups {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | errors {errors} | quota left: {quota}',
@@ -32,7 +32,7 @@ export function terminalProgress(): ProgressListener<TrackProgress> {
 }
 
 /** Without a terminal: a progress log line every `intervalMs`. */
-export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressListener<TrackProgress> {
+function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressListener<TrackProgress> {
   let lastLogged = 0;
   const startedAt = Date.now();
   const line = (p: TrackProgress) => ({
@@ -57,7 +57,7 @@ export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressLis
 }
 
 /** A progress bar for a price or images run on a terminal: done and total, rate, ETA, failures. */
-export function terminalOperationProgress(): ProgressListener<OperationProgress> {
+function terminalOperationProgress(): ProgressListener<OperationProgress> {
   const bar = new cliProgress.SingleBar(
     {
       format:
@@ -82,7 +82,7 @@ export function terminalOperationProgress(): ProgressListener<OperationProgress>
 }
 
 /** Without a terminal: a progress log line for a price or images run every `intervalMs`. */
-export function loggedOperationProgress(logger: Logger, intervalMs = 10_000): ProgressListener<OperationProgress> {
+function loggedOperationProgress(logger: Logger, intervalMs = 10_000): ProgressListener<OperationProgress> {
   let lastLogged = 0;
   return {
     start: (p) => logger.info(p, 'progress'),
@@ -93,4 +93,14 @@ export function loggedOperationProgress(logger: Logger, intervalMs = 10_000): Pr
     },
     stop: () => {},
   };
+}
+
+/** A tracking run's progress: a bar when wanted and stderr is a terminal, else periodic log lines. */
+export function trackProgressDisplay(logger: Logger, bar: boolean): ProgressListener<TrackProgress> {
+  return bar && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger);
+}
+
+/** A price or images run's progress: a bar when wanted and stderr is a terminal, else periodic log lines. */
+export function operationProgressDisplay(logger: Logger, bar: boolean): ProgressListener<OperationProgress> {
+  return bar && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
 }

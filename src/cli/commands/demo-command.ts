@@ -7,7 +7,7 @@ import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { createLogger } from '../logger.js';
-import { loggedProgress, terminalProgress } from '../progress-display.js';
+import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DEFAULT_DB, describeSummary } from './track-command.js';
@@ -47,7 +47,7 @@ export function demoCommand(): Command {
           refreshTerminal: true,
           now: () => sandbox.state.clock.now(),
           logger,
-          progress: process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
+          progress: trackProgressDisplay(logger, true),
           stop: signals.signal,
           graceMs: 5_000,
         });

@@ -18,7 +18,7 @@ import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-
 import { EXIT, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { loggedProgress, terminalProgress } from '../progress-display.js';
+import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS, trackingWarehouseOptions } from '../tracking-memory.js';
@@ -348,7 +348,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
           warehouse,
           stop: signals.signal,
           sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
-          progress: flags.progress && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
+          progress: trackProgressDisplay(logger, flags.progress),
         });
       } finally {
         signals.dispose();
