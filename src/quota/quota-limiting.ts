@@ -61,12 +61,12 @@ function reservationChunk(policy: QuotaPolicy, aliases: readonly string[]): numb
 export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<QuotaLimiting> {
   const { warehouse, shared, policy, aliases, now } = options;
   // Its own connection, so a reservation never waits behind a batch load.
-  const quotaSession = await warehouse.openSession();
-  let store = warehouseQuotaStore(quotaSession);
+  const quotaConnection = await warehouse.openSession();
+  let store = warehouseQuotaStore(quotaConnection);
   if (shared) {
     const redisStore = redisQuotaStore(shared.redis.client, shared.prefix);
     const today = carrierDayOf(now(), policy.dayUtcOffsetMinutes);
-    await redisStore.floor(today, await readQuotaUsage(quotaSession, today));
+    await redisStore.floor(today, await readQuotaUsage(quotaConnection, today));
     store = redisStore;
   }
   // Shared, the ledger reserves exactly what a group of lookups is about to spend: nothing sits reserved in one worker while another is refused.
@@ -76,7 +76,7 @@ export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<
   let limiter: LookupLimiter | undefined;
   let cluster: LimiterCluster | undefined;
   const recordSharedCounts = () =>
-    shared ? raiseQuotaUsageRows(quotaSession, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve();
+    shared ? raiseQuotaUsageRows(quotaConnection, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve();
   return {
     ledger,
     lost: shared?.redis.lost,
