@@ -27,7 +27,7 @@ import { KeyRing } from '../src/carrier/client/key-ring.js';
 import { TrackingClient } from '../src/carrier/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
 import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
-import { runTracking } from '../src/pipeline/track-run.js';
+import { runTracking } from '../src/pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
 import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';

@@ -36,7 +36,7 @@ import {
   type TrackingSnapshotWire,
 } from '../src/carrier/contract.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
-import { ResultBatcher } from '../src/pipeline/result-batcher.js';
+import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
 import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
 import {
   type LookupBatch,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
 import type { RunExitCode } from '../src/pipeline/exit-codes.js';
-import type { TrackRunOptions } from '../src/pipeline/track-run.js';
+import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 

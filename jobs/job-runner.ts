@@ -2,10 +2,10 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { request } from 'undici';
-import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../src/carrier/contract.js';
+import { carrierDayOf } from '../src/carrier/contract.js';
 import { EXIT_CODE, type RunExitCode } from '../src/pipeline/exit-codes.js';
-import { newRunId } from '../src/pipeline/track-run.js';
-import { finishRun, type RunCounts, startRun } from '../src/warehouse/run-store.js';
+import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
+import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
@@ -34,18 +34,6 @@ export interface JobRunOptions {
   readonly openWarehouse: () => Promise<Warehouse>;
   readonly notifyUrl?: string | undefined;
 }
-
-const NO_COUNTS: RunCounts = {
-  codesRead: 0,
-  codesRejected: 0,
-  codesDuplicate: 0,
-  codesToLookUp: 0,
-  lookedUpOk: 0,
-  carrierErrors: 0,
-  transportErrors: 0,
-  deferred: 0,
-  lookupsSpent: 0,
-};
 
 /** A failed step fails the job; else a partial one makes it partial. */
 function combinedExit(
@@ -99,18 +87,18 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
       );
     const warehouse = await options.openWarehouse();
     try {
-      const startedAt = now();
-      const clockStart = performance.now();
-      const runId = newRunId(definition.name, startedAt);
-      const carrierDay = carrierDayOf(startedAt, settings.dayUtcOffsetMinutes);
-      const log = logger.child({ job: definition.name, jobRunId: runId });
-      await startRun(warehouse, {
-        runId,
+      const startedAt = runStartTime(now);
+      const carrierDay = carrierDayOf(startedAt.epochMs, settings.dayUtcOffsetMinutes);
+      const run = await RunLifecycle.start({
+        warehouse,
         job: definition.name,
         source: `job ${definition.name}`,
-        startedAt: epochMsToInstant(startedAt),
         carrierDay,
+        startedAt,
+        dataDir: settings.dataDir,
       });
+      const { runId } = run;
+      const log = logger.child({ job: definition.name, jobRunId: runId });
       log.info({ carrierDay }, 'job started');
 
       const steps: JobStepResult[] = [];
@@ -128,9 +116,7 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         runId,
         job: definition.name,
         carrierDay,
-        startedAt: formatCarrierDateTime(startedAt),
-        finishedAt: formatCarrierDateTime(finishedAt),
-        durationMs: Math.round(performance.now() - clockStart),
+        ...run.timing(finishedAt),
         exitCode,
         exitState,
         counts: steps.find((s) => s.counts !== undefined)?.counts ?? NO_COUNTS,
@@ -138,13 +124,7 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
         summaryFile: join(dir, `${runId}.json`),
       };
-      await finishRun(warehouse, runId, {
-        finishedAt: epochMsToInstant(finishedAt),
-        counts: summary.counts,
-        exitCode,
-        exitState,
-        summary,
-      });
+      await run.finish(finishedAt, { counts: summary.counts, exitCode, exitState, summary });
       await writeSummaryFile(summary.summaryFile, summary);
       if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
       log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');

@@ -1,5 +1,6 @@
 import { trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
-import { runTracking } from '../src/pipeline/track-run.js';
+import { trackRunCounts } from '../src/pipeline/tracking/run-summary.js';
+import { runTracking } from '../src/pipeline/tracking/track-run.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 /** Looks up the configured source's codes within the quotas, as `track` does (with its DuckDB settings), under the job's name. */
@@ -21,16 +22,6 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
     step: 'track',
     exitCode: summary.exitCode,
     summary: { ...summary },
-    counts: {
-      codesRead: summary.codes.read,
-      codesRejected: summary.codes.rejected,
-      codesDuplicate: summary.codes.duplicate,
-      codesToLookUp: summary.codes.toLookUp,
-      lookedUpOk: summary.counters.ok,
-      carrierErrors: summary.counters.carrierErrors,
-      transportErrors: summary.counters.transportErrors,
-      deferred: summary.counters.deferred,
-      lookupsSpent: summary.lookupsSpent,
-    },
+    counts: trackRunCounts(summary),
   };
 }

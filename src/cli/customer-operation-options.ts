@@ -3,17 +3,16 @@ import { type Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { KeyRing } from '../carrier/client/key-ring.js';
-import {
-  type CustomerRunOptions,
-  DEFAULT_OPERATION_PACE,
-  type OperationProgressListener,
-} from '../pipeline/customer-operation-run.js';
+import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
+import type { ProgressListener } from '../pipeline/run-lifecycle.js';
+import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
-import { DB_ENV, DEFAULT_DB, stopOnSignals } from './commands/track-command.js';
+import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
 import { UserError } from './exit-codes.js';
-import { loggedOperationProgress, terminalOperationProgress } from './progress-display.js';
+import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';
+import { stopOnSignals } from './stop-signals.js';
 import { openWarehouseForCommand } from './warehouse-access.js';
 
 export const BASE_URL_ENV = 'PARCEL_RECON_BASE_URL';
@@ -131,14 +130,16 @@ export async function runOnWarehouse<S extends { readonly exitCode: number }>(
   dbPath: string,
   flags: { readonly json: boolean; readonly progress: boolean },
   logger: Logger,
-  run: (warehouse: Warehouse, control: { stop: AbortSignal; progress: OperationProgressListener }) => Promise<S>,
+  run: (
+    warehouse: Warehouse,
+    control: { stop: AbortSignal; progress: ProgressListener<OperationProgress> },
+  ) => Promise<S>,
   describe: (summary: S, dbPath: string) => string,
 ): Promise<void> {
   const warehouse = await openWarehouseForCommand(dbPath);
   const signals = stopOnSignals();
   try {
-    const progress =
-      flags.progress && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
+    const progress = operationProgressDisplay(logger, flags.progress);
     const summary = await run(warehouse, { stop: signals.signal, progress });
     process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describe(summary, dbPath));
     process.exitCode = summary.exitCode;

@@ -1,14 +1,15 @@
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
-import type { OperationProgress, OperationProgressListener } from '../pipeline/customer-operation-run.js';
-import type { ProgressListener, TrackProgress } from '../pipeline/track-run.js';
+import type { OperationProgress } from '../pipeline/customer-operation-run.js';
+import type { ProgressListener } from '../pipeline/run-lifecycle.js';
+import type { TrackProgress } from '../pipeline/tracking/track-run.js';
 
 function quotaLeft(progress: TrackProgress): string {
   return progress.quota.map((q) => `${q.alias} ${q.remaining.toLocaleString('en-US')}`).join(', ');
 }
 
 /** A progress bar on a terminal: done and total, rate, ETA and the quota left per key. */
-export function terminalProgress(): ProgressListener {
+function terminalProgress(): ProgressListener<TrackProgress> {
   const bar = new cliProgress.SingleBar(
     {
       format: 'lookups {bar} {value}/{total} | {rate}/s | ETA {eta_formatted} | errors {errors} | quota left: {quota}',
@@ -31,7 +32,7 @@ export function terminalProgress(): ProgressListener {
 }
 
 /** Without a terminal: a progress log line every `intervalMs`. */
-export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressListener {
+function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressListener<TrackProgress> {
   let lastLogged = 0;
   const startedAt = Date.now();
   const line = (p: TrackProgress) => ({
@@ -56,7 +57,7 @@ export function loggedProgress(logger: Logger, intervalMs = 10_000): ProgressLis
 }
 
 /** A progress bar for a price or images run on a terminal: done and total, rate, ETA, failures. */
-export function terminalOperationProgress(): OperationProgressListener {
+function terminalOperationProgress(): ProgressListener<OperationProgress> {
   const bar = new cliProgress.SingleBar(
     {
       format:
@@ -81,7 +82,7 @@ export function terminalOperationProgress(): OperationProgressListener {
 }
 
 /** Without a terminal: a progress log line for a price or images run every `intervalMs`. */
-export function loggedOperationProgress(logger: Logger, intervalMs = 10_000): OperationProgressListener {
+function loggedOperationProgress(logger: Logger, intervalMs = 10_000): ProgressListener<OperationProgress> {
   let lastLogged = 0;
   return {
     start: (p) => logger.info(p, 'progress'),
@@ -92,4 +93,14 @@ export function loggedOperationProgress(logger: Logger, intervalMs = 10_000): Op
     },
     stop: () => {},
   };
+}
+
+/** A tracking run's progress: a bar when wanted and stderr is a terminal, else periodic log lines. */
+export function trackProgressDisplay(logger: Logger, bar: boolean): ProgressListener<TrackProgress> {
+  return bar && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger);
+}
+
+/** A price or images run's progress: a bar when wanted and stderr is a terminal, else periodic log lines. */
+export function operationProgressDisplay(logger: Logger, bar: boolean): ProgressListener<OperationProgress> {
+  return bar && process.stderr.isTTY ? terminalOperationProgress() : loggedOperationProgress(logger);
 }

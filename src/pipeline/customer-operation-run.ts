@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import Bottleneck from 'bottleneck';
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import {
@@ -8,13 +6,13 @@ import {
 } from '../carrier/client/customer-operations-client.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { LookupFailure } from '../carrier/client/lookup-failures.js';
-import { carrierDayOf, epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
-import { finishRun, startRun } from '../warehouse/run-store.js';
+import { carrierDayOf } from '../carrier/contract.js';
+import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
 import { EXIT_CODE, type RunExitCode } from './exit-codes.js';
 import { RejectsFile } from './rejects-file.js';
-import { newRunId } from './track-run.js';
+import { type ProgressListener, RunLifecycle, RunStop, runStartTime, showProgress } from './run-lifecycle.js';
 import { type RetryPolicy, transientRetryOptions } from './transient-retry.js';
 
 /** How a price or images run goes, for a progress bar or periodic log lines. */
@@ -29,23 +27,6 @@ export interface OperationProgress {
   readonly rejected: number;
 }
 
-export interface OperationProgressListener {
-  start(progress: OperationProgress): void;
-  update(progress: OperationProgress): void;
-  stop(): void;
-}
-
-/**
- * Requests per second and in flight. The carrier documents no quota for these two operations, so the
- * defaults are conservative.
- */
-export interface OperationPace {
-  readonly requestsPerSecond: number;
-  readonly concurrency: number;
-}
-
-export const DEFAULT_OPERATION_PACE: OperationPace = { requestsPerSecond: 5, concurrency: 4 };
-
 /** What the price and images runs share. */
 export interface CustomerRunOptions {
   readonly job: string;
@@ -59,7 +40,7 @@ export interface CustomerRunOptions {
   readonly batchSize: number;
   readonly now: () => number;
   readonly logger: Logger;
-  readonly progress?: OperationProgressListener | undefined;
+  readonly progress?: ProgressListener<OperationProgress> | undefined;
   /** Aborted to stop the run: no new requests; those in flight finish. */
   readonly stop?: AbortSignal | undefined;
 }
@@ -74,11 +55,6 @@ export interface OperationRunIdentity {
   readonly durationMs: number;
 }
 
-/** Bottleneck holding the pace: at most `concurrency` in flight, starts spaced by 1/rate seconds. */
-export function operationLimiter(pace: OperationPace): Bottleneck {
-  return new Bottleneck({ maxConcurrent: pace.concurrency, minTime: Math.ceil(1000 / pace.requestsPerSecond) });
-}
-
 /** The answer of a request after its retries, or the failure that ended them. */
 export type Asked<T> =
   | { readonly ok: true; readonly value: T; readonly attempts: number }
@@ -89,7 +65,7 @@ export type Asked<T> =
  * (5xx, resets, timeouts, malformed answers, 429 after its Retry-After) with backoff and jitter.
  */
 export async function askWithRetry<T>(
-  limiter: Bottleneck,
+  limiter: PaceLimiter,
   send: () => Promise<T>,
   retry: RetryPolicy,
   stopping: AbortSignal,
@@ -122,57 +98,79 @@ export function operationExit(
   return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
 }
 
-const PROGRESS_INTERVAL_MS = 500;
+/** What a price or images run counts, as its `runs` row keeps it. */
+export interface OperationCounts {
+  readonly read: number;
+  readonly rejected: number;
+  readonly ok: number;
+  readonly carrierErrors: number;
+  readonly failed: number;
+  readonly sent: number;
+}
 
 /**
- * What a price or images run holds while it runs: its id, spool folder and rejects file, the client,
- * the limiter holding the pace, the window bounding requests in flight, and the progress ticker.
+ * What a price or images run holds while it runs, beside its lifecycle: the rejects file, the client,
+ * the limiter holding the pace, and the window bounding requests in flight.
  */
 export class CustomerOperationRun {
-  readonly runId: string;
-  readonly spoolDir: string;
   readonly rejects: RejectsFile;
   readonly log: Logger;
   readonly client: CustomerOperationsClient;
-  readonly limiter: Bottleneck;
-  readonly stopping: AbortSignal;
+  readonly limiter: PaceLimiter;
+  private readonly stop: RunStop;
   private readonly window: DispatchWindow;
-  private readonly startedAt: number;
-  private readonly startedClock = performance.now();
-  private ticker: NodeJS.Timeout | undefined;
+  private hideProgress: () => void = () => undefined;
 
-  constructor(
+  private constructor(
     private readonly options: CustomerRunOptions,
+    private readonly lifecycle: RunLifecycle,
     private readonly progress: () => OperationProgress,
   ) {
-    this.startedAt = options.now();
-    this.runId = newRunId(options.job, this.startedAt);
-    this.spoolDir = join(options.dataDir, 'spool', this.runId);
-    this.rejects = new RejectsFile(join(options.dataDir, 'rejects', `${this.runId}.csv`));
-    this.log = options.logger.child({ runId: this.runId });
+    this.rejects = new RejectsFile(lifecycle.rejectsPath);
+    this.log = options.logger.child({ runId: lifecycle.runId });
     this.client = new CustomerOperationsClient(options.client);
-    this.limiter = operationLimiter(options.pace);
-    this.stopping = options.stop ?? new AbortController().signal;
+    this.limiter = paceLimiter(options.pace);
+    this.stop = new RunStop({ signals: [options.stop] });
     this.window = new DispatchWindow(options.pace.concurrency * 2);
   }
 
-  /** Records the run's start in `runs` and logs it. */
-  async start(warehouse: Warehouse, source: string): Promise<void> {
-    const { job, keys, pace } = this.options;
-    await startRun(warehouse, {
-      runId: this.runId,
-      job,
+  /** Starts the run: its row in `runs`, and the log line saying so. */
+  static async start(
+    options: CustomerRunOptions,
+    warehouse: Warehouse,
+    source: string,
+    progress: () => OperationProgress,
+  ): Promise<CustomerOperationRun> {
+    const startedAt = runStartTime(options.now);
+    const lifecycle = await RunLifecycle.start({
+      warehouse,
+      job: options.job,
       source,
-      startedAt: epochMsToInstant(this.startedAt),
-      carrierDay: carrierDayOf(this.startedAt),
+      carrierDay: carrierDayOf(startedAt.epochMs),
+      startedAt,
+      dataDir: options.dataDir,
     });
-    this.log.info({ job, source, keys: keys.aliases, pace }, 'run started');
+    const run = new CustomerOperationRun(options, lifecycle, progress);
+    run.log.info({ job: options.job, source, keys: options.keys.aliases, pace: options.pace }, 'run started');
+    return run;
+  }
+
+  get runId(): string {
+    return this.lifecycle.runId;
+  }
+
+  get spoolDir(): string {
+    return this.lifecycle.scratchDir;
+  }
+
+  /** Aborted once a stop is requested: no new request starts. */
+  get stopping(): AbortSignal {
+    return this.stop.stopping;
   }
 
   /** Starts the progress display. */
   showProgress(): void {
-    this.options.progress?.start(this.progress());
-    this.ticker = setInterval(() => this.options.progress?.update(this.progress()), PROGRESS_INTERVAL_MS);
+    this.hideProgress = showProgress(this.options.progress, this.progress);
   }
 
   /** Runs `task` once a place in the window is free, without waiting for it; a fault of this program is logged. */
@@ -191,28 +189,25 @@ export class CustomerOperationRun {
       await this.window.drained();
       await flush();
     } finally {
-      clearInterval(this.ticker);
-      this.options.progress?.update(this.progress());
-      this.options.progress?.stop();
-      await this.limiter.stop({ dropWaitingJobs: false });
+      this.stop.dispose();
+      this.hideProgress();
+      await this.limiter.stop();
       await this.client.close();
       await this.rejects.close();
     }
   }
 
   /**
-   * Records how the run ended in `runs`: rows read and rejected, answers ok and refused by the
-   * carrier, requests failed for good, requests sent, and the summary.
+   * Records how the run ended in `runs` (rows read and rejected, answers ok and refused by the
+   * carrier, requests failed for good, requests sent, and the summary) and removes its scratch folder.
    */
-  async finish(
-    warehouse: Warehouse,
+  finish(
     finishedAt: number,
-    counts: { read: number; rejected: number; ok: number; carrierErrors: number; failed: number; sent: number },
+    counts: OperationCounts,
     exit: { exitCode: RunExitCode; exitState: string },
     summary: unknown,
   ): Promise<void> {
-    await finishRun(warehouse, this.runId, {
-      finishedAt: epochMsToInstant(finishedAt),
+    return this.lifecycle.finish(finishedAt, {
       counts: {
         codesRead: counts.read,
         codesRejected: counts.rejected,
@@ -229,12 +224,7 @@ export class CustomerOperationRun {
     });
   }
 
-  /** When the run started and ended (carrier date-times) and how long it took. */
   timing(finishedAt: number): { startedAt: string; finishedAt: string; durationMs: number } {
-    return {
-      startedAt: formatCarrierDateTime(this.startedAt),
-      finishedAt: formatCarrierDateTime(finishedAt),
-      durationMs: Math.round(performance.now() - this.startedClock),
-    };
+    return this.lifecycle.timing(finishedAt);
   }
 }

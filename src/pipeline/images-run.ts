@@ -94,7 +94,11 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   let rejected = 0;
   /** Source rows that are not in the work list at all. */
   let unreadable = 0;
-  const run = new CustomerOperationRun(options, () => ({
+  const sourceDescription =
+    options.sources.length === 0
+      ? 'warehouse: delivered orders without an image list'
+      : options.sources.map((s) => s.description).join(' + ');
+  const run = await CustomerOperationRun.start(options, warehouse, sourceDescription, () => ({
     operation: 'images',
     done: counts.done,
     total: targets.length,
@@ -104,11 +108,6 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     rejected,
   }));
   const { runId, log, rejects } = run;
-  const sourceDescription =
-    options.sources.length === 0
-      ? 'warehouse: delivered orders without an image list'
-      : options.sources.map((s) => s.description).join(' + ');
-  await run.start(warehouse, sourceDescription);
 
   // The work list: given codes (de-duplicated, their account from the row, else the warehouse), or the warehouse's delivered orders.
   if (options.sources.length === 0) {
@@ -294,7 +293,6 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     exitState,
   };
   await run.finish(
-    warehouse,
     finishedAt,
     {
       read: targets.length + unreadable,

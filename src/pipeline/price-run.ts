@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PriceAnswer } from '../carrier/client/customer-operations-client.js';
 import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
-import { SourceError } from '../sources/order-code-source.js';
 import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {
@@ -11,8 +10,8 @@ import {
   type OperationRunIdentity,
   operationExit,
 } from './customer-operation-run.js';
-import { EXIT_CODE } from './exit-codes.js';
 import type { PriceInputSource } from './price-inputs.js';
+import { exitOfError } from './run-lifecycle.js';
 
 export interface PriceRunOptions extends CustomerRunOptions {
   readonly source: PriceInputSource;
@@ -52,7 +51,7 @@ const LISTED_PROBLEMS = 100;
 export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRunSummary> {
   const { warehouse, keys, now } = options;
   const counts = { read: 0, rejected: 0, quoted: 0, carrierErrors: 0, failed: 0, sent: 0, done: 0 };
-  const run = new CustomerOperationRun(options, () => ({
+  const run = await CustomerOperationRun.start(options, warehouse, options.source.description, () => ({
     operation: 'price',
     done: counts.done,
     total: counts.read - counts.rejected,
@@ -62,7 +61,6 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
     rejected: counts.rejected,
   }));
   const { runId, log } = run;
-  await run.start(warehouse, options.source.description);
 
   const problems: PriceRunSummary['problems'][number][] = [];
   const noteProblem = (problem: PriceRunSummary['problems'][number]) => {
@@ -144,11 +142,8 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   }
 
   const finishedAt = now();
-  const badInput = sourceError instanceof SourceError;
   const { exitCode, exitState } =
-    sourceError === undefined
-      ? operationExit(counts.failed, run.stopping.aborted)
-      : { exitCode: badInput ? EXIT_CODE.BAD_INPUT : EXIT_CODE.FAILURE, exitState: badInput ? 'bad_input' : 'failed' };
+    sourceError === undefined ? operationExit(counts.failed, run.stopping.aborted) : exitOfError(sourceError);
   const summary: PriceRunSummary = {
     runId,
     job: options.job,
@@ -166,7 +161,6 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
     exitState,
   };
   await run.finish(
-    warehouse,
     finishedAt,
     {
       read: counts.read,

@@ -244,6 +244,11 @@ export class LookupLimiter {
   }
 }
 
+/** True for the rejection of a lookup that was still waiting when the limiter stopped. */
+export function isLimiterRefusal(error: unknown): boolean {
+  return error instanceof Bottleneck.BottleneckError;
+}
+
 /** Waits for `work` at most `ms`; a clustered limiter's stop never finishes when Redis is gone. */
 async function boundedWait(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

@@ -33,7 +33,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  * every command from then on, and `lost` tells the run to stop spending.
  */
 export async function connectRedis(url: string): Promise<SharedRedis> {
-  // Loaded only by a run that shares its quota: every other command starts without it (about 18 MB).
+  // Loaded only by a run that shares its quota: every other command starts without loading it.
   const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,

@@ -15,7 +15,7 @@ import { EXIT, UserError } from '../../src/cli/exit-codes.js';
 import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cli/failure-advice.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';
 import { EXIT_CODE } from '../../src/pipeline/exit-codes.js';
-import { UnknownSpoolError } from '../../src/pipeline/replay-runs.js';
+import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';
 import { SourceError } from '../../src/sources/order-code-source.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
-import { replayRuns } from '../../src/pipeline/replay-runs.js';
+import { replayRuns } from '../../src/pipeline/tracking/replay-runs.js';
 import { MAX_RESERVATION_GROWTH } from '../../src/quota/quota-ledger.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SeededRandom } from '../../src/sandbox/world/seeded-random.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CarrierInstant } from '../../src/carrier/contract.js';
-import { BatchFiles } from '../../src/pipeline/batch-files.js';
 import { readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
+import { BatchFiles } from '../../src/pipeline/tracking/batch-files.js';
 import { answerSpoolLine } from '../../src/warehouse/snapshot-spool-format.js';
 
 const dirs: string[] = [];

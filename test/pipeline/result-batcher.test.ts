@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TrackingSnapshotWire } from '../../src/carrier/contract.js';
-import type { OrderOutcome } from '../../src/pipeline/order-lookup.js';
-import { ResultBatcher } from '../../src/pipeline/result-batcher.js';
+import type { OrderOutcome } from '../../src/pipeline/tracking/order-lookup.js';
+import { ResultBatcher } from '../../src/pipeline/tracking/result-batcher.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { rowsOf, snapshotOf, trackingWire, useTempDirs } from '../warehouse/warehouse-fixtures.js';
 

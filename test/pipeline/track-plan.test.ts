@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
-import type { TrackPlan } from '../../src/pipeline/track-plan.js';
+import type { TrackPlan } from '../../src/pipeline/tracking/track-plan.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
 import { MAX_RESERVATION_GROWTH, QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
+import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
 import { readQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 

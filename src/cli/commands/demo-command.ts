@@ -2,14 +2,15 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { KeyRing } from '../../carrier/client/key-ring.js';
-import { runTracking } from '../../pipeline/track-run.js';
+import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { createLogger } from '../logger.js';
-import { loggedProgress, terminalProgress } from '../progress-display.js';
+import { trackProgressDisplay } from '../progress-display.js';
+import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DEFAULT_DB, describeSummary, stopOnSignals } from './track-command.js';
+import { DEFAULT_DB, describeSummary } from './track-command.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');
@@ -46,7 +47,7 @@ export function demoCommand(): Command {
           refreshTerminal: true,
           now: () => sandbox.state.clock.now(),
           logger,
-          progress: process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
+          progress: trackProgressDisplay(logger, true),
           stop: signals.signal,
           graceMs: 5_000,
         });

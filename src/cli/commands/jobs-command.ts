@@ -10,8 +10,8 @@ import { UserError } from '../exit-codes.js';
 import { jobNotifyUrl, jobSettingsFromConfig } from '../job-settings.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
+import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { stopOnSignals } from './track-command.js';
 
 export const CONFIG_OPTION_HELP =
   'the configuration file (default: $PARCEL_RECON_CONFIG or ./parcel-recon.config.json)';

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
-import { replayRuns } from '../../pipeline/replay-runs.js';
+import { replayRuns } from '../../pipeline/tracking/replay-runs.js';
 import { createLogger } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';

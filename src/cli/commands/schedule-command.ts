@@ -8,8 +8,8 @@ import { UserError } from '../exit-codes.js';
 import { failureLine, productErrorOf } from '../failure-advice.js';
 import { createLogger } from '../logger.js';
 import { runClock } from '../run-clock.js';
+import { stopOnSignals } from '../stop-signals.js';
 import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
-import { stopOnSignals } from './track-command.js';
 
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {

@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
-import type { TrackRunSummary } from '../../pipeline/run-summary.js';
-import { planTracking, type TrackPlan } from '../../pipeline/track-plan.js';
-import { runTracking, type TrackRunOptions } from '../../pipeline/track-run.js';
+import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
+import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
+import { runTracking, type TrackRunOptions } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
 import { csvSource } from '../../sources/csv-source.js';
@@ -18,8 +18,9 @@ import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { loggedProgress, terminalProgress } from '../progress-display.js';
+import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
+import { stopOnSignals } from '../stop-signals.js';
 import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS, trackingWarehouseOptions } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
@@ -232,21 +233,6 @@ export function describePlan(plan: TrackPlan): string {
   ].join('\n');
 }
 
-/** Stops the run on SIGINT or SIGTERM: no new lookups, in-flight ones finish or are abandoned. */
-export function stopOnSignals(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    },
-  };
-}
-
 export function trackCommand(): Command {
   return new Command('track')
     .description(
@@ -362,7 +348,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
           warehouse,
           stop: signals.signal,
           sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
-          progress: flags.progress && process.stderr.isTTY ? terminalProgress() : loggedProgress(logger),
+          progress: trackProgressDisplay(logger, flags.progress),
         });
       } finally {
         signals.dispose();

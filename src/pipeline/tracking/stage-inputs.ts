@@ -1,9 +1,14 @@
-import type { KeyRing } from '../carrier/client/key-ring.js';
-import { checkOrderCode } from '../carrier/contract.js';
-import type { OrderCodeSource } from '../sources/order-code-source.js';
-import { appendRunInputs } from '../warehouse/run-input-store.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
-import type { RejectsFile } from './rejects-file.js';
+import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { checkOrderCode, epochMsToInstant } from '../../carrier/contract.js';
+import type { OrderCodeSource } from '../../sources/order-code-source.js';
+import {
+  appendRunInputs,
+  type RunInputCounts,
+  recordRejectedInputs,
+  runInputCounts,
+} from '../../warehouse/run-input-store.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import type { RejectsFile } from '../rejects-file.js';
 import { inShard, type Shard } from './shard.js';
 
 /** Reject codes of rows that never reach the carrier, beside the carrier's own rule codes. */
@@ -94,4 +99,27 @@ export async function stageInputs(
   }
   await flush();
   return seq;
+}
+
+/**
+ * Stages a run's sources (see stageInputs), finishes its rejects file, records the rejected rows in
+ * the warehouse, and counts what was read, rejected and duplicated.
+ */
+export async function stageRunInputs(
+  warehouse: Warehouse,
+  runId: string,
+  sources: readonly OrderCodeSource[],
+  keys: KeyRing,
+  rejects: RejectsFile,
+  spoolDir: string,
+  shard: Shard | undefined,
+  now: () => number,
+): Promise<RunInputCounts> {
+  try {
+    await stageInputs(warehouse, runId, sources, keys, rejects, spoolDir, 0, shard);
+  } finally {
+    await rejects.close();
+  }
+  await recordRejectedInputs(warehouse, runId, epochMsToInstant(now()));
+  return runInputCounts(warehouse, runId);
 }

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { answerBodyAsRead } from '../carrier/answer-body.js';
-import { checkTrackingResult } from '../carrier/contract.js';
-import { ProductError } from '../errors/product-error.js';
-import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../warehouse/snapshot-loader.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
-import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from './raw-spool.js';
+import { answerBodyAsRead } from '../../carrier/answer-body.js';
+import { checkTrackingResult } from '../../carrier/contract.js';
+import { ProductError } from '../../errors/product-error.js';
+import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../../warehouse/snapshot-loader.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from '../raw-spool.js';
 
 export interface ReplayOptions {
   readonly warehouse: Warehouse;

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SpoolFile } from '../warehouse/ndjson-spool.js';
+import type { SpoolFile } from '../../warehouse/ndjson-spool.js';
 import {
   ANSWER_SPOOL_LINE_END,
   type AnswerSighting,
   answerSpoolLineStart,
-} from '../warehouse/snapshot-spool-format.js';
-import { RawSpoolFile } from './raw-spool.js';
+} from '../../warehouse/snapshot-spool-format.js';
+import { RawSpoolFile } from '../raw-spool.js';
 
 /**
- * Bytes of lines gathered before they go to the files: few writes and compression jobs, while a batch
- * holds at most this much of its answers in memory (they are written as they come, not kept until the
- * commit: kept, every answer outlived V8's young generation and its collections).
+ * Bytes of lines gathered before they go to the files: few writes and compression jobs, and a batch
+ * holds no more of its answers in memory (kept until the commit, answers would outlive V8's young
+ * generation and cost full collections).
  */
 const CHUNK_BYTES = 256 * 1024;
 /** UTF-8 takes at most 3 bytes per UTF-16 code unit. */

@@ -1,9 +1,9 @@
-import type { QuotaUsageStore } from '../quota/quota-ledger.js';
 import { addQuotaUsage, raiseQuotaUsage, readQuotaUsage, setQuotaUsage } from '../warehouse/quota-usage-store.js';
 import type { WarehouseSession } from '../warehouse/warehouse.js';
+import type { QuotaUsageStore } from './quota-ledger.js';
 
 /**
- * The quota ledger kept in the warehouse's `quota_usage` table, through a session of its own so a
+ * The quota ledger kept in the warehouse's `quota_usage` table, through a connection of its own so a
  * reservation never waits behind a batch load.
  */
 export function warehouseQuotaStore(warehouse: WarehouseSession): QuotaUsageStore {

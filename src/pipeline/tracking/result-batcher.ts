@@ -1,6 +1,6 @@
-import { epochMsToInstant } from '../carrier/contract.js';
-import { type LookupResultRow, loadLookupFiles } from '../warehouse/snapshot-loader.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import { epochMsToInstant } from '../../carrier/contract.js';
+import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
 import { BatchFiles } from './batch-files.js';
 import type { OrderOutcome } from './order-lookup.js';
 

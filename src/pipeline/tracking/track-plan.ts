@@ -1,12 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QuotaLedger } from '../quota/quota-ledger.js';
-import { countRunWorkByAccount, deleteRunInputs, runInputCounts } from '../warehouse/run-input-store.js';
-import { stageInputs } from './input-staging.js';
-import { RejectsFile } from './rejects-file.js';
-import { newRunId, type TrackRunOptions } from './track-run.js';
-import { warehouseQuotaStore } from './warehouse-quota-store.js';
+import { QuotaLedger } from '../../quota/quota-ledger.js';
+import { warehouseQuotaStore } from '../../quota/warehouse-quota-store.js';
+import { countRunWorkByAccount, deleteRunInputs, runInputCounts } from '../../warehouse/run-input-store.js';
+import { RejectsFile } from '../rejects-file.js';
+import { newRunId } from '../run-lifecycle.js';
+import { workAlias } from './select-work.js';
+import { stageInputs } from './stage-inputs.js';
+import type { TrackRunOptions } from './track-run.js';
 
 export interface KeyPlan {
   readonly alias: string;
@@ -69,7 +71,7 @@ export async function planTracking(
     const work = await countRunWorkByAccount(warehouse, planId, { refreshTerminal: options.refreshTerminal });
     const toLookUp = new Map<string, number>();
     for (const row of work.byAccount) {
-      const alias = row.accountAlias ?? keys.aliasFor(null);
+      const alias = workAlias(row.accountAlias, keys);
       if (alias !== undefined) toLookUp.set(alias, (toLookUp.get(alias) ?? 0) + row.work);
     }
     let budget = Math.min(ledger.remainingTotal(), options.maxLookups ?? Number.POSITIVE_INFINITY);

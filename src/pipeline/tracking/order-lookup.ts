@@ -1,15 +1,12 @@
-import Bottleneck from 'bottleneck';
 import pRetry, { AbortError } from 'p-retry';
-import type { KeyRing } from '../carrier/client/key-ring.js';
-import { CarrierExceptionFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
-import type { TrackingAnswer, TrackingClient } from '../carrier/client/tracking-client.js';
-import { findTrackingErrorCode, TRACKING_ERROR } from '../carrier/contract.js';
-import { type LookupLimiter, QUOTA_REFUSED } from '../quota/lookup-limiter.js';
-import type { QuotaLedger } from '../quota/quota-ledger.js';
-import { RedisUnavailableError } from '../quota/redis-connection.js';
-import { type RetryPolicy, transientRetryOptions } from './transient-retry.js';
-
-export type { RetryPolicy };
+import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { CarrierExceptionFailure, LookupFailure } from '../../carrier/client/lookup-failures.js';
+import type { TrackingAnswer, TrackingClient } from '../../carrier/client/tracking-client.js';
+import { findTrackingErrorCode, TRACKING_ERROR } from '../../carrier/contract.js';
+import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED } from '../../quota/lookup-limiter.js';
+import type { QuotaLedger } from '../../quota/quota-ledger.js';
+import { RedisUnavailableError } from '../../quota/redis-connection.js';
+import { type RetryPolicy, transientRetryOptions } from '../transient-retry.js';
 
 export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
 
@@ -115,7 +112,7 @@ export async function lookUpOrder(
     if (
       abandon.aborted ||
       (stopping.aborted && !(error instanceof LookupFailure)) ||
-      error instanceof Bottleneck.BottleneckError ||
+      isLimiterRefusal(error) ||
       error instanceof RedisUnavailableError
     ) {
       return { kind: 'deferred', reason: 'stopping', attempts };

@@ -1,0 +1,92 @@
+import type { KeyQuotaState } from '../../quota/quota-ledger.js';
+import { lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { EXIT_CODE, type RunExitCode } from '../exit-codes.js';
+
+export interface RunCounters {
+  ok: number;
+  carrierErrors: number;
+  transportErrors: number;
+  deferred: number;
+  carrierErrorsByCode: Record<string, number>;
+  deferredByReason: Record<string, number>;
+}
+
+export function noCounters(): RunCounters {
+  return { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
+}
+
+export type ExitState = 'ok' | 'partial' | 'failed';
+
+export interface TrackRunSummary {
+  readonly runId: string;
+  readonly job: string;
+  /** True when this process resumed a run that was cut off (same run id). */
+  readonly resumed: boolean;
+  readonly carrierDay: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly codes: {
+    readonly read: number;
+    readonly rejected: number;
+    readonly duplicate: number;
+    readonly toLookUp: number;
+  };
+  readonly counters: RunCounters;
+  readonly lookupsSpent: number;
+  readonly quota: readonly KeyQuotaState[];
+  readonly rejectsFile: string | null;
+  /** Orders whose lookup failed for good (transport failures after every retry), the first 100. */
+  readonly failedOrders: readonly {
+    readonly orderCode: string;
+    readonly errorCode: string;
+    readonly errorMessage: string;
+  }[];
+  readonly exitCode: RunExitCode;
+  readonly exitState: ExitState;
+}
+
+/**
+ * A run failed when an order could not be looked up after every retry; it is partial when orders were
+ * left for later (quota spent, --max-lookups reached, stopped); else it succeeded. Carrier answers such
+ * as ORDERCODE_NOT_FOUND are results, not failures.
+ */
+export function decideExit(counters: RunCounters, stopped: boolean): { exitCode: RunExitCode; exitState: ExitState } {
+  if (counters.transportErrors > 0) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
+  if (counters.deferred > 0 || stopped) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
+  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+}
+
+/** A run's counters from its committed lookup_results rows (all of them when the run was resumed). */
+export async function committedCounters(warehouse: Warehouse, runId: string): Promise<RunCounters> {
+  const counters = noCounters();
+  for (const { outcome, errorCode, count } of await lookupOutcomeCounts(warehouse, runId)) {
+    if (outcome === 'ok') counters.ok += count;
+    else if (outcome === 'transport_error') counters.transportErrors += count;
+    else if (outcome === 'carrier_error') {
+      counters.carrierErrors += count;
+      counters.carrierErrorsByCode[errorCode ?? ''] = (counters.carrierErrorsByCode[errorCode ?? ''] ?? 0) + count;
+    } else if (outcome === 'deferred') {
+      counters.deferred += count;
+      const reason = (errorCode ?? '').toLowerCase();
+      counters.deferredByReason[reason] = (counters.deferredByReason[reason] ?? 0) + count;
+    }
+  }
+  return counters;
+}
+
+/** The counts a tracking run's `runs` row keeps (and a job's, when its tracking step ran). */
+export function trackRunCounts(summary: TrackRunSummary): RunCounts {
+  return {
+    codesRead: summary.codes.read,
+    codesRejected: summary.codes.rejected,
+    codesDuplicate: summary.codes.duplicate,
+    codesToLookUp: summary.codes.toLookUp,
+    lookedUpOk: summary.counters.ok,
+    carrierErrors: summary.counters.carrierErrors,
+    transportErrors: summary.counters.transportErrors,
+    deferred: summary.counters.deferred,
+    lookupsSpent: summary.lookupsSpent,
+  };
+}

@@ -1,0 +1,216 @@
+import type { Logger } from 'pino';
+import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { TrackingClient, type TrackingClientOptions } from '../../carrier/client/tracking-client.js';
+import type { KeyQuotaState } from '../../quota/quota-ledger.js';
+import { openQuotaLimiting, type SharedQuota } from '../../quota/quota-limiting.js';
+import type { QuotaPolicy } from '../../quota/quota-policy.js';
+import type { OrderCodeSource } from '../../sources/order-code-source.js';
+import type { RunInputCounts } from '../../warehouse/run-input-store.js';
+import { failedLookups } from '../../warehouse/run-store.js';
+import type { Warehouse } from '../../warehouse/warehouse.js';
+import { RejectsFile } from '../rejects-file.js';
+import {
+  exitOfError,
+  NO_COUNTS,
+  type ProgressListener,
+  RunLifecycle,
+  RunStop,
+  runStartTime,
+  showProgress,
+} from '../run-lifecycle.js';
+import type { RetryPolicy } from '../transient-retry.js';
+import { LookupDispatch } from './dispatch-lookups.js';
+import { ResultLoader } from './load-results.js';
+import {
+  committedCounters,
+  decideExit,
+  type RunCounters,
+  type TrackRunSummary,
+  trackRunCounts,
+} from './run-summary.js';
+import { selectWork } from './select-work.js';
+import { describeShard, type Shard } from './shard.js';
+import { stageRunInputs } from './stage-inputs.js';
+
+export interface TrackProgress {
+  readonly done: number;
+  readonly total: number;
+  readonly counters: RunCounters;
+  readonly quota: readonly KeyQuotaState[];
+}
+
+export interface TrackRunOptions {
+  readonly job: string;
+  readonly sources: readonly OrderCodeSource[];
+  readonly keys: KeyRing;
+  readonly warehouse: Warehouse;
+  /** Where the run's spool and rejects file go. */
+  readonly dataDir: string;
+  readonly client: TrackingClientOptions;
+  readonly quota: QuotaPolicy;
+  readonly retry: RetryPolicy;
+  /** Results committed per warehouse transaction. */
+  readonly batchSize: number;
+  readonly refreshTerminal: boolean;
+  readonly maxLookups?: number | undefined;
+  readonly now: () => number;
+  readonly logger: Logger;
+  readonly progress?: ProgressListener<TrackProgress> | undefined;
+  /** Aborted to stop the run: no new lookups, in-flight ones get `graceMs` to finish. */
+  readonly stop?: AbortSignal | undefined;
+  readonly graceMs: number;
+  /** This worker's part of the codes (`--shard I/N`); all of them when unset. */
+  readonly shard?: Shard | undefined;
+  /** Several workers share the quota through this Redis (`--redis`). */
+  readonly sharedQuota?: SharedQuota | undefined;
+}
+
+/**
+ * One tracking run: stage the sources' codes (rejecting what breaks the carrier's rules), select the
+ * work, look each code up within the quotas, and commit results to the warehouse in batches.
+ *
+ * A run of the same job, sources and carrier day that was cut off (killed: its row still says
+ * running) is resumed rather than started anew: same run id, the sources staged again (rows already
+ * staged are kept as they are), and only the orders without a committed result, or deferred, looked up.
+ */
+export async function runTracking(options: TrackRunOptions): Promise<TrackRunSummary> {
+  const { warehouse, keys, logger, now } = options;
+  const startedAt = runStartTime(now);
+  const source =
+    options.sources.map((s) => s.description).join(' + ') +
+    (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
+  const quota = await openQuotaLimiting({
+    warehouse,
+    shared: options.sharedQuota,
+    policy: options.quota,
+    aliases: keys.aliases,
+    now,
+    maxLookups: options.maxLookups,
+    clientTimeoutMs: options.client.timeoutMs,
+  });
+  const { ledger } = quota;
+  const run = await RunLifecycle.start({
+    warehouse,
+    job: options.job,
+    source,
+    carrierDay: ledger.carrierDay,
+    startedAt,
+    dataDir: options.dataDir,
+    resumable: true,
+  });
+  const { runId, resumed } = run;
+  const log = logger.child({ runId });
+  log.info(
+    {
+      job: options.job,
+      sources: options.sources.map((s) => s.description),
+      carrierDay: ledger.carrierDay,
+      keys: keys.aliases,
+      resumed,
+    },
+    resumed ? 'run resumed: it was cut off before it finished' : 'run started',
+  );
+
+  const rejects = new RejectsFile(run.rejectsPath);
+  let inputs: RunInputCounts;
+  try {
+    inputs = await stageRunInputs(warehouse, runId, options.sources, keys, rejects, run.scratchDir, options.shard, now);
+  } catch (error) {
+    // A source that cannot be read ends the run before any lookup; the run row says so.
+    await run.finish(now(), {
+      counts: NO_COUNTS,
+      ...exitOfError(error),
+      summary: { error: error instanceof Error ? error.message : String(error) },
+    });
+    throw error;
+  }
+  const work = await selectWork(warehouse, runId, keys, {
+    refreshTerminal: options.refreshTerminal,
+    workDir: run.scratchDir,
+  });
+  log.info({ ...inputs, toLookUp: work.total }, 'inputs staged');
+
+  const client = new TrackingClient(options.client);
+  const limiter = quota.startLimiter();
+  quota.lost?.addEventListener(
+    'abort',
+    () => log.error('lost the connection to Redis: no more lookups; what is done is committed'),
+    { once: true },
+  );
+  const stop = new RunStop({
+    signals: [options.stop, quota.lost],
+    graceMs: options.graceMs,
+    onStop: () => log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight'),
+    // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
+    onAbandon: () => void limiter.stop(),
+  });
+  const results = new ResultLoader({
+    warehouse,
+    runId,
+    spoolDir: run.scratchDir,
+    dataDir: options.dataDir,
+    batchSize: options.batchSize,
+    now,
+    log,
+    afterCommit: quota.recordSharedCounts,
+  });
+  const dispatch = new LookupDispatch({
+    work,
+    limiter,
+    results,
+    log,
+    // Enough to keep every slot busy and its groups full.
+    windowSize: options.quota.maxConcurrent * 4,
+    lookup: {
+      client,
+      limiter,
+      ledger,
+      keys,
+      retry: options.retry,
+      stopping: stop.stopping,
+      abandon: stop.abandon,
+      onRetry: (orderCode, failure, attempt) =>
+        log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
+    },
+  });
+  const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
+  const hideProgress = showProgress(options.progress, () => ({
+    done: dispatch.done,
+    total: work.total,
+    counters: dispatch.counters,
+    quota: quotaStates(),
+  }));
+  try {
+    await dispatch.run();
+    await results.commitRest();
+  } finally {
+    results.close();
+    stop.dispose();
+    hideProgress();
+    await limiter.stop();
+    await client.close();
+    await quota.close(log);
+  }
+
+  const finishedAt = now();
+  const counters = await committedCounters(warehouse, runId);
+  const { exitCode, exitState } = decideExit(counters, stop.requested);
+  const summary: TrackRunSummary = {
+    runId,
+    job: options.job,
+    resumed,
+    carrierDay: ledger.carrierDay,
+    ...run.timing(finishedAt),
+    codes: { ...inputs, toLookUp: work.total },
+    counters,
+    lookupsSpent: ledger.spentThisRun(),
+    quota: quotaStates(),
+    rejectsFile: rejects.count > 0 ? rejects.path : null,
+    failedOrders: await failedLookups(warehouse, runId, 100),
+    exitCode,
+    exitState,
+  };
+  await run.finish(finishedAt, { counts: trackRunCounts(summary), exitCode, exitState, summary });
+  log.info({ summary }, 'run finished');
+  return summary;
+}

@@ -1,0 +1,30 @@
+import Bottleneck from 'bottleneck';
+
+/**
+ * Requests per second and in flight. The carrier documents no quota for its customer operations
+ * (price, images), so the defaults are conservative.
+ */
+export interface OperationPace {
+  readonly requestsPerSecond: number;
+  readonly concurrency: number;
+}
+
+export const DEFAULT_OPERATION_PACE: OperationPace = { requestsPerSecond: 5, concurrency: 4 };
+
+/** Runs requests at a pace; stopping lets those already waiting run. */
+export interface PaceLimiter {
+  schedule<T>(task: () => Promise<T>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** Bottleneck holding the pace: at most `concurrency` in flight, starts spaced by 1/rate seconds. */
+export function paceLimiter(pace: OperationPace): PaceLimiter {
+  const limiter = new Bottleneck({
+    maxConcurrent: pace.concurrency,
+    minTime: Math.ceil(1000 / pace.requestsPerSecond),
+  });
+  return {
+    schedule: (task) => limiter.schedule(task),
+    stop: () => limiter.stop({ dropWaitingJobs: false }),
+  };
+}
