@@ -26,6 +26,7 @@ import pino from 'pino';
 import { KeyRing } from '../src/carrier/client/key-ring.js';
 import { TrackingClient } from '../src/carrier/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
+import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
 import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { runTracking } from '../src/pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
@@ -144,6 +145,7 @@ async function main(): Promise<number> {
       return lookup.apply(this, args);
     };
     const summary = await runTracking({
+      exitCodes: RUN_EXIT_CODES,
       job: 'bench',
       sources: [csvSource(csv, {})],
       keys,

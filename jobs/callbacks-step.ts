@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ingestCallbackJournalAsGuest } from '../src/callbacks/journal-ingest.js';
-import { EXIT_CODE } from '../src/pipeline/exit-codes.js';
+import { EXIT } from '../src/cli/exit-codes.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 /**
@@ -17,7 +17,8 @@ export async function callbacksStep(context: JobContext): Promise<JobStepResult 
   });
   return {
     step: 'callbacks',
-    exitCode: EXIT_CODE.OK,
+    exitState: 'ok',
+    exitCode: EXIT.OK,
     summary: { journalDir, newEvents: result.newEvents, lines: result.lines, unreadableLines: result.unreadableLines },
   };
 }

@@ -53,7 +53,8 @@ export const financeAudit: JobDefinition = {
       });
       steps.push({
         step: 'price',
-        exitCode: summary.exitCode as JobStepResult['exitCode'],
+        exitState: summary.exitState,
+        exitCode: summary.exitCode,
         summary: { ...summary, ordersToQuote: wanted.size },
       });
     }

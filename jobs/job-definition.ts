@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
-import type { RunExitCode } from '../src/pipeline/exit-codes.js';
+import type { RunExitState } from '../src/pipeline/run-lifecycle.js';
 import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
@@ -49,10 +49,11 @@ export interface JobContext {
   readonly stop: AbortSignal;
 }
 
-/** What one step of a job did: its own exit code and a JSON summary a monitor can read. */
+/** What one step of a job did: how it ended, its own exit code and a JSON summary a monitor can read. */
 export interface JobStepResult {
   readonly step: string;
-  readonly exitCode: RunExitCode;
+  readonly exitState: RunExitState;
+  readonly exitCode: number;
   readonly summary: Record<string, unknown>;
   /** The lookup counts of a tracking step, which the job's `runs` row carries. */
   readonly counts?: RunCounts;

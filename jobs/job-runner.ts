@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import { carrierDayOf } from '../src/carrier/contract.js';
-import { EXIT_CODE, type RunExitCode } from '../src/pipeline/exit-codes.js';
+import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
@@ -18,7 +18,7 @@ export interface JobRunSummary {
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
-  readonly exitCode: RunExitCode;
+  readonly exitCode: number;
   readonly exitState: 'ok' | 'partial' | 'failed';
   readonly counts: RunCounts;
   readonly steps: readonly JobStepResult[];
@@ -36,14 +36,10 @@ export interface JobRunOptions {
 }
 
 /** A failed step fails the job; else a partial one makes it partial. */
-function combinedExit(
-  steps: readonly JobStepResult[],
-  broke: boolean,
-): { exitCode: RunExitCode; exitState: JobRunSummary['exitState'] } {
-  if (broke || steps.some((s) => s.exitCode === EXIT_CODE.FAILURE || s.exitCode === EXIT_CODE.BAD_INPUT))
-    return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
-  if (steps.some((s) => s.exitCode === EXIT_CODE.PARTIAL)) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
-  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+function combinedExit(steps: readonly JobStepResult[], broke: boolean): JobRunSummary['exitState'] {
+  if (broke || steps.some((s) => s.exitState === 'failed' || s.exitState === 'bad_input')) return 'failed';
+  if (steps.some((s) => s.exitState === 'partial')) return 'partial';
+  return 'ok';
 }
 
 /** Writes the file whole or not at all: a monitor never reads half a summary. */
@@ -96,6 +92,7 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         carrierDay,
         startedAt,
         dataDir: settings.dataDir,
+        exitCodes: RUN_EXIT_CODES,
       });
       const { runId } = run;
       const log = logger.child({ job: definition.name, jobRunId: runId });
@@ -109,7 +106,8 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         failure = error;
       }
       const finishedAt = now();
-      const { exitCode, exitState } = combinedExit(steps, failure !== undefined);
+      const exitState = combinedExit(steps, failure !== undefined);
+      const exitCode = run.exitCodeOf(exitState);
       const dir = join(settings.dataDir, 'jobs', definition.name);
       await mkdir(dir, { recursive: true });
       const summary: JobRunSummary = {
@@ -124,7 +122,7 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
         summaryFile: join(dir, `${runId}.json`),
       };
-      await run.finish(finishedAt, { counts: summary.counts, exitCode, exitState, summary });
+      await run.finish(finishedAt, { counts: summary.counts, exitState, summary });
       await writeSummaryFile(summary.summaryFile, summary);
       if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
       log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');

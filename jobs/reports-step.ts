@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { carrierDayOf } from '../src/carrier/contract.js';
-import { EXIT_CODE } from '../src/pipeline/exit-codes.js';
+import { EXIT } from '../src/cli/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
@@ -32,7 +32,8 @@ export function jobReportRequest(context: JobContext, job: string): ReportReques
 function reportStep(step: string, summary: ReportSummary): JobStepResult {
   return {
     step,
-    exitCode: EXIT_CODE.OK,
+    exitState: 'ok',
+    exitCode: EXIT.OK,
     summary: { range: summary.range, files: summary.files, findings: summary.lines, figures: summary.figures },
   };
 }
@@ -74,7 +75,8 @@ export async function htmlPageStep(context: JobContext, request: ReportRequest):
   });
   return {
     step: 'html report',
-    exitCode: EXIT_CODE.OK,
+    exitState: 'ok',
+    exitCode: EXIT.OK,
     summary: { range: { from: fromDay, to: toDay }, files: [{ table: 'report', path: page.path, bytes: page.bytes }] },
   };
 }

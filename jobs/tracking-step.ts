@@ -20,6 +20,7 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
   });
   return {
     step: 'track',
+    exitState: summary.exitState,
     exitCode: summary.exitCode,
     summary: { ...summary },
     counts: trackRunCounts(summary),

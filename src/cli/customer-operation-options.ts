@@ -9,7 +9,7 @@ import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
-import { UserError } from './exit-codes.js';
+import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
 import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -105,6 +105,7 @@ export async function customerRunOptions(
   return {
     dbPath,
     options: {
+      exitCodes: RUN_EXIT_CODES,
       job,
       keys,
       client: { baseUrl, authHeader: flags.authHeader, timeoutMs: flags.timeoutMs, connections: flags.concurrency },

@@ -1,4 +1,5 @@
 import { type ErrorCode, ProductError } from '../errors/product-error.js';
+import type { RunExitCodes } from '../pipeline/run-lifecycle.js';
 
 /**
  * The process exit codes every command uses; a cron monitor acts on them. OK 0, FAILURE 1 (some
@@ -17,6 +18,14 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The exit code of each way a run can end; every run is given it, and its `runs` row records it. */
+export const RUN_EXIT_CODES: RunExitCodes = {
+  ok: EXIT.OK,
+  partial: EXIT.PARTIAL,
+  failed: EXIT.FAILURE,
+  bad_input: EXIT.BAD_INPUT,
+};
 
 /** The failures only the command line meets: its input, its ports, a report it runs. */
 type UserErrorCode = Extract<ErrorCode, 'BAD_INPUT' | 'PORT_IN_USE' | 'LISTEN_FAILED' | 'REPORT_FAILED'>;

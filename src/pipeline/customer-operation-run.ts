@@ -10,9 +10,16 @@ import { carrierDayOf } from '../carrier/contract.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
-import { EXIT_CODE, type RunExitCode } from './exit-codes.js';
 import { RejectsFile } from './rejects-file.js';
-import { type ProgressListener, RunLifecycle, RunStop, runStartTime, showProgress } from './run-lifecycle.js';
+import {
+  type ProgressListener,
+  type RunExitCodes,
+  type RunExitState,
+  RunLifecycle,
+  RunStop,
+  runStartTime,
+  showProgress,
+} from './run-lifecycle.js';
 import { type RetryPolicy, transientRetryOptions } from './transient-retry.js';
 
 /** How a price or images run goes, for a progress bar or periodic log lines. */
@@ -43,6 +50,8 @@ export interface CustomerRunOptions {
   readonly progress?: ProgressListener<OperationProgress> | undefined;
   /** Aborted to stop the run: no new requests; those in flight finish. */
   readonly stop?: AbortSignal | undefined;
+  /** The exit code of each way the run can end, as the command line defines them. */
+  readonly exitCodes: RunExitCodes;
 }
 
 /** What every price or images run summary starts with. */
@@ -89,13 +98,10 @@ export async function askWithRetry<T>(
 }
 
 /** A run failed when a request failed after every retry; it is partial when stopped; carrier refusals are results. */
-export function operationExit(
-  failed: number,
-  stopped: boolean,
-): { exitCode: RunExitCode; exitState: 'ok' | 'partial' | 'failed' } {
-  if (failed > 0) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
-  if (stopped) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
-  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+export function operationExit(failed: number, stopped: boolean): RunExitState {
+  if (failed > 0) return 'failed';
+  if (stopped) return 'partial';
+  return 'ok';
 }
 
 /** What a price or images run counts, as its `runs` row keeps it. */
@@ -149,6 +155,7 @@ export class CustomerOperationRun {
       carrierDay: carrierDayOf(startedAt.epochMs),
       startedAt,
       dataDir: options.dataDir,
+      exitCodes: options.exitCodes,
     });
     const run = new CustomerOperationRun(options, lifecycle, progress);
     run.log.info({ job: options.job, source, keys: options.keys.aliases, pace: options.pace }, 'run started');
@@ -201,12 +208,7 @@ export class CustomerOperationRun {
    * Records how the run ended in `runs` (rows read and rejected, answers ok and refused by the
    * carrier, requests failed for good, requests sent, and the summary) and removes its scratch folder.
    */
-  finish(
-    finishedAt: number,
-    counts: OperationCounts,
-    exit: { exitCode: RunExitCode; exitState: string },
-    summary: unknown,
-  ): Promise<void> {
+  finish(finishedAt: number, counts: OperationCounts, exitState: RunExitState, summary: unknown): Promise<void> {
     return this.lifecycle.finish(finishedAt, {
       counts: {
         codesRead: counts.read,
@@ -219,9 +221,13 @@ export class CustomerOperationRun {
         deferred: 0,
         lookupsSpent: counts.sent,
       },
-      ...exit,
+      exitState,
       summary,
     });
+  }
+
+  exitCodeOf(state: RunExitState): number {
+    return this.lifecycle.exitCodeOf(state);
   }
 
   timing(finishedAt: number): { startedAt: string; finishedAt: string; durationMs: number } {

@@ -12,6 +12,7 @@ import {
   type OperationRunIdentity,
   operationExit,
 } from './customer-operation-run.js';
+import type { RunExitState } from './run-lifecycle.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
@@ -46,7 +47,7 @@ export interface ImagesRunSummary extends OperationRunIdentity {
     readonly errorMessage: string;
   }[];
   readonly exitCode: number;
-  readonly exitState: string;
+  readonly exitState: RunExitState;
 }
 
 interface ImagesTarget {
@@ -271,7 +272,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   }
 
   const finishedAt = now();
-  const { exitCode, exitState } = operationExit(counts.failed, run.stopping.aborted);
+  const exitState = operationExit(counts.failed, run.stopping.aborted);
   const summary: ImagesRunSummary = {
     runId,
     job: options.job,
@@ -289,7 +290,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     downloads: options.download === undefined ? null : { saved: counts.saved, refused: counts.refused, refusedByCode },
     rejectsFile: rejects.count > 0 ? rejects.path : null,
     failedOrders,
-    exitCode,
+    exitCode: run.exitCodeOf(exitState),
     exitState,
   };
   await run.finish(
@@ -302,7 +303,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       failed: counts.failed,
       sent: counts.sent,
     },
-    { exitCode, exitState },
+    exitState,
     summary,
   );
   log.info({ summary }, 'images run finished');

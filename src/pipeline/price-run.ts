@@ -11,7 +11,7 @@ import {
   operationExit,
 } from './customer-operation-run.js';
 import type { PriceInputSource } from './price-inputs.js';
-import { exitOfError } from './run-lifecycle.js';
+import { exitOfError, type RunExitState } from './run-lifecycle.js';
 
 export interface PriceRunOptions extends CustomerRunOptions {
   readonly source: PriceInputSource;
@@ -37,7 +37,7 @@ export interface PriceRunSummary extends OperationRunIdentity {
     readonly reason: string;
   }[];
   readonly exitCode: number;
-  readonly exitState: string;
+  readonly exitState: RunExitState;
 }
 
 const LISTED_PROBLEMS = 100;
@@ -142,7 +142,7 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   }
 
   const finishedAt = now();
-  const { exitCode, exitState } =
+  const exitState =
     sourceError === undefined ? operationExit(counts.failed, run.stopping.aborted) : exitOfError(sourceError);
   const summary: PriceRunSummary = {
     runId,
@@ -157,7 +157,7 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
     requestsSent: counts.sent,
     rejectsFile: run.rejects.count > 0 ? run.rejects.path : null,
     problems,
-    exitCode,
+    exitCode: run.exitCodeOf(exitState),
     exitState,
   };
   await run.finish(
@@ -170,7 +170,7 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
       failed: counts.failed,
       sent: counts.sent,
     },
-    { exitCode, exitState },
+    exitState,
     sourceError === undefined
       ? summary
       : { ...summary, error: sourceError instanceof Error ? sourceError.message : String(sourceError) },

@@ -6,7 +6,12 @@ import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js'
 import { SourceError } from '../sources/order-code-source.js';
 import { findUnfinishedRun, finishRun, type RunCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { EXIT_CODE, type RunExitCode } from './exit-codes.js';
+
+/** How a run ended, in the words of its `runs` row; the command line gives each its exit code. */
+export type RunExitState = 'ok' | 'partial' | 'failed' | 'bad_input';
+
+/** The process exit code of each way a run can end, as the command line defines them. */
+export type RunExitCodes = Readonly<Record<RunExitState, number>>;
 
 /** A run's id: the job, the start time to the second, and a few random bytes. */
 export function newRunId(job: string, nowMs: number): string {
@@ -52,13 +57,13 @@ export interface RunStartOptions {
    * says running) is resumed under its id rather than a new run started.
    */
   readonly resumable?: boolean;
+  readonly exitCodes: RunExitCodes;
 }
 
-/** How a run ended, as its `runs` row keeps it. */
+/** How a run ended, as its `runs` row keeps it (with the exit code of its state). */
 export interface RunEnd {
   readonly counts: RunCounts;
-  readonly exitCode: number;
-  readonly exitState: string;
+  readonly exitState: RunExitState;
   readonly summary: unknown;
 }
 
@@ -74,6 +79,7 @@ export class RunLifecycle {
     private readonly warehouse: Warehouse,
     private readonly dataDir: string,
     private readonly startedAt: RunStartTime,
+    private readonly exitCodes: RunExitCodes,
   ) {}
 
   /** Records the run's start in `runs` (a resumed run's row is marked running again). */
@@ -84,7 +90,14 @@ export class RunLifecycle {
       : undefined;
     const runId = resumedRunId ?? newRunId(job, startedAt.epochMs);
     await startRun(warehouse, { runId, job, source, startedAt: epochMsToInstant(startedAt.epochMs), carrierDay });
-    return new RunLifecycle(runId, resumedRunId !== undefined, warehouse, options.dataDir, startedAt);
+    return new RunLifecycle(
+      runId,
+      resumedRunId !== undefined,
+      warehouse,
+      options.dataDir,
+      startedAt,
+      options.exitCodes,
+    );
   }
 
   /** Where the run's files live while it runs (staged rows, batches on their way to the warehouse). */
@@ -94,6 +107,10 @@ export class RunLifecycle {
 
   get rejectsPath(): string {
     return join(this.dataDir, 'rejects', `${this.runId}.csv`);
+  }
+
+  exitCodeOf(state: RunExitState): number {
+    return this.exitCodes[state];
   }
 
   /** When the run started and ended (carrier date-times) and how long it took. */
@@ -110,16 +127,18 @@ export class RunLifecycle {
    * id included): what it held is committed, or is looked up again by the next run.
    */
   async finish(finishedAt: number, end: RunEnd): Promise<void> {
-    await finishRun(this.warehouse, this.runId, { finishedAt: epochMsToInstant(finishedAt), ...end });
+    await finishRun(this.warehouse, this.runId, {
+      finishedAt: epochMsToInstant(finishedAt),
+      ...end,
+      exitCode: this.exitCodeOf(end.exitState),
+    });
     await rm(this.scratchDir, { recursive: true, force: true });
   }
 }
 
 /** The exit of a run that broke: bad input when a source could not be read, else a failure. */
-export function exitOfError(error: unknown): { exitCode: RunExitCode; exitState: 'bad_input' | 'failed' } {
-  return error instanceof SourceError
-    ? { exitCode: EXIT_CODE.BAD_INPUT, exitState: 'bad_input' }
-    : { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
+export function exitOfError(error: unknown): RunExitState {
+  return error instanceof SourceError ? 'bad_input' : 'failed';
 }
 
 export interface RunStopOptions {

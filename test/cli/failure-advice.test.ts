@@ -11,10 +11,9 @@ import {
   MalformedAnswerFailure,
   RateLimitedFailure,
 } from '../../src/carrier/client/lookup-failures.js';
-import { EXIT, UserError } from '../../src/cli/exit-codes.js';
+import { EXIT, RUN_EXIT_CODES, UserError } from '../../src/cli/exit-codes.js';
 import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cli/failure-advice.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';
-import { EXIT_CODE } from '../../src/pipeline/exit-codes.js';
 import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';
@@ -95,8 +94,14 @@ describe('exit codes', () => {
     expect(exitCodeOf('JOB_LOCKED')).toBe(5);
   });
 
-  it("has a run's exit codes equal to the command line's", () => {
-    expect(EXIT_CODE).toEqual(EXIT);
+  it("gives each way a run can end the command line's exit code", () => {
+    expect(RUN_EXIT_CODES).toEqual({
+      ok: EXIT.OK,
+      partial: EXIT.PARTIAL,
+      failed: EXIT.FAILURE,
+      bad_input: EXIT.BAD_INPUT,
+    });
+    expect(Object.values(EXIT)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
+import { RUN_EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { TrackRunSummary } from '../../src/pipeline/tracking/run-summary.js';
 import { runTracking, type TrackRunOptions } from '../../src/pipeline/tracking/track-run.js';
 import { type QuotaPolicyInput, QuotaPolicySchema } from '../../src/quota/quota-policy.js';
@@ -54,6 +55,7 @@ export async function trackingWorkspace(): Promise<TrackingWorkspace> {
       try {
         const { quota, ...rest } = overrides;
         return await runTracking({
+          exitCodes: RUN_EXIT_CODES,
           job: 'test',
           sources: inputs.map((input) => csvSource(input, {})),
           keys: sandboxKeyRing(sandbox),

@@ -6,6 +6,7 @@ import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { csvSource } from '../../sources/csv-source.js';
+import { RUN_EXIT_CODES } from '../exit-codes.js';
 import { createLogger } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
@@ -35,6 +36,7 @@ export function demoCommand(): Command {
       try {
         const keys = new KeyRing(sandbox.state.world.accounts.map((a) => [a.alias, a.apiKey] as const));
         const summary = await runTracking({
+          exitCodes: RUN_EXIT_CODES,
           job: 'demo',
           sources: [csvSource(flags.input, {})],
           keys,

@@ -15,7 +15,7 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
+import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
@@ -171,6 +171,7 @@ export async function trackRunOptionsFromFlags(
     flags,
     redisUrl,
     options: {
+      exitCodes: RUN_EXIT_CODES,
       shard: flags.shard,
       job: flags.job,
       sources: buildSources(flags, env),

@@ -1,7 +1,6 @@
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { EXIT_CODE, type RunExitCode } from '../exit-codes.js';
 
 export interface RunCounters {
   ok: number;
@@ -43,7 +42,7 @@ export interface TrackRunSummary {
     readonly errorCode: string;
     readonly errorMessage: string;
   }[];
-  readonly exitCode: RunExitCode;
+  readonly exitCode: number;
   readonly exitState: ExitState;
 }
 
@@ -52,10 +51,10 @@ export interface TrackRunSummary {
  * left for later (quota spent, --max-lookups reached, stopped); else it succeeded. Carrier answers such
  * as ORDERCODE_NOT_FOUND are results, not failures.
  */
-export function decideExit(counters: RunCounters, stopped: boolean): { exitCode: RunExitCode; exitState: ExitState } {
-  if (counters.transportErrors > 0) return { exitCode: EXIT_CODE.FAILURE, exitState: 'failed' };
-  if (counters.deferred > 0 || stopped) return { exitCode: EXIT_CODE.PARTIAL, exitState: 'partial' };
-  return { exitCode: EXIT_CODE.OK, exitState: 'ok' };
+export function decideExit(counters: RunCounters, stopped: boolean): ExitState {
+  if (counters.transportErrors > 0) return 'failed';
+  if (counters.deferred > 0 || stopped) return 'partial';
+  return 'ok';
 }
 
 /** A run's counters from its committed lookup_results rows (all of them when the run was resumed). */

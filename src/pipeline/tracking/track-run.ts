@@ -13,6 +13,7 @@ import {
   exitOfError,
   NO_COUNTS,
   type ProgressListener,
+  type RunExitCodes,
   RunLifecycle,
   RunStop,
   runStartTime,
@@ -63,6 +64,8 @@ export interface TrackRunOptions {
   readonly shard?: Shard | undefined;
   /** Several workers share the quota through this Redis (`--redis`). */
   readonly sharedQuota?: SharedQuota | undefined;
+  /** The exit code of each way the run can end, as the command line defines them. */
+  readonly exitCodes: RunExitCodes;
 }
 
 /**
@@ -97,6 +100,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     startedAt,
     dataDir: options.dataDir,
     resumable: true,
+    exitCodes: options.exitCodes,
   });
   const { runId, resumed } = run;
   const log = logger.child({ runId });
@@ -119,7 +123,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     // A source that cannot be read ends the run before any lookup; the run row says so.
     await run.finish(now(), {
       counts: NO_COUNTS,
-      ...exitOfError(error),
+      exitState: exitOfError(error),
       summary: { error: error instanceof Error ? error.message : String(error) },
     });
     throw error;
@@ -194,7 +198,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
 
   const finishedAt = now();
   const counters = await committedCounters(warehouse, runId);
-  const { exitCode, exitState } = decideExit(counters, stop.requested);
+  const exitState = decideExit(counters, stop.requested);
   const summary: TrackRunSummary = {
     runId,
     job: options.job,
@@ -207,10 +211,10 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     quota: quotaStates(),
     rejectsFile: rejects.count > 0 ? rejects.path : null,
     failedOrders: await failedLookups(warehouse, runId, 100),
-    exitCode,
+    exitCode: run.exitCodeOf(exitState),
     exitState,
   };
-  await run.finish(finishedAt, { counts: trackRunCounts(summary), exitCode, exitState, summary });
+  await run.finish(finishedAt, { counts: trackRunCounts(summary), exitState, summary });
   log.info({ summary }, 'run finished');
   return summary;
 }
