@@ -3,6 +3,7 @@ import { downloadImage, type ImageDownloadPolicy, ImageDownloadRefused } from '.
 import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carrier/contract.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { type ImageListRow, loadImageLists, type StoredImage } from '../warehouse/image-list-loader.js';
+import type { FailedOrder } from '../warehouse/run-store.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {
@@ -41,11 +42,8 @@ export interface ImagesRunSummary extends OperationRunIdentity {
     readonly refusedByCode: Record<string, number>;
   } | null;
   readonly rejectsFile: string | null;
-  readonly failedOrders: readonly {
-    readonly orderCode: string;
-    readonly errorCode: string;
-    readonly errorMessage: string;
-  }[];
+  /** Orders whose request failed for good, the first few. */
+  readonly failedOrders: readonly FailedOrder[];
   readonly exitCode: number;
   readonly exitState: RunExitState;
 }
@@ -140,7 +138,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
 
   const carrierErrorsByCode: Record<string, number> = {};
   const refusedByCode: Record<string, number> = {};
-  const failedOrders: ImagesRunSummary['failedOrders'][number][] = [];
+  const failedOrders: FailedOrder[] = [];
   let lists: ImageListRow[] = [];
   let results: LookupResultRow[] = [];
   const flush = async () => {

@@ -171,11 +171,14 @@ export async function lookupOutcomeCounts(
 }
 
 /** The run's orders that failed for good (transport failures after every retry), the first `limit`. */
-export async function failedLookups(
-  warehouse: Warehouse,
-  runId: string,
-  limit: number,
-): Promise<{ orderCode: string; errorCode: string; errorMessage: string }[]> {
+/** An order whose request failed for good, as a run's summary lists it. */
+export interface FailedOrder {
+  readonly orderCode: string;
+  readonly errorCode: string;
+  readonly errorMessage: string;
+}
+
+export async function failedLookups(warehouse: Warehouse, runId: string, limit: number): Promise<FailedOrder[]> {
   const reader = await warehouse.readAll(
     `SELECT order_code, error_code, error_message FROM lookup_results
      WHERE run_id = $runId AND outcome = 'transport_error' ORDER BY finished_at, order_code LIMIT $limit`,

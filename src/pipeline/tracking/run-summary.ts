@@ -1,5 +1,5 @@
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
-import { lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
+import { type FailedOrder, lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 
 export interface RunCounters {
@@ -37,11 +37,7 @@ export interface TrackRunSummary {
   readonly quota: readonly KeyQuotaState[];
   readonly rejectsFile: string | null;
   /** Orders whose lookup failed for good (transport failures after every retry), the first 100. */
-  readonly failedOrders: readonly {
-    readonly orderCode: string;
-    readonly errorCode: string;
-    readonly errorMessage: string;
-  }[];
+  readonly failedOrders: readonly FailedOrder[];
   readonly exitCode: number;
   readonly exitState: ExitState;
 }
