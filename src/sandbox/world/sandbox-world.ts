@@ -40,8 +40,7 @@ export class SandboxWorld {
   private readonly accountByKey: Map<string, Account>;
   /**
    * Plans of orders looked up, for the lookups that come again; the default world's 1,500 orders fit.
-   * Few: each plan held costs about 2 KB of heap, and with 200,000 held the garbage collector took
-   * more time than the lookups themselves (with 20,000, still a tenth more than with 5,000).
+   * Few, since every plan held adds to what the garbage collector walks on each lookup.
    */
   private readonly lookedUp = new LRUCache<string, OrderPlan>({ max: 5_000 });
   /** Plans met by scans of the whole world, which callbacks repeat at each tick of the clock. */
