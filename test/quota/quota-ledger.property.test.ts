@@ -101,8 +101,8 @@ async function play(schedule: Schedule, inner: QuotaUsageStore): Promise<void> {
       const current = ledger;
       await Promise.all(
         s.calls.map((call) => {
-          const alias = aliases[call.alias % aliases.length]!;
           if (call.kind === 'settle') return current.settle();
+          const alias = aliases[call.alias % aliases.length]!;
           if (call.kind === 'exhaust') {
             // Taken for the ledger's carrier day when the write runs: the day before, if no call has shown it midnight yet.
             if (current.carrierDay === day) refused.add(`${day} ${alias}`);
