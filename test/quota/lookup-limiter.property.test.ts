@@ -184,11 +184,11 @@ describe('LookupLimiter, over random lookups of several keys, APIKEY_LIMIT answe
 
   it('keeps those rules over the warehouse quota store on a DuckDB file', async () => {
     const { warehouse } = await temp.open();
-    const session = await warehouse.openSession();
+    const connection = await warehouse.openSession();
     await fc.assert(
       fc.asyncProperty(schedules(6), async (schedule) => {
         await warehouse.run('DELETE FROM quota_usage');
-        await play(schedule, warehouseQuotaStore(session));
+        await play(schedule, warehouseQuotaStore(connection));
       }),
       { numRuns: 8, timeout: 5_000 },
     );

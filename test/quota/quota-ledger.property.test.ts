@@ -147,11 +147,11 @@ describe('QuotaLedger, over random schedules of lookups, APIKEY_LIMIT answers, c
   it('keeps both rules over the warehouse quota store on a DuckDB file', async () => {
     const { warehouse } = await temp.open();
     // The ledger's own connection, as a run opens it.
-    const session = await warehouse.openSession();
+    const connection = await warehouse.openSession();
     await fc.assert(
       fc.asyncProperty(schedules(10), async (schedule) => {
         await warehouse.run('DELETE FROM quota_usage');
-        await play(schedule, warehouseQuotaStore(session));
+        await play(schedule, warehouseQuotaStore(connection));
       }),
       { numRuns: 10 },
     );
