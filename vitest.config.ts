@@ -1,11 +1,54 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files that need more than Node.js and DuckDB: they run the CLI built in dist/ (the command a
+ * user runs, `npm run build` first) or start PostgreSQL, Redis or Chromium. `npm test` runs them with
+ * the rest; `npm run test:fast` (the `fast` project) leaves them out, so an edit can be checked in
+ * seconds on a machine with none of these. test/test-sets.test.ts checks that no other file needs them.
+ */
+export const END_TO_END_TESTS = [
+  // The built CLI: commands, jobs and reports run as a user runs them.
+  'test/callbacks/callback-load.test.ts',
+  'test/callbacks/callback-merge.test.ts',
+  'test/callbacks/callback-receiver.test.ts',
+  'test/callbacks/journal-sharing.test.ts',
+  'test/cli/command-launcher.test.ts',
+  'test/cli/tracking-memory.test.ts',
+  'test/jobs/config-file.test.ts',
+  'test/jobs/finance-audit-job.test.ts',
+  'test/jobs/job-scheduler.test.ts',
+  'test/jobs/nightly-job.test.ts',
+  'test/pipeline/crash-resume.test.ts',
+  'test/pipeline/history-nights.test.ts',
+  'test/pipeline/images-command.test.ts',
+  'test/pipeline/price-command.test.ts',
+  'test/pipeline/track-command.test.ts',
+  'test/pipeline/track-plan.test.ts',
+  'test/reports/charges-report.test.ts',
+  'test/reports/csv-batches.test.ts',
+  'test/reports/failures-report.test.ts',
+  'test/reports/reconcile-report.test.ts',
+  'test/sandbox/sandbox-cli.test.ts',
+  // PostgreSQL.
+  'test/sources/postgres-source.test.ts',
+  'test/sources/price-request-sources.test.ts',
+  // Redis (and the built CLI).
+  'test/pipeline/sharded-workers.test.ts',
+  // Chromium (and the built CLI).
+  'test/reports/html-report.test.ts',
+];
+
+const ALL_TESTS = 'test/**/*.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Tests start real servers (sandbox, PostgreSQL, Redis); two cores do not take more at once.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: END_TO_END_TESTS } },
+      { extends: true, test: { name: 'end-to-end', include: END_TO_END_TESTS } },
+    ],
   },
 });

@@ -179,6 +179,15 @@ export class LookupLimiter {
           started = true;
           release();
           const spendable = await this.ledger.spendMany(alias, lookups.length);
+          // The reservoirs took the whole group; what the ledger refused goes back to them, or a lookup
+          // it still allows (another key's reservation) would wait for a reservoir that stays empty.
+          if (spendable < lookups.length && !this.cluster) {
+            const refused = lookups.length - spendable;
+            await Promise.all([
+              this.perKey.get(alias)!.incrementReservoir(refused),
+              this.global.incrementReservoir(refused),
+            ]);
+          }
           await Promise.all(
             lookups.map(async (lookup, index) => {
               if (index >= spendable) return lookup.resolve(QUOTA_REFUSED);

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { LookupLimiter, QUOTA_REFUSED } from '../../src/quota/lookup-limiter.js';
+import { QuotaLedger } from '../../src/quota/quota-ledger.js';
+import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
+import { memoryQuotaStore, START_MS } from './quota-schedules.js';
+
+describe('LookupLimiter', () => {
+  // A regression waits for ever (stopping the limiters waits for the lookup parked on the empty reservoir): hence the timeout.
+  it('still starts a lookup the ledger holds a reservation for after it refused another key the last of the day', {
+    timeout: 5_000,
+  }, async () => {
+    // Key a's reservation ahead takes the day's last lookup; key b is then refused by the ledger.
+    const policy = QuotaPolicySchema.parse({ perKeyDaily: 2, globalDaily: 2, maxConcurrent: 1 });
+    const ledger = new QuotaLedger(memoryQuotaStore([]), policy, ['a', 'b'], () => START_MS, 1);
+    await ledger.open();
+    const limiter = new LookupLimiter(ledger, policy, () => START_MS);
+    try {
+      const lookup = async () => 'answered';
+      expect(await Promise.all([limiter.schedule('a', lookup), limiter.schedule('b', lookup)])).toEqual([
+        'answered',
+        QUOTA_REFUSED,
+      ]);
+      expect(limiter.isSpent('a')).toBe(false);
+      const last = limiter.schedule('a', lookup);
+      const waited = await Promise.race([last, new Promise((resolve) => setTimeout(resolve, 1_000, 'still waiting'))]);
+      expect(waited).toBe('answered');
+    } finally {
+      await limiter.stop();
+    }
+  });
+});
