@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import type { DeferReason, OrderOutcome } from '../../src/pipeline/order-lookup.js';
 import { readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
-import { ResultBatcher } from '../../src/pipeline/result-batcher.js';
+import type { DeferReason, OrderOutcome } from '../../src/pipeline/tracking/order-lookup.js';
+import { ResultBatcher } from '../../src/pipeline/tracking/result-batcher.js';
 import { rowsOf, snapshotOf, trackingWire, useTempDirs } from '../warehouse/warehouse-fixtures.js';
 
 const temp = useTempDirs();

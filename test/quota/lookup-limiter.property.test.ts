@@ -1,9 +1,9 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
 import { LookupLimiter, QUOTA_REFUSED } from '../../src/quota/lookup-limiter.js';
 import { QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { type QuotaPolicy, TOTAL_ALIAS } from '../../src/quota/quota-policy.js';
+import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 import {
   ALIASES,

@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { warehouseQuotaStore } from '../../src/pipeline/warehouse-quota-store.js';
 import { QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import type { QuotaPolicy } from '../../src/quota/quota-policy.js';
+import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 import {
   ALIASES,
