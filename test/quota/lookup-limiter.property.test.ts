@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { LookupLimiter, QUOTA_REFUSED } from '../../src/quota/lookup-limiter.js';
 import { QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { type QuotaPolicy, TOTAL_ALIAS } from '../../src/quota/quota-policy.js';
-import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 import {
   ALIASES,
   carrierDayAt,
   clockStepMinutes,
   memoryQuotaStore,
+  playOnWarehouseStore,
   policies,
   RestartableStore,
   SentLookups,
@@ -184,13 +184,6 @@ describe('LookupLimiter, over random lookups of several keys, APIKEY_LIMIT answe
 
   it('keeps those rules over the warehouse quota store on a DuckDB file', async () => {
     const { warehouse } = await temp.open();
-    const connection = await warehouse.openSession();
-    await fc.assert(
-      fc.asyncProperty(schedules(6), async (schedule) => {
-        await warehouse.run('DELETE FROM quota_usage');
-        await play(schedule, warehouseQuotaStore(connection));
-      }),
-      { numRuns: 8, timeout: 5_000 },
-    );
+    await playOnWarehouseStore(warehouse, schedules(6), play, { numRuns: 8, timeout: 5_000 });
   });
 });

@@ -2,13 +2,13 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import type { QuotaPolicy } from '../../src/quota/quota-policy.js';
-import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 import {
   ALIASES,
   carrierDayAt,
   clockStepMinutes,
   memoryQuotaStore,
+  playOnWarehouseStore,
   policies,
   RestartableStore,
   SentLookups,
@@ -146,14 +146,6 @@ describe('QuotaLedger, over random schedules of lookups, APIKEY_LIMIT answers, c
 
   it('keeps both rules over the warehouse quota store on a DuckDB file', async () => {
     const { warehouse } = await temp.open();
-    // The ledger's own connection, as a run opens it.
-    const connection = await warehouse.openSession();
-    await fc.assert(
-      fc.asyncProperty(schedules(10), async (schedule) => {
-        await warehouse.run('DELETE FROM quota_usage');
-        await play(schedule, warehouseQuotaStore(connection));
-      }),
-      { numRuns: 10 },
-    );
+    await playOnWarehouseStore(warehouse, schedules(10), play, { numRuns: 10 });
   });
 });

@@ -4,6 +4,8 @@ import { expect } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import type { QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { type QuotaPolicy, QuotaPolicySchema, TOTAL_ALIAS } from '../../src/quota/quota-policy.js';
+import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
+import type { Warehouse } from '../../src/warehouse/warehouse.js';
 
 export const ALIASES = ['shop-a', 'shop-b', 'shop-c'] as const;
 
@@ -149,4 +151,24 @@ export class SentLookups {
 
 export function carrierDayAt(epochMs: number, policy: QuotaPolicy): string {
   return carrierDayOf(epochMs, policy.dayUtcOffsetMinutes);
+}
+
+/**
+ * Plays random schedules over the warehouse's quota store on its own connection, as a run opens it,
+ * from an empty `quota_usage` each time.
+ */
+export async function playOnWarehouseStore<S>(
+  warehouse: Warehouse,
+  schedules: fc.Arbitrary<S>,
+  play: (schedule: S, store: QuotaUsageStore) => Promise<void>,
+  parameters: fc.Parameters<[S]>,
+): Promise<void> {
+  const connection = await warehouse.openSession();
+  await fc.assert(
+    fc.asyncProperty(schedules, async (schedule) => {
+      await warehouse.run('DELETE FROM quota_usage');
+      await play(schedule, warehouseQuotaStore(connection));
+    }),
+    parameters,
+  );
 }
