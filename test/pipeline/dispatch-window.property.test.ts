@@ -55,3 +55,25 @@ describe('DispatchWindow, over random numbers of orders and orders of finishing'
     },
   );
 });
+
+describe('DispatchWindow', () => {
+  test('gives a freed place to a dispatch waiting beside a drain', async () => {
+    const window = new DispatchWindow(1);
+    await window.enter();
+    let drained = false;
+    void window.drained().then(() => {
+      drained = true;
+    });
+    let entered = false;
+    void window.enter().then(() => {
+      entered = true;
+    });
+    window.leave();
+    await settled();
+    expect(entered).toBe(true);
+    expect(drained).toBe(false);
+    window.leave();
+    await settled();
+    expect(drained).toBe(true);
+  });
+});
