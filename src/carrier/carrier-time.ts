@@ -137,7 +137,7 @@ function dateTextOfDay(day: number): string {
 const dateTextByDay = new Map<number, string>();
 const DATE_TEXT_CACHE_LIMIT = 10_000;
 
-/** Carrier-local date and time without an offset (`2019-08-07 11:24:12`), as callback DeliveryDate is seen. */
+/** Carrier-local date and time without an offset (`YYYY-MM-DD hh:mm:ss`), as callback DeliveryDate is seen. */
 export function formatCarrierLocalDateTime(epochMs: number): string {
   return new Date(epochMs + CARRIER_UTC_OFFSET_MINUTES * 60_000).toISOString().slice(0, 19).replace('T', ' ');
 }
