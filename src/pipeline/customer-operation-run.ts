@@ -98,7 +98,7 @@ export async function askWithRetry<T>(
 }
 
 /** A run failed when a request failed after every retry; it is partial when stopped; carrier refusals are results. */
-export function operationExit(failed: number, stopped: boolean): RunExitState {
+export function operationExitState(failed: number, stopped: boolean): RunExitState {
   if (failed > 0) return 'failed';
   if (stopped) return 'partial';
   return 'ok';

@@ -11,7 +11,7 @@ import {
   CustomerOperationRun,
   type CustomerRunOptions,
   type OperationRunIdentity,
-  operationExit,
+  operationExitState,
 } from './customer-operation-run.js';
 import type { RunExitState } from './run-lifecycle.js';
 
@@ -270,7 +270,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   }
 
   const finishedAt = now();
-  const exitState = operationExit(counts.failed, run.stopping.aborted);
+  const exitState = operationExitState(counts.failed, run.stopping.aborted);
   const summary: ImagesRunSummary = {
     runId,
     job: options.job,

@@ -8,10 +8,10 @@ import {
   CustomerOperationRun,
   type CustomerRunOptions,
   type OperationRunIdentity,
-  operationExit,
+  operationExitState,
 } from './customer-operation-run.js';
 import type { PriceInputSource } from './price-inputs.js';
-import { exitOfError, type RunExitState } from './run-lifecycle.js';
+import { exitStateOfError, type RunExitState } from './run-lifecycle.js';
 
 export interface PriceRunOptions extends CustomerRunOptions {
   readonly source: PriceInputSource;
@@ -143,7 +143,7 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
 
   const finishedAt = now();
   const exitState =
-    sourceError === undefined ? operationExit(counts.failed, run.stopping.aborted) : exitOfError(sourceError);
+    sourceError === undefined ? operationExitState(counts.failed, run.stopping.aborted) : exitStateOfError(sourceError);
   const summary: PriceRunSummary = {
     runId,
     job: options.job,

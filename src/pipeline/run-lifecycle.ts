@@ -137,7 +137,7 @@ export class RunLifecycle {
 }
 
 /** The exit of a run that broke: bad input when a source could not be read, else a failure. */
-export function exitOfError(error: unknown): RunExitState {
+export function exitStateOfError(error: unknown): RunExitState {
   return error instanceof SourceError ? 'bad_input' : 'failed';
 }
 

@@ -10,7 +10,7 @@ import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { RejectsFile } from '../rejects-file.js';
 import {
-  exitOfError,
+  exitStateOfError,
   NO_COUNTS,
   type ProgressListener,
   type RunExitCodes,
@@ -123,7 +123,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     // A source that cannot be read ends the run before any lookup; the run row says so.
     await run.finish(now(), {
       counts: NO_COUNTS,
-      exitState: exitOfError(error),
+      exitState: exitStateOfError(error),
       summary: { error: error instanceof Error ? error.message : String(error) },
     });
     throw error;
