@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
+import { memoryLimitSchema } from './tracking-memory.js';
 
 export const CONFIG_ENV = 'PARCEL_RECON_CONFIG';
 export const DEFAULT_CONFIG_FILE = 'parcel-recon.config.json';
@@ -54,10 +55,7 @@ const TrackSettingsSchema = z
     refreshTerminal: z.boolean().optional(),
     maxLookups: nonNegativeInt.optional(),
     graceMs: nonNegativeInt.optional(),
-    memoryLimit: z
-      .string()
-      .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB')
-      .optional(),
+    memoryLimit: memoryLimitSchema('256MB').optional(),
   })
   .strict();
 

@@ -24,6 +24,7 @@ import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
+import { memoryLimitSchema } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
 
@@ -44,10 +45,7 @@ const CommonFlagsSchema = z.object({
   format: z.enum(REPORT_FORMATS).default('csv'),
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
-  memoryLimit: z
-    .string()
-    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 2GB')
-    .default(REPORT_MEMORY_LIMIT),
+  memoryLimit: memoryLimitSchema('2GB').default(REPORT_MEMORY_LIMIT),
 });
 
 type CommonFlags = z.output<typeof CommonFlagsSchema>;

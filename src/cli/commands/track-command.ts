@@ -21,7 +21,12 @@ import { createLogger } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { keepHeapSmall, TRACKING_WAREHOUSE_OPTIONS, trackingWarehouseOptions } from '../tracking-memory.js';
+import {
+  keepHeapSmall,
+  memoryLimitSchema,
+  TRACKING_WAREHOUSE_OPTIONS,
+  trackingWarehouseOptions,
+} from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
 export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
@@ -65,10 +70,7 @@ const TrackFlagsSchema = z.object({
   refreshTerminal: z.boolean().default(false),
   maxLookups: nonNegativeInt.optional(),
   graceMs: nonNegativeInt.default(10_000),
-  memoryLimit: z
-    .string()
-    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, 'a size such as 256MB')
-    .optional(),
+  memoryLimit: memoryLimitSchema('256MB').optional(),
   json: z.boolean().default(false),
   plan: z.boolean().default(false),
   progress: z.boolean().default(true),
