@@ -20,6 +20,7 @@ export const END_TO_END_TESTS = [
   'test/jobs/nightly-job.test.ts',
   'test/pipeline/crash-resume.test.ts',
   'test/pipeline/history-nights.test.ts',
+  'test/pipeline/hostile-carrier.test.ts',
   'test/pipeline/images-command.test.ts',
   'test/pipeline/price-command.test.ts',
   'test/pipeline/track-command.test.ts',

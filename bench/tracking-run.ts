@@ -23,6 +23,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pino from 'pino';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carrier/client/carrier-request.js';
 import { KeyRing } from '../src/carrier/client/key-ring.js';
 import { TrackingClient } from '../src/carrier/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
@@ -151,7 +152,12 @@ async function main(): Promise<number> {
       keys,
       warehouse,
       dataDir: dir,
-      client: { trackingUrl: listening.url, timeoutMs: 10_000, connections: s.concurrency },
+      client: {
+        trackingUrl: listening.url,
+        timeoutMs: 10_000,
+        maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
+        connections: s.concurrency,
+      },
       quota: QuotaPolicySchema.parse({ maxConcurrent: s.concurrency, requestsPerSecond: s.rate }),
       retry: { attempts: 3, minDelayMs: 50, maxDelayMs: 1_000 },
       batchSize: s.batchSize,

@@ -48,6 +48,7 @@ const TrackSettingsSchema = z
     concurrency: positiveInt.max(1024).optional(),
     rate: z.number().positive().optional(),
     timeoutMs: positiveInt.optional(),
+    maxAnswerBytes: positiveInt.optional(),
     attempts: positiveInt.max(20).optional(),
     retryMinMs: nonNegativeInt.optional(),
     retryMaxMs: nonNegativeInt.optional(),
@@ -109,6 +110,7 @@ export const ConfigFileSchema = z
         rate: z.number().positive().optional(),
         concurrency: positiveInt.max(256).optional(),
         timeoutMs: positiveInt.optional(),
+        maxAnswerBytes: positiveInt.optional(),
         attempts: positiveInt.max(20).optional(),
       })
       .strict()

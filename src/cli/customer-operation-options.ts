@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../carrier/client/carrier-request.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
@@ -35,6 +36,7 @@ export const CustomerOperationFlagsSchema = z.object({
   rate: z.coerce.number().positive().max(10_000).default(DEFAULT_OPERATION_PACE.requestsPerSecond),
   concurrency: positiveInt.max(256).default(DEFAULT_OPERATION_PACE.concurrency),
   timeoutMs: positiveInt.default(10_000),
+  maxAnswerBytes: positiveInt.default(DEFAULT_MAX_ANSWER_BYTES),
   attempts: positiveInt.max(20).default(5),
   retryMinMs: nonNegativeInt.default(200),
   retryMaxMs: nonNegativeInt.default(10_000),
@@ -61,6 +63,10 @@ export function withCustomerOperationFlags(command: Command, job: string): Comma
     )
     .option('--concurrency <n>', `requests in flight at once (default: ${DEFAULT_OPERATION_PACE.concurrency})`)
     .option('--timeout-ms <ms>', 'time allowed for one request (default: 10000)')
+    .option(
+      '--max-answer-bytes <n>',
+      `the largest answer body read; a larger one is not read further and fails its request with LOOKUP_TOO_LARGE, not retried (default: ${DEFAULT_MAX_ANSWER_BYTES})`,
+    )
     .option('--attempts <n>', 'attempts per request on transient failures (default: 5)')
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
@@ -108,7 +114,13 @@ export async function customerRunOptions(
       exitCodes: RUN_EXIT_CODES,
       job,
       keys,
-      client: { baseUrl, authHeader: flags.authHeader, timeoutMs: flags.timeoutMs, connections: flags.concurrency },
+      client: {
+        baseUrl,
+        authHeader: flags.authHeader,
+        timeoutMs: flags.timeoutMs,
+        maxAnswerBytes: flags.maxAnswerBytes,
+        connections: flags.concurrency,
+      },
       pace: { requestsPerSecond: flags.rate, concurrency: flags.concurrency },
       retry: {
         attempts: flags.attempts,

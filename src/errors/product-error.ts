@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   LOOKUP_HTTP_STATUS: 'the carrier answered an HTTP error',
   LOOKUP_RATE_LIMITED: 'the carrier answered HTTP 429',
   LOOKUP_MALFORMED: "the carrier's answer is malformed",
+  LOOKUP_TOO_LARGE: "the carrier's answer is over the size limit",
   EXCEPTION: 'the carrier answered EXCEPTION',
   HOST_NOT_ALLOWED: 'the image host is not on the allow-list',
   TOO_LARGE: 'the image is over the size limit',

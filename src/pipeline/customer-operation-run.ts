@@ -134,7 +134,7 @@ export class CustomerOperationRun {
   ) {
     this.rejects = new RejectsFile(lifecycle.rejectsPath);
     this.log = options.logger.child({ runId: lifecycle.runId });
-    this.client = new CustomerOperationsClient(options.client);
+    this.client = new CustomerOperationsClient(options.client, options.keys);
     this.limiter = paceLimiter(options.pace);
     this.stop = new RunStop({ signals: [options.stop] });
     this.window = new DispatchWindow(options.pace.concurrency * 2);

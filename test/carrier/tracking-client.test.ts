@@ -1,9 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TrackingClient } from '../../src/carrier/client/tracking-client.js';
+import { KeyRing } from '../../src/carrier/client/key-ring.js';
+import { AnswerTooLargeFailure } from '../../src/carrier/client/lookup-failures.js';
+import { TrackingClient, type TrackingClientOptions } from '../../src/carrier/client/tracking-client.js';
 
 let server: Server | undefined;
 let client: TrackingClient | undefined;
@@ -13,14 +15,53 @@ afterEach(async () => {
   server = client = undefined;
 });
 
+const KEY = 'tk-5f0c2a9e-41b7-4d1e-9a63-0c2f8e7b1d44';
+const OTHER_KEY = 'tk-0b8e6d2c-7a51-4f39-8c1e-5d9a2b4f6e03';
+const keys = new KeyRing([
+  ['hanoi-shop', KEY],
+  ['saigon-shop', OTHER_KEY],
+]);
+
 /** A carrier on loopback that answers every lookup with `body`. */
 async function carrierAnswering(body: Buffer): Promise<string> {
-  server = createServer((_request, response) =>
-    response.writeHead(200, { 'content-type': 'application/json' }).end(body),
-  );
+  return carrierServing((response) => response.writeHead(200, { 'content-type': 'application/json' }).end(body));
+}
+
+async function carrierServing(answer: (response: ServerResponse) => void): Promise<string> {
+  server = createServer((_request, response) => answer(response));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+function trackingClient(trackingUrl: string, options: Partial<TrackingClientOptions> = {}): TrackingClient {
+  return new TrackingClient(
+    { trackingUrl, timeoutMs: 5_000, maxAnswerBytes: 1_048_576, connections: 1, ...options },
+    keys,
+  );
+}
+
+/** Streams `total` bytes of a JSON string in 64 KB chunks as the client reads them, counting what was written. */
+function streamedBody(total: number, withLength: boolean, written: { bytes: number }) {
+  return (response: ServerResponse) => {
+    response.writeHead(200, {
+      'content-type': 'application/json',
+      ...(withLength ? { 'content-length': String(total) } : {}),
+    });
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    response.write('{"x":"');
+    written.bytes = 6;
+    const more = () => {
+      while (written.bytes < total - 2) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, total - 2 - written.bytes));
+        written.bytes += piece.length;
+        if (!response.write(piece)) return void response.once('drain', more);
+      }
+      response.end('"}');
+    };
+    response.on('error', () => {});
+    more();
+  };
 }
 
 describe('TrackingClient', () => {
@@ -32,7 +73,7 @@ describe('TrackingClient', () => {
       Buffer.from([0xf4]),
       Buffer.from('ng tìm thấy","orderCode":"247EXP0001"}'),
     ]);
-    client = new TrackingClient({ trackingUrl: await carrierAnswering(sent), timeoutMs: 5_000, connections: 1 });
+    client = trackingClient(await carrierAnswering(sent));
 
     const answer = await client.lookup('test-key', '247EXP0001');
 
@@ -47,8 +88,54 @@ describe('TrackingClient', () => {
     const sent = Buffer.from(
       '{"errorCode":"ORDERCODE_NOT_FOUND", "errorMessage":"Không tìm thấy","orderCode":"247EXP0001"}',
     );
-    client = new TrackingClient({ trackingUrl: await carrierAnswering(sent), timeoutMs: 5_000, connections: 1 });
+    client = trackingClient(await carrierAnswering(sent));
     const answer = await client.lookup('test-key', '247EXP0001');
     expect(answer.body.equals(sent)).toBe(true);
+  });
+
+  it.each([
+    ['a Content-Length', true],
+    ['no Content-Length', false],
+  ])(
+    'stops reading an answer over the limit with %s and fails with LOOKUP_TOO_LARGE, not retried',
+    async (_name, withLength) => {
+      const written = { bytes: 0 };
+      const total = 64 * 1024 * 1024;
+      client = trackingClient(await carrierServing(streamedBody(total, withLength, written)), {
+        maxAnswerBytes: 100_000,
+      });
+
+      const failure = await client.lookup(KEY, '247EXP0001').catch((error: unknown) => error);
+
+      expect(failure).toBeInstanceOf(AnswerTooLargeFailure);
+      expect(failure).toMatchObject({ code: 'LOOKUP_TOO_LARGE', retryable: false });
+      // The connection is gone: the server could not write the rest.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(written.bytes).toBeLessThan(total / 4);
+    },
+  );
+
+  it('reads an answer of exactly the limit', async () => {
+    const sent = Buffer.from('{"errorCode":"ORDERCODE_NOT_FOUND","errorMessage":"x","orderCode":"247EXP0001"}');
+    client = trackingClient(await carrierAnswering(sent), { maxAnswerBytes: sent.length });
+    await expect(client.lookup(KEY, '247EXP0001')).resolves.toMatchObject({ kind: 'carrier_error' });
+  });
+
+  it('clears every configured key out of the answer, as written and spelled with escapes, in the error and in the body', async () => {
+    const escaped = [...OTHER_KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const sent = Buffer.from(
+      `{"errorCode":"APIKEY_NOT_FOUND","errorMessage":"Apikey ${KEY} not found; try ${escaped}","orderCode":"247EXP0001"}`,
+    );
+    client = trackingClient(await carrierAnswering(sent));
+
+    const answer = await client.lookup(KEY, '247EXP0001');
+
+    expect(answer.kind).toBe('carrier_error');
+    if (answer.kind !== 'carrier_error') return;
+    expect(answer.error.errorMessage).toBe('Apikey [redacted] not found; try [redacted]');
+    const body = answer.body.toString('utf8');
+    expect(body).not.toContain(KEY);
+    expect(JSON.stringify(JSON.parse(body))).not.toContain(OTHER_KEY);
+    expect(JSON.parse(body)).toMatchObject({ errorMessage: 'Apikey [redacted] not found; try [redacted]' });
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
 import { sumMoney } from '../../src/carrier/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { trackingSnapshotAt } from '../../src/sandbox/world/tracking-snapshot.js';
@@ -40,7 +41,7 @@ describe('tracking with faults on in the sandbox', () => {
       ...codes.map((c) => [c, accountOf.get(c)!]),
     ]);
     const summary = await workspace.track(sandbox, [csv], {
-      client: { trackingUrl: sandbox.url, timeoutMs: 400, connections: 16 },
+      client: { trackingUrl: sandbox.url, timeoutMs: 400, maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES, connections: 16 },
       retry: { attempts: 10, minDelayMs: 5, maxDelayMs: 40 },
     });
 

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
 import { RUN_EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { TrackRunSummary } from '../../src/pipeline/tracking/run-summary.js';
@@ -61,7 +62,12 @@ export async function trackingWorkspace(): Promise<TrackingWorkspace> {
           keys: sandboxKeyRing(sandbox),
           warehouse,
           dataDir: dir,
-          client: { trackingUrl: sandbox.url, timeoutMs: 2_000, connections: 16 },
+          client: {
+            trackingUrl: sandbox.url,
+            timeoutMs: 2_000,
+            maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
+            connections: 16,
+          },
           quota: QuotaPolicySchema.parse({ maxConcurrent: 16, ...quota }),
           retry: { attempts: 5, minDelayMs: 5, maxDelayMs: 50 },
           batchSize: 200,

@@ -1,20 +1,66 @@
 import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
 import type { Dispatcher, Pool } from 'undici';
-import { HttpStatusFailure, RateLimitedFailure, retryAfterMsOf, transportFailure } from './lookup-failures.js';
+import {
+  AnswerTooLargeFailure,
+  HttpStatusFailure,
+  LookupFailure,
+  RateLimitedFailure,
+  retryAfterMsOf,
+  transportFailure,
+} from './lookup-failures.js';
+
+/** The largest answer body read by default: the carrier's JSON answers are a few kilobytes. */
+export const DEFAULT_MAX_ANSWER_BYTES = 1_048_576;
 
 /** A UTF-8 byte order mark, which a text decoder drops. */
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
+/** How one request to the carrier is bounded: its time, and the size of the body read. */
+export interface AnswerLimits {
+  readonly timeoutMs: number;
+  readonly maxAnswerBytes: number;
+}
+
 /**
  * Sends one request to the carrier and reads its body as text: a 2xx answer's body, else the failure
- * (429 with its Retry-After, another status, a timeout or a connection failure). One call, one attempt.
+ * (429 with its Retry-After, another status, a body over the limit, a timeout or a connection
+ * failure). One call, one attempt.
  */
 export async function carrierRequestText(
   pool: Pool,
   request: Dispatcher.RequestOptions,
-  timeoutMs: number,
+  limits: AnswerLimits,
 ): Promise<string> {
-  return (await carrierRequestBytes(pool, request, timeoutMs)).toString('utf8');
+  return (await carrierRequestBytes(pool, request, limits)).toString('utf8');
+}
+
+/**
+ * The whole body, or AnswerTooLargeFailure as soon as it is known to pass the limit: from its
+ * Content-Length before any byte is read, else from the bytes counted as they stream. Destroying the
+ * body aborts the request, so the rest is never received, let alone kept.
+ */
+async function bodyWithin(
+  body: Readable,
+  contentLength: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
+  const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    // Destroying the body emits its abort as an error; nothing waits for it.
+    body.on('error', () => {});
+    body.destroy();
+    throw new AnswerTooLargeFailure(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  // Leaving the loop early destroys the body.
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    length += chunk.length;
+    if (length > maxBytes) throw new AnswerTooLargeFailure(maxBytes);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
 }
 
 /**
@@ -25,23 +71,25 @@ export async function carrierRequestText(
 export async function carrierRequestBytes(
   pool: Pool,
   request: Dispatcher.RequestOptions,
-  timeoutMs: number,
+  { timeoutMs, maxAnswerBytes }: AnswerLimits,
 ): Promise<Buffer> {
-  let statusCode: number;
   let body: Buffer;
-  let retryAfter: string | string[] | undefined;
   try {
     // undici's own header and body timeouts bound a hung request; a per-request timer or combined
     // AbortSignal would cost more than the request itself at a run's rate.
     const answer = await pool.request({ ...request, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    statusCode = answer.statusCode;
-    retryAfter = answer.headers['retry-after'];
-    body = Buffer.from(await answer.body.arrayBuffer());
+    const { statusCode } = answer;
+    if (statusCode < 200 || statusCode >= 300) {
+      // A failed answer's body is not read: dump keeps the connection when it is small, else closes it.
+      await answer.body.dump();
+      if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(answer.headers['retry-after']));
+      throw new HttpStatusFailure(statusCode);
+    }
+    body = await bodyWithin(answer.body, answer.headers['content-length'], maxAnswerBytes);
   } catch (error) {
+    if (error instanceof LookupFailure) throw error;
     throw transportFailure(error, timeoutMs);
   }
-  if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(retryAfter));
-  if (statusCode < 200 || statusCode >= 300) throw new HttpStatusFailure(statusCode);
   const text = body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
   return isUtf8(text) ? text : Buffer.from(text.toString('utf8'), 'utf8');
 }

@@ -10,6 +10,8 @@ import {
   PriceResultSchema,
 } from '../contract.js';
 import { carrierRequestText } from './carrier-request.js';
+import { redactAnswerText } from './key-redaction.js';
+import type { KeyRing } from './key-ring.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface CustomerOperationsClientOptions {
@@ -22,6 +24,8 @@ export interface CustomerOperationsClientOptions {
   readonly authHeader: string;
   /** Time allowed for one request, headers and body. */
   readonly timeoutMs: number;
+  /** The largest answer body read; a larger one fails the request with LOOKUP_TOO_LARGE. */
+  readonly maxAnswerBytes: number;
   /** Keep-alive connections to the carrier. */
   readonly connections: number;
 }
@@ -62,7 +66,11 @@ export class CustomerOperationsClient {
   private readonly pool: Pool;
   private readonly prefix: string;
 
-  constructor(private readonly options: CustomerOperationsClientOptions) {
+  constructor(
+    private readonly options: CustomerOperationsClientOptions,
+    /** Every configured key, cleared out of each answer before anything reads it. */
+    private readonly keys: KeyRing,
+  ) {
     const url = new URL(options.baseUrl);
     this.pool = new Pool(url.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
     this.prefix = url.pathname.replace(/\/$/, '');
@@ -92,9 +100,9 @@ export class CustomerOperationsClient {
     return { kind: 'images', items: Items };
   }
 
-  /** POSTs a JSON body; the answer's body when it is 2xx, else the failure. */
+  /** POSTs a JSON body; the answer's body, every key cleared out of it, when it is 2xx, else the failure. */
   private async post(path: string, apiKey: string, payload: unknown): Promise<string> {
-    return carrierRequestText(
+    const text = await carrierRequestText(
       this.pool,
       {
         method: 'POST',
@@ -102,8 +110,9 @@ export class CustomerOperationsClient {
         headers: { 'content-type': 'application/json', [this.options.authHeader]: apiKey },
         body: JSON.stringify(payload),
       },
-      this.options.timeoutMs,
+      this.options,
     );
+    return redactAnswerText(text, this.keys);
   }
 
   async close(): Promise<void> {

@@ -1,14 +1,22 @@
 import { inspect } from 'node:util';
 
+/** What stands where a key was in text from the carrier. */
+export const REDACTED_KEY = '[redacted]';
+
 /**
  * The partner's API keys by account alias. Keys stay inside: printing, logging or serializing a
  * KeyRing shows only the aliases, so a key cannot leak through a log line or an error by accident.
  */
 export class KeyRing {
   private readonly keys: ReadonlyMap<string, string>;
+  /** The distinct keys, longest first, so a key inside another is never cleared before the longer one. */
+  private readonly longestFirst: readonly string[];
 
   constructor(entries: Iterable<readonly [alias: string, apiKey: string]>) {
     this.keys = new Map(entries);
+    this.longestFirst = [...new Set(this.keys.values())]
+      .filter((key) => key !== '')
+      .sort((a, b) => b.length - a.length);
   }
 
   get aliases(): string[] {
@@ -34,6 +42,17 @@ export class KeyRing {
   aliasOf(apiKey: string): string | undefined {
     for (const [alias, key] of this.keys) if (key === apiKey) return alias;
     return undefined;
+  }
+
+  /**
+   * The text with every key in it replaced by [redacted]: a carrier may quote a key back in an error
+   * message, and nothing it says is kept, logged or printed with the key in it. The same string when
+   * it holds no key.
+   */
+  redact(text: string): string {
+    let redacted = text;
+    for (const key of this.longestFirst) if (redacted.includes(key)) redacted = redacted.replaceAll(key, REDACTED_KEY);
+    return redacted;
   }
 
   /**

@@ -22,6 +22,7 @@ type LookupFailureCode = Extract<
   | 'LOOKUP_HTTP_STATUS'
   | 'LOOKUP_RATE_LIMITED'
   | 'LOOKUP_MALFORMED'
+  | 'LOOKUP_TOO_LARGE'
   | 'EXCEPTION'
 >;
 
@@ -55,6 +56,17 @@ export class RateLimitedFailure extends LookupFailure {
 export class MalformedAnswerFailure extends LookupFailure {
   constructor(detail: string) {
     super('LOOKUP_MALFORMED', `the carrier's answer is malformed: ${detail}`);
+  }
+}
+
+/**
+ * The answer's body passed the size limit and was not read further. Not retried: the same endpoint
+ * answers the same way again, and each attempt would spend quota on a body that is thrown away.
+ */
+export class AnswerTooLargeFailure extends LookupFailure {
+  override readonly retryable = false;
+  constructor(readonly maxBytes: number) {
+    super('LOOKUP_TOO_LARGE', `the carrier's answer is over ${maxBytes} bytes`);
   }
 }
 

@@ -2,6 +2,8 @@ import { Pool } from 'undici';
 import { answerBodyAsRead } from '../answer-body.js';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
 import { carrierRequestBytes } from './carrier-request.js';
+import { redactDecoded } from './key-redaction.js';
+import type { KeyRing } from './key-ring.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
@@ -9,11 +11,16 @@ export interface TrackingClientOptions {
   readonly trackingUrl: string;
   /** Time allowed for one request, headers and body. */
   readonly timeoutMs: number;
+  /** The largest answer body read; a larger one fails the lookup with LOOKUP_TOO_LARGE. */
+  readonly maxAnswerBytes: number;
   /** Keep-alive connections to the carrier. */
   readonly connections: number;
 }
 
-/** One answered lookup: the raw body as it came (its UTF-8 bytes, for the spool) and what it means. */
+/**
+ * One answered lookup: the raw body as it came (its UTF-8 bytes, for the spool; every configured key
+ * in it cleared) and what it means.
+ */
 export type TrackingAnswer =
   | { readonly kind: 'snapshot'; readonly snapshot: TrackingSnapshot; readonly body: Buffer }
   | { readonly kind: 'carrier_error'; readonly error: TrackingError; readonly body: Buffer };
@@ -26,7 +33,11 @@ export class TrackingClient {
   private readonly pool: Pool;
   private readonly path: string;
 
-  constructor(private readonly options: TrackingClientOptions) {
+  constructor(
+    private readonly options: TrackingClientOptions,
+    /** Every configured key, cleared out of each answer before anything reads it. */
+    private readonly keys: KeyRing,
+  ) {
     const url = new URL(options.trackingUrl);
     this.pool = new Pool(url.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
     this.path = `${url.pathname.replace(/\/$/, '')}${OPERATION_PATHS.tracking}`;
@@ -35,17 +46,27 @@ export class TrackingClient {
   /** Looks one order code up; throws a LookupFailure when no usable answer came back. */
   async lookup(apiKey: string, orderCode: string, signal?: AbortSignal): Promise<TrackingAnswer> {
     const query = new URLSearchParams({ apiKey, ordercode: orderCode });
-    const body = await carrierRequestBytes(
+    const received = await carrierRequestBytes(
       this.pool,
       { method: 'GET', path: `${this.path}?${query.toString()}`, ...(signal ? { signal } : {}) },
-      this.options.timeoutMs,
+      this.options,
     );
-    let decoded: unknown;
+    const receivedText = received.toString('utf8');
+    const text = this.keys.redact(receivedText);
+    let parsed: unknown;
     try {
-      decoded = JSON.parse(body.toString('utf8'));
+      parsed = JSON.parse(text);
     } catch {
-      throw new MalformedAnswerFailure(`not JSON (${body.length} bytes)`);
+      throw new MalformedAnswerFailure(`not JSON (${received.length} bytes)`);
     }
+    // Without a backslash the decoded strings are the text's own, already cleared.
+    const decoded = text.includes('\\') ? redactDecoded(parsed, this.keys) : parsed;
+    const body =
+      decoded !== parsed
+        ? Buffer.from(JSON.stringify(decoded))
+        : text === receivedText
+          ? received
+          : Buffer.from(text, 'utf8');
     const checked = checkTrackingResult(decoded);
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const result = checked.value;

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
 import { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
@@ -42,7 +43,12 @@ export function demoCommand(): Command {
           keys,
           warehouse,
           dataDir: dirname(flags.db),
-          client: { trackingUrl: sandbox.url, timeoutMs: 5_000, connections: 16 },
+          client: {
+            trackingUrl: sandbox.url,
+            timeoutMs: 5_000,
+            maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
+            connections: 16,
+          },
           quota: QuotaPolicySchema.parse({ maxConcurrent: 16 }),
           retry: { attempts: 5, minDelayMs: 100, maxDelayMs: 2_000 },
           batchSize: 500,

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
@@ -63,6 +64,7 @@ const TrackFlagsSchema = z.object({
   concurrency: positiveInt.max(1024).default(128),
   rate: z.coerce.number().positive().optional(),
   timeoutMs: positiveInt.default(10_000),
+  maxAnswerBytes: positiveInt.default(DEFAULT_MAX_ANSWER_BYTES),
   attempts: positiveInt.max(20).default(5),
   retryMinMs: nonNegativeInt.default(200),
   retryMaxMs: nonNegativeInt.default(10_000),
@@ -179,7 +181,12 @@ export async function trackRunOptionsFromFlags(
       sources: buildSources(flags, env),
       keys,
       dataDir: flags.dataDir ?? dirname(dbPath),
-      client: { trackingUrl, timeoutMs: flags.timeoutMs, connections: Math.min(flags.concurrency, 256) },
+      client: {
+        trackingUrl,
+        timeoutMs: flags.timeoutMs,
+        maxAnswerBytes: flags.maxAnswerBytes,
+        connections: Math.min(flags.concurrency, 256),
+      },
       quota,
       retry: {
         attempts: flags.attempts,
@@ -269,6 +276,10 @@ export function trackCommand(): Command {
     .option('--concurrency <n>', 'lookups in flight at once (default: 128)')
     .option('--rate <n>', 'lookups started per second at most, over all keys (default: no cap)')
     .option('--timeout-ms <ms>', 'time allowed for one request (default: 10000)')
+    .option(
+      '--max-answer-bytes <n>',
+      `the largest answer body read; a larger one is not read further and fails its lookup with LOOKUP_TOO_LARGE, not retried (default: ${DEFAULT_MAX_ANSWER_BYTES})`,
+    )
     .option('--attempts <n>', 'attempts per order on transient failures, each counted against the quota (default: 5)')
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')

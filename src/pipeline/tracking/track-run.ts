@@ -134,7 +134,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   });
   log.info({ ...inputs, toLookUp: work.total }, 'inputs staged');
 
-  const client = new TrackingClient(options.client);
+  const client = new TrackingClient(options.client, options.keys);
   const limiter = quota.startLimiter();
   quota.lost?.addEventListener(
     'abort',

@@ -1,0 +1,41 @@
+import type { KeyRing } from './key-ring.js';
+
+/**
+ * A decoded JSON value with every configured key cleared out of its strings and property names; the
+ * same value when none held a key. A key spelled with JSON escapes (`\u0041`, `\/`) only shows once
+ * decoded, so clearing the text is not enough for an answer that holds escapes.
+ */
+export function redactDecoded(value: unknown, keys: KeyRing): unknown {
+  if (typeof value === 'string') return keys.redact(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactDecoded(item, keys));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  let changed = false;
+  const entries = Object.entries(value).map(([name, item]) => {
+    const entry = [keys.redact(name), redactDecoded(item, keys)] as const;
+    if (entry[0] !== name || entry[1] !== item) changed = true;
+    return entry;
+  });
+  return changed ? Object.fromEntries(entries) : value;
+}
+
+/**
+ * A carrier's answer text with every configured key cleared out, before anything reads it: as
+ * written, and spelled with escapes in a JSON answer, which is then written again from its cleared
+ * value. The same string when it held no key.
+ */
+export function redactAnswerText(text: string, keys: KeyRing): string {
+  const redacted = keys.redact(text);
+  // Without a backslash the decoded strings are the text's own: nothing is left to clear.
+  if (!redacted.includes('\\')) return redacted;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(redacted);
+  } catch {
+    return redacted;
+  }
+  const cleared = redactDecoded(decoded, keys);
+  return cleared === decoded ? redacted : JSON.stringify(cleared);
+}
