@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 
 /** What stands where a key was in text from the carrier. */
-export const REDACTED_KEY = '[redacted]';
+const REDACTED_KEY = '[redacted]';
 
 /**
  * The partner's API keys by account alias. Keys stay inside: printing, logging or serializing a
