@@ -53,7 +53,7 @@ function endlessBody(written: { bytes: number }) {
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     response.write('{"ErrorMessage":"');
     const more = () => {
-      while (written.bytes < 64 * 1024 * 1024) {
+      while (written.bytes < 64 * 1024 * 1024 && !response.destroyed) {
         written.bytes += chunk.length;
         if (!response.write(chunk)) return void response.once('drain', more);
       }

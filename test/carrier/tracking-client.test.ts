@@ -52,7 +52,7 @@ function streamedBody(total: number, withLength: boolean, written: { bytes: numb
     response.write('{"x":"');
     written.bytes = 6;
     const more = () => {
-      while (written.bytes < total - 2) {
+      while (written.bytes < total - 2 && !response.destroyed) {
         const piece = chunk.subarray(0, Math.min(chunk.length, total - 2 - written.bytes));
         written.bytes += piece.length;
         if (!response.write(piece)) return void response.once('drain', more);
