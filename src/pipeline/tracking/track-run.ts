@@ -29,6 +29,7 @@ import {
   type TrackRunSummary,
   trackRunCounts,
 } from './run-summary.js';
+import { salvageAnswers } from './salvage-answers.js';
 import { selectWork } from './select-work.js';
 import { describeShard, type Shard } from './shard.js';
 import { stageRunInputs } from './stage-inputs.js';
@@ -74,7 +75,8 @@ export interface TrackRunOptions {
  *
  * A run of the same job, sources and carrier day that was cut off (killed: its row still says
  * running) is resumed rather than started anew: same run id, the sources staged again (rows already
- * staged are kept as they are), and only the orders without a committed result, or deferred, looked up.
+ * staged are kept as they are), the answers it received and did not commit loaded (salvageAnswers),
+ * and only the orders without a committed result, or deferred, looked up.
  */
 export async function runTracking(options: TrackRunOptions): Promise<TrackRunSummary> {
   const { warehouse, keys, logger, now } = options;
@@ -127,6 +129,16 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       summary: { error: error instanceof Error ? error.message : String(error) },
     });
     throw error;
+  }
+  if (resumed) {
+    const salvaged = await salvageAnswers({
+      warehouse,
+      runId,
+      scratchDir: run.scratchDir,
+      dataDir: options.dataDir,
+      now,
+    });
+    if (salvaged > 0) log.info({ answers: salvaged }, 'answers the cut-off run received loaded: not looked up again');
   }
   const work = await selectWork(warehouse, runId, keys, {
     refreshTerminal: options.refreshTerminal,
