@@ -99,7 +99,9 @@ describe('a run killed at any moment and resumed', () => {
       expect(rows.every((row) => row.results === 1n && row.outcome === 'ok')).toBe(true);
       const runs = (await warehouse.connection.runAndReadAll('SELECT exit_state FROM runs')).getRowObjectsJS();
       expect(runs).toEqual([{ exit_state: 'ok' }]);
-      const orderRows = (await warehouse.connection.runAndReadAll('SELECT count(*) AS n FROM orders')).getRowObjectsJS();
+      const orderRows = (
+        await warehouse.connection.runAndReadAll('SELECT count(*) AS n FROM orders')
+      ).getRowObjectsJS();
       expect(orderRows[0]!.n).toBe(BigInt(codes.length));
     } finally {
       await warehouse.close();
