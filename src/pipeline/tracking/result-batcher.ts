@@ -121,6 +121,15 @@ export class ResultBatcher {
     }
   }
 
+  /** A carrier error answer that is no order's outcome (retried, or a spent key): to the raw spool only. */
+  addPassedAnswer(orderCode: string, alias: string, body: Buffer): void {
+    if (body.length === 0) return;
+    this.files.addOtherAnswer(
+      { runId: this.runId, orderCode, accountAlias: alias, seenAt: epochMsToInstant(this.now()) },
+      body,
+    );
+  }
+
   /**
    * Whether to commit what has gathered now: once `batchSize` results have, if no commit is running;
    * else only at MAX_BATCH_GROWTH times as many (and the caller waits for the running commit).

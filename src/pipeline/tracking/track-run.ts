@@ -187,6 +187,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       abandon: stop.abandon,
       onRetry: (orderCode, failure, attempt) =>
         log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
+      onPassedAnswer: (orderCode, alias, body) => results.addPassedAnswer(orderCode, alias, body),
     },
   });
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
