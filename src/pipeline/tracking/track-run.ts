@@ -60,6 +60,8 @@ export interface TrackRunOptions {
   readonly progress?: ProgressListener<TrackProgress> | undefined;
   /** Aborted to stop the run: no new lookups, in-flight ones get `graceMs` to finish. */
   readonly stop?: AbortSignal | undefined;
+  /** Aborted after `stop` to give up the lookups in flight at once: the run ends `interrupted`. */
+  readonly interrupt?: AbortSignal | undefined;
   readonly graceMs: number;
   /** This worker's part of the codes (`--shard I/N`); all of them when unset. */
   readonly shard?: Shard | undefined;
@@ -156,6 +158,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const stop = new RunStop({
     signals: [options.stop, quota.lost],
     graceMs: options.graceMs,
+    interrupt: options.interrupt,
     onStop: () => log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight'),
     // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
     onAbandon: () => void limiter.stop(),
@@ -211,7 +214,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
 
   const finishedAt = now();
   const counters = await committedCounters(warehouse, runId);
-  const exitState = decideExit(counters, stop.requested);
+  const exitState = stop.interrupted ? 'interrupted' : decideExit(counters, stop.requested);
   const summary: TrackRunSummary = {
     runId,
     job: options.job,
