@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../../carrier/contract.js';
-import { answerTextOfSpoolLine } from '../../warehouse/snapshot-spool-format.js';
+import { ANSWER_KEY, ANSWER_SPOOL_LINE_END, answerTextOfSpoolLine } from '../../warehouse/snapshot-spool-format.js';
 
 /** What a journal line keeps of an answered lookup besides the answer: enough to give it its result row again. */
 export interface JournaledLookup {
@@ -26,16 +26,17 @@ export interface JournaledAnswer extends JournaledLookup {
 }
 
 const JOURNAL_FILE = /^answers-.+\.ndjson$/;
-const ANSWER_KEY = ',"answer":';
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const SPACE = 0x20;
+const LINE_END = Buffer.from(`${ANSWER_SPOOL_LINE_END}\n`);
 
 /**
- * A batch's answers in the run's scratch folder while the batch gathers, each written on its own as it
- * comes (one write, no buffer in the process), so a process killed at any moment leaves every answer
- * it received on disk and the resumed run loads them instead of looking the orders up again. Removed
- * once the batch has committed.
+ * A batch's answers in the run's scratch folder while the batch gathers, each line written on its own
+ * as its answer comes (one synchronous write, nothing held back in the process), so a process killed
+ * at any moment leaves every answer it received on disk and the resumed run loads them instead of
+ * looking the orders up again. A line is the lookup's fields, then the answer as it came, in the
+ * spool line's form (answerTextOfSpoolLine reads it back). Removed once the batch has committed.
  */
 export class AnswerJournal {
   private fd: number | undefined;
@@ -50,14 +51,13 @@ export class AnswerJournal {
       this.fd = openSync(this.path, 'wx');
     }
     const start = Buffer.from(JSON.stringify(lookup).slice(0, -1) + ANSWER_KEY, 'utf8');
-    const line = Buffer.allocUnsafe(start.length + body.length + 2);
+    const line = Buffer.allocUnsafe(start.length + body.length + LINE_END.length);
     start.copy(line);
     body.copy(line, start.length);
     // Line breaks in JSON text are whitespace between tokens (inside strings they are escaped).
     for (let i = start.length; i < start.length + body.length; i++)
       if (line[i] === LINE_FEED || line[i] === CARRIAGE_RETURN) line[i] = SPACE;
-    line[line.length - 2] = 0x7d; // }
-    line[line.length - 1] = LINE_FEED;
+    LINE_END.copy(line, start.length + body.length);
     writeSync(this.fd, line);
   }
 
