@@ -38,7 +38,7 @@ export interface JobRunOptions {
 /** A failed step fails the job; else a partial one makes it partial. */
 function combinedExit(steps: readonly JobStepResult[], broke: boolean): JobRunSummary['exitState'] {
   if (broke || steps.some((s) => s.exitState === 'failed' || s.exitState === 'bad_input')) return 'failed';
-  if (steps.some((s) => s.exitState === 'partial')) return 'partial';
+  if (steps.some((s) => s.exitState === 'partial' || s.exitState === 'interrupted')) return 'partial';
   return 'ok';
 }
 

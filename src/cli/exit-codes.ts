@@ -25,6 +25,8 @@ export const RUN_EXIT_CODES: RunExitCodes = {
   partial: EXIT.PARTIAL,
   failed: EXIT.FAILURE,
   bad_input: EXIT.BAD_INPUT,
+  // Stopped twice: what was done is committed, as after one stop; only what was in flight is deferred sooner.
+  interrupted: EXIT.PARTIAL,
 };
 
 /** The failures only the command line meets: its input, its ports, a report it runs. */

@@ -7,8 +7,11 @@ import { SourceError } from '../sources/order-code-source.js';
 import { findUnfinishedRun, finishRun, type RunCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
-/** How a run ended, in the words of its `runs` row; the command line gives each its exit code. */
-export type RunExitState = 'ok' | 'partial' | 'failed' | 'bad_input';
+/**
+ * How a run ended, in the words of its `runs` row; the command line gives each its exit code.
+ * `interrupted`: told to stop a second time, the run gave up its lookups in flight at once.
+ */
+export type RunExitState = 'ok' | 'partial' | 'failed' | 'bad_input' | 'interrupted';
 
 /** The process exit code of each way a run can end, as the command line defines them. */
 export type RunExitCodes = Readonly<Record<RunExitState, number>>;
@@ -146,6 +149,8 @@ export interface RunStopOptions {
   readonly signals: readonly (AbortSignal | undefined)[];
   /** Once a stop is requested, in-flight work gets this long before it is abandoned; never abandoned when unset. */
   readonly graceMs?: number | undefined;
+  /** Aborted to abandon work in flight at once, whatever is left of the grace period (a second SIGINT). */
+  readonly interrupt?: AbortSignal | undefined;
   readonly onStop?: () => void;
   readonly onAbandon?: () => void;
 }
@@ -158,6 +163,8 @@ export class RunStop {
   readonly stopping: AbortSignal;
   private readonly abandonment = new AbortController();
   private readonly listener: () => void;
+  private readonly interrupt: AbortSignal | undefined;
+  private readonly interruptListener: () => void;
 
   constructor(options: RunStopOptions) {
     this.stopping = AbortSignal.any(options.signals.filter((signal) => signal !== undefined));
@@ -172,6 +179,19 @@ export class RunStop {
       }, options.graceMs).unref();
     };
     this.stopping.addEventListener('abort', this.listener, { once: true });
+    this.interrupt = options.interrupt;
+    this.interruptListener = () => {
+      if (this.abandonment.signal.aborted) return;
+      this.abandonment.abort();
+      options.onAbandon?.();
+    };
+    if (this.interrupt?.aborted) this.interruptListener();
+    else this.interrupt?.addEventListener('abort', this.interruptListener, { once: true });
+  }
+
+  /** Whether the run was interrupted: told to give up its work in flight at once. */
+  get interrupted(): boolean {
+    return this.interrupt?.aborted ?? false;
   }
 
   get abandon(): AbortSignal {
@@ -185,6 +205,7 @@ export class RunStop {
   /** Stops listening; a stop requested from now on no longer calls the hooks. */
   dispose(): void {
     this.stopping.removeEventListener('abort', this.listener);
+    this.interrupt?.removeEventListener('abort', this.interruptListener);
   }
 }
 

@@ -190,3 +190,12 @@ export async function failedLookups(warehouse: Warehouse, runId: string, limit: 
     errorMessage: row.error_message as string,
   }));
 }
+
+/** The codes with a result committed in the run, a deferral aside: looked up for good. */
+export async function settledOrderCodes(warehouse: Warehouse, runId: string): Promise<Set<string>> {
+  const reader = await warehouse.readAll(
+    `SELECT order_code FROM lookup_results WHERE run_id = $runId AND outcome <> 'deferred'`,
+    { runId },
+  );
+  return new Set(reader.getRowObjectsJS().map((row) => row.order_code as string));
+}

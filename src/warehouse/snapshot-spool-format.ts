@@ -41,7 +41,7 @@ export function spooledSnapshot(answer: SpooledAnswer): SpooledSnapshot {
 const LINE_BREAKS = /[\r\n]/g;
 
 /** What comes between the run's fields and the answer in a spool line. */
-const ANSWER_KEY = ',"answer":';
+export const ANSWER_KEY = ',"answer":';
 
 /**
  * The spool line of one answer: the run's fields, then the carrier's answer as it came, on one line

@@ -100,6 +100,7 @@ describe('exit codes', () => {
       partial: EXIT.PARTIAL,
       failed: EXIT.FAILURE,
       bad_input: EXIT.BAD_INPUT,
+      interrupted: EXIT.PARTIAL,
     });
     expect(Object.values(EXIT)).toEqual([0, 1, 2, 3, 4, 5]);
   });

@@ -213,6 +213,46 @@ describe('a run killed and resumed, a replayed spool, signals and a second proce
     }
   });
 
+  it('ends at once on a second SIGINT, its run finished as interrupted and its orders deferred', {
+    timeout: 60_000,
+  }, async () => {
+    const db = join(workspace.dir, 'interrupted.duckdb');
+    // Answers slower than the test waits, and a grace period longer: only the second signal can end the run soon.
+    await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 20_000, latencyMaxMs: 20_000 });
+    const args = trackArgs(db).map((arg) => (arg === '2000' ? '60000' : arg));
+    const child = startCli(args, env);
+    let ended: CliResult;
+    let signalled: number;
+    try {
+      await logLine(child, 'inputs staged');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      child.kill('SIGINT');
+      await logLine(child, 'stop requested');
+      signalled = performance.now();
+      child.kill('SIGINT');
+      ended = await child.ended;
+    } finally {
+      child.kill('SIGKILL');
+      await postControl(sandbox, '/_sandbox/faults', { latencyMinMs: 40, latencyMaxMs: 100 });
+    }
+    expect(performance.now() - signalled).toBeLessThan(10_000);
+    expect(child.signalCode).toBeNull();
+    expect(ended.code, ended.stderr).toBe(3);
+    expect(JSON.parse(ended.stdout)).toMatchObject({ exitState: 'interrupted', exitCode: 3 });
+    const interrupted = await Warehouse.open(db, { readOnly: true });
+    try {
+      const runs = (
+        await interrupted.connection.runAndReadAll(
+          `SELECT exit_state, exit_code, finished_at IS NOT NULL AS finished,
+                  (SELECT count(*) FROM lookup_results WHERE error_code = 'STOPPING') > 0 AS deferred FROM runs`,
+        )
+      ).getRowObjectsJS();
+      expect(runs).toEqual([{ exit_state: 'interrupted', exit_code: 3, finished: true, deferred: true }]);
+    } finally {
+      await interrupted.close();
+    }
+  });
+
   it('tells a second process, writer or reader, in one line which process holds the warehouse', {
     timeout: 90_000,
   }, async () => {

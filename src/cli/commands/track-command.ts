@@ -316,7 +316,8 @@ export function trackCommand(): Command {
       'after',
       `
 Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
-2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept);
+2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept;
+a second SIGINT/SIGTERM gives up the lookups in flight at once and the run ends interrupted);
 4 the warehouse is in use by another process. With --redis: Redis down at the start is exit 1 (nothing spent);
 Redis lost during the run stops the lookups, commits what is done and exits 3.
 Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
@@ -342,7 +343,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       }
       const redis =
         redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
-      const signals = stopOnSignals();
+      const signals = stopOnSignals({ interruptible: true });
       let summary: TrackRunSummary;
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
@@ -361,6 +362,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
           ...options,
           warehouse,
           stop: signals.signal,
+          interrupt: signals.interrupt,
           sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
           progress: trackProgressDisplay(logger, flags.progress),
         });

@@ -41,6 +41,11 @@ export class ResultLoader {
     this.batcher.add(item.orderCode, alias, item.origin, outcome, item.storedBefore);
   }
 
+  /** A carrier answer that is not the order's outcome (see ResultBatcher.addPassedAnswer). */
+  addPassedAnswer(orderCode: string, alias: string, body: Buffer): void {
+    this.batcher.addPassedAnswer(orderCode, alias, body);
+  }
+
   /** Whether a batch has gathered (see ResultBatcher.shouldFlush). */
   get full(): boolean {
     return this.batcher.shouldFlush(this.options.batchSize);

@@ -40,6 +40,8 @@ export interface OrderLookupContext {
   /** Aborted when in-flight requests are abandoned. */
   readonly abandon: AbortSignal;
   readonly onRetry?: (orderCode: string, failure: LookupFailure, attempt: number) => void;
+  /** A carrier error answer that is not the order's outcome (retried, or a spent key): kept in the raw spool. */
+  readonly onPassedAnswer?: (orderCode: string, alias: string, body: Buffer) => void;
 }
 
 /** The body of an outcome that has no answer of its own (EXCEPTION after the last attempt). */
@@ -86,11 +88,15 @@ export async function lookUpOrder(
         if (result.kind === 'carrier_error') {
           const { errorCode, errorMessage } = result.error;
           if (errorCode === TRACKING_ERROR.APIKEY_LIMIT) {
+            context.onPassedAnswer?.(orderCode, alias, result.body);
             await ledger.exhaust(alias);
             await limiter.refreshReservoirs();
             throw defer('key_limit');
           }
-          if (isTransientCarrierError(errorCode)) throw new CarrierExceptionFailure(errorMessage);
+          if (isTransientCarrierError(errorCode)) {
+            context.onPassedAnswer?.(orderCode, alias, result.body);
+            throw new CarrierExceptionFailure(errorMessage);
+          }
         }
         return result;
       },

@@ -1,6 +1,7 @@
-import { epochMsToInstant } from '../../carrier/contract.js';
+import { type CarrierInstant, epochMsToInstant } from '../../carrier/contract.js';
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
+import { AnswerJournal } from './answer-journal.js';
 import { BatchFiles } from './batch-files.js';
 import type { OrderOutcome } from './order-lookup.js';
 
@@ -11,15 +12,20 @@ import type { OrderOutcome } from './order-lookup.js';
  */
 export const MAX_BATCH_GROWTH = 4;
 
+/** The journal's answer of a carrier error that came without a body of its own (EXCEPTION after the last attempt). */
+const NULL_ANSWER = Buffer.from('null');
+
 /**
  * Gathers lookup outcomes and commits them to the warehouse in batches: each order's snapshot and its
  * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. The
- * answers are written to the batch's files as they come (BatchFiles); its raw spool file is complete
- * before the batch commits (a crash in between leaves answers in the spool whose orders are looked up
- * again: replay keeps the later).
+ * answers are written to the batch's files as they come (BatchFiles) and, each on its own, to its
+ * AnswerJournal, which a resumed run loads when the process was killed before the batch committed.
+ * The raw spool file is complete before the batch commits (a crash in between leaves answers in the
+ * spool that are loaded again: replay keeps the later).
  */
 export class ResultBatcher {
   private files: BatchFiles;
+  private journal: AnswerJournal;
   private results: LookupResultRow[] = [];
   /** Whether a snapshot gathered may be of an order the warehouse held before the run. */
   private mayHoldStoredOrders = false;
@@ -35,15 +41,29 @@ export class ResultBatcher {
     private readonly now: () => number,
   ) {
     this.files = new BatchFiles(spoolDir, dataDir, runId);
+    this.journal = new AnswerJournal(spoolDir);
   }
 
   /**
    * `storedBefore`: whether the warehouse held the order asked for when the run's work list was made.
    * A run asks for each code once, so an answer naming the code asked, of an order not held then, is
-   * of a new order.
+   * of a new order. `finishedAt`: when the answer came, now unless it is an answer loaded again.
    */
-  add(orderCode: string, alias: string, origin: string, outcome: OrderOutcome, storedBefore: boolean): void {
-    const finishedAt = epochMsToInstant(this.now());
+  add(
+    orderCode: string,
+    alias: string,
+    origin: string,
+    outcome: OrderOutcome,
+    storedBefore: boolean,
+    finishedAt: CarrierInstant = epochMsToInstant(this.now()),
+  ): void {
+    const journaled = {
+      askedCode: orderCode,
+      accountAlias: alias,
+      origin,
+      attempts: outcome.attempts,
+      seenAt: finishedAt,
+    };
     const row = (
       outcomeName: LookupResultRow['outcome'],
       errorCode: string | null,
@@ -62,6 +82,10 @@ export class ResultBatcher {
     switch (outcome.kind) {
       case 'ok':
         if (storedBefore || outcome.orderCode !== orderCode) this.mayHoldStoredOrders = true;
+        this.journal.write(
+          { ...journaled, kind: 'ok', orderCode: outcome.orderCode, errorCode: null, errorMessage: null },
+          outcome.body,
+        );
         this.files.addSnapshot(
           { runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt },
           outcome.body,
@@ -69,6 +93,16 @@ export class ResultBatcher {
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
+        this.journal.write(
+          {
+            ...journaled,
+            kind: 'carrier_error',
+            orderCode,
+            errorCode: outcome.errorCode,
+            errorMessage: outcome.errorMessage,
+          },
+          outcome.body.length > 0 ? outcome.body : NULL_ANSWER,
+        );
         if (outcome.body.length > 0)
           this.files.addOtherAnswer(
             { runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt },
@@ -85,6 +119,15 @@ export class ResultBatcher {
         );
         break;
     }
+  }
+
+  /** A carrier error answer that is no order's outcome (retried, or a spent key): to the raw spool only. */
+  addPassedAnswer(orderCode: string, alias: string, body: Buffer): void {
+    if (body.length === 0) return;
+    this.files.addOtherAnswer(
+      { runId: this.runId, orderCode, accountAlias: alias, seenAt: epochMsToInstant(this.now()) },
+      body,
+    );
   }
 
   /**
@@ -112,9 +155,11 @@ export class ResultBatcher {
   /** Commits what has gathered; flushes run one after another. */
   flush(): Promise<void> {
     const files = this.files;
+    const journal = this.journal;
     const results = this.results;
     const newOrdersOnly = !this.mayHoldStoredOrders;
     this.files = new BatchFiles(this.spoolDir, this.dataDir, this.runId);
+    this.journal = new AnswerJournal(this.spoolDir);
     this.results = [];
     this.mayHoldStoredOrders = false;
     // The batch's files are finished at once, while the batch before commits; this batch commits after both.
@@ -127,9 +172,11 @@ export class ResultBatcher {
         const snapshotFiles = snapshotFile === undefined ? [] : [snapshotFile];
         if (results.length > 0)
           await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
+        await journal.remove();
       })
       .finally(async () => {
         this.flushesUnsettled--;
+        journal.close();
         await files.removeSnapshotFile();
       });
     return this.flushing;

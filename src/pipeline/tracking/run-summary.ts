@@ -15,7 +15,7 @@ export function noCounters(): RunCounters {
   return { ok: 0, carrierErrors: 0, transportErrors: 0, deferred: 0, carrierErrorsByCode: {}, deferredByReason: {} };
 }
 
-export type ExitState = 'ok' | 'partial' | 'failed';
+export type ExitState = 'ok' | 'partial' | 'failed' | 'interrupted';
 
 export interface TrackRunSummary {
   readonly runId: string;

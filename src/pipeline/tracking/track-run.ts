@@ -29,6 +29,7 @@ import {
   type TrackRunSummary,
   trackRunCounts,
 } from './run-summary.js';
+import { salvageAnswers } from './salvage-answers.js';
 import { selectWork } from './select-work.js';
 import { describeShard, type Shard } from './shard.js';
 import { stageRunInputs } from './stage-inputs.js';
@@ -59,6 +60,8 @@ export interface TrackRunOptions {
   readonly progress?: ProgressListener<TrackProgress> | undefined;
   /** Aborted to stop the run: no new lookups, in-flight ones get `graceMs` to finish. */
   readonly stop?: AbortSignal | undefined;
+  /** Aborted after `stop` to give up the lookups in flight at once: the run ends `interrupted`. */
+  readonly interrupt?: AbortSignal | undefined;
   readonly graceMs: number;
   /** This worker's part of the codes (`--shard I/N`); all of them when unset. */
   readonly shard?: Shard | undefined;
@@ -74,7 +77,8 @@ export interface TrackRunOptions {
  *
  * A run of the same job, sources and carrier day that was cut off (killed: its row still says
  * running) is resumed rather than started anew: same run id, the sources staged again (rows already
- * staged are kept as they are), and only the orders without a committed result, or deferred, looked up.
+ * staged are kept as they are), the answers it received and did not commit loaded (salvageAnswers),
+ * and only the orders without a committed result, or deferred, looked up.
  */
 export async function runTracking(options: TrackRunOptions): Promise<TrackRunSummary> {
   const { warehouse, keys, logger, now } = options;
@@ -128,6 +132,16 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     });
     throw error;
   }
+  if (resumed) {
+    const salvaged = await salvageAnswers({
+      warehouse,
+      runId,
+      scratchDir: run.scratchDir,
+      dataDir: options.dataDir,
+      now,
+    });
+    if (salvaged > 0) log.info({ answers: salvaged }, 'answers the cut-off run received loaded: not looked up again');
+  }
   const work = await selectWork(warehouse, runId, keys, {
     refreshTerminal: options.refreshTerminal,
     workDir: run.scratchDir,
@@ -144,6 +158,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const stop = new RunStop({
     signals: [options.stop, quota.lost],
     graceMs: options.graceMs,
+    interrupt: options.interrupt,
     onStop: () => log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight'),
     // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
     onAbandon: () => void limiter.stop(),
@@ -175,6 +190,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       abandon: stop.abandon,
       onRetry: (orderCode, failure, attempt) =>
         log.debug({ orderCode, failure: failure.code, attempt }, 'lookup retried'),
+      onPassedAnswer: (orderCode, alias, body) => results.addPassedAnswer(orderCode, alias, body),
     },
   });
   const quotaStates = () => keys.aliases.map((alias) => ledger.state(alias));
@@ -198,7 +214,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
 
   const finishedAt = now();
   const counters = await committedCounters(warehouse, runId);
-  const exitState = decideExit(counters, stop.requested);
+  const exitState = stop.interrupted ? 'interrupted' : decideExit(counters, stop.requested);
   const summary: TrackRunSummary = {
     runId,
     job: options.job,
