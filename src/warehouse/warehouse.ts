@@ -236,8 +236,9 @@ export class Warehouse extends WarehouseSession {
       const instance = await createInstance(path, absolutePath, readOnly, options);
       const connection = await instance.connect();
       try {
-        // Text and date casts of TIMESTAMPTZ follow the connection's time zone; make them not depend on the machine's.
-        await connection.run("SET TimeZone = 'UTC'");
+        // Text and date casts of TIMESTAMPTZ follow the time zone; make them not depend on the machine's, for
+        // every connection to the file, before a read-only open locks the settings.
+        await connection.run("SET GLOBAL TimeZone = 'UTC'");
         if (readOnly) {
           await confineToWarehouse(connection, options.directories ?? []);
         } else {
@@ -259,7 +260,6 @@ export class Warehouse extends WarehouseSession {
   /** Another connection to the warehouse, with its own queue; closed with the warehouse. */
   async openSession(): Promise<WarehouseSession> {
     const connection = await this.instance.connect();
-    await connection.run("SET TimeZone = 'UTC'");
     const other = new WarehouseSession(this.path, connection);
     this.otherConnections.add(other);
     return other;

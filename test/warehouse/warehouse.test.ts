@@ -228,6 +228,19 @@ describe('a read-only open', () => {
     }
   });
 
+  it('gives another connection, in UTC as the first', async () => {
+    const { warehouse } = await readOnlyOpen();
+    try {
+      const other = await warehouse.openSession();
+      for (const connection of [warehouse, other]) {
+        const zone = await connection.readAll("SELECT current_setting('TimeZone') AS zone");
+        expect(zone.getRowObjectsJson()).toEqual([{ zone: 'UTC' }]);
+      }
+    } finally {
+      await warehouse.close();
+    }
+  });
+
   it('given directories, writes there and nowhere else, and keeps its settings changeable', async () => {
     const { warehouse, dir } = await readOnlyOpen(['out']);
     const out = join(dir, 'out');
