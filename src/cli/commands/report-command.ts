@@ -101,8 +101,9 @@ function printSummary(summary: ReportSummary, json: boolean): void {
 
 /**
  * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
- * query the warehouse cannot run is one line, exit 1. DuckDB may write only in `outDir`, where a
- * report writes its Parquet and JSON files itself; a report written by this program alone gives none.
+ * query the warehouse cannot run is one line, exit 1. DuckDB reads and writes no file but the
+ * warehouse and `outDir`, the file reports' folder, where it writes their Parquet and JSON; the HTML
+ * page, which this program writes itself, gives none.
  */
 async function runReport(
   report: string,
