@@ -29,8 +29,11 @@ export const RUN_EXIT_CODES: RunExitCodes = {
   interrupted: EXIT.PARTIAL,
 };
 
-/** The failures only the command line meets: its input, its ports, a report it runs. */
-type UserErrorCode = Extract<ErrorCode, 'BAD_INPUT' | 'PORT_IN_USE' | 'LISTEN_FAILED' | 'REPORT_FAILED'>;
+/** The failures only the command line meets: its input, its ports, a report it runs, a query it is given. */
+type UserErrorCode = Extract<
+  ErrorCode,
+  'BAD_INPUT' | 'PORT_IN_USE' | 'LISTEN_FAILED' | 'REPORT_FAILED' | 'QUERY_REFUSED'
+>;
 
 /** An error whose message is meant for the user as it is: one line, no stack trace. */
 export class UserError extends ProductError {

@@ -23,6 +23,8 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   WAREHOUSE_FAILED: EXIT.FAILURE,
   WAREHOUSE_BUSY: EXIT.BUSY,
   WAREHOUSE_OUT_OF_MEMORY: EXIT.FAILURE,
+  WAREHOUSE_NOT_DUCKDB: EXIT.BAD_INPUT,
+  QUERY_REFUSED: EXIT.BAD_INPUT,
   SOURCE_UNREADABLE: EXIT.BAD_INPUT,
   PARTNER_RECORDS_UNREADABLE: EXIT.BAD_INPUT,
   SPOOL_NOT_FOUND: EXIT.BAD_INPUT,
@@ -66,6 +68,8 @@ function memoryAdvice(settings: readonly MemorySetting[], wording: Wording): str
 /** What the operator can do about a failure, in the words of the interface in use; undefined when its message says it all. */
 export function adviceFor(error: ProductError, wording: Wording): string | undefined {
   if (error instanceof WarehouseOutOfMemoryError) return memoryAdvice(error.settings, wording);
+  if (error.code === 'QUERY_REFUSED')
+    return 'a query on the warehouse reads no other file, writes none, loads no extension and changes no setting';
   if (error instanceof WarehouseBusyError)
     return error.readOnly
       ? 'DuckDB lets no other process open it, even read-only, while it is written; try again once that process has finished'

@@ -1,11 +1,15 @@
 import { ProductError } from '../errors/product-error.js';
 
-/** Failures of the warehouse itself (cannot open, in use, schema too new, out of memory). */
+/** Failures of the warehouse itself (cannot open, not a DuckDB file, in use, schema too new, out of memory). */
 export class WarehouseError extends ProductError {
   constructor(
     message: string,
     options?: ErrorOptions,
-    code: 'WAREHOUSE_FAILED' | 'WAREHOUSE_BUSY' | 'WAREHOUSE_OUT_OF_MEMORY' = 'WAREHOUSE_FAILED',
+    code:
+      | 'WAREHOUSE_FAILED'
+      | 'WAREHOUSE_BUSY'
+      | 'WAREHOUSE_OUT_OF_MEMORY'
+      | 'WAREHOUSE_NOT_DUCKDB' = 'WAREHOUSE_FAILED',
   ) {
     super(code, message, options);
   }
@@ -60,6 +64,15 @@ export function lockHolderPid(error: unknown): number | null | undefined {
 export function firstLineOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n', 1)[0] ?? '';
+}
+
+/**
+ * DuckDB refusing what a read-only open does not allow: a file other than the warehouse ("Permission
+ * Error: Cannot access file ..."), an extension ("Permission Error: Loading external extensions is
+ * disabled ..."), or a setting once they are locked ("... the configuration has been locked").
+ */
+export function isAccessRefusal(error: unknown): boolean {
+  return error instanceof Error && /^Permission Error|the configuration has been locked/.test(error.message);
 }
 
 /**

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import { isDuckDbFile } from './duckdb-file.js';
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';
@@ -16,8 +17,19 @@ import {
 } from './warehouse-errors.js';
 
 export interface WarehouseOptions {
-  /** Open without writing: no migrations, no reference data reload; the file must exist. */
+  /**
+   * Open without writing: no migrations, no reference data reload; the file must exist. DuckDB then
+   * reads and writes no other file (but in `directories`) and installs or loads no extension.
+   */
   readonly readOnly?: boolean;
+  /**
+   * The directories a read-only open may read and write in besides the warehouse: a report's files.
+   * An open given none also has its settings locked, so that no query can lift the confinement; one
+   * given some runs only the program's own queries, which change settings as they go.
+   */
+  readonly directories?: readonly string[];
+  /** Where DuckDB spills past its memory limit; a read-only open has no spill directory unless given one. */
+  readonly tempDirectory?: string;
   /** DuckDB's memory_limit; past it DuckDB spills to `<file>.tmp`. */
   readonly memoryLimit?: string;
   readonly threads?: number;
@@ -219,13 +231,17 @@ export class Warehouse extends WarehouseSession {
       throw new WarehouseError(`warehouse ${path} does not exist (asked to open it read-only)`);
     Warehouse.openPaths.add(absolutePath);
     try {
+      await refuseOtherThanDuckDb(path, absolutePath);
       if (!readOnly) await mkdir(dirname(absolutePath), { recursive: true });
       const instance = await createInstance(path, absolutePath, readOnly, options);
       const connection = await instance.connect();
       try {
-        // Text and date casts of TIMESTAMPTZ follow the connection's time zone; make them not depend on the machine's.
-        await connection.run("SET TimeZone = 'UTC'");
-        if (!readOnly) {
+        // Text and date casts of TIMESTAMPTZ follow the time zone; make them not depend on the machine's, for
+        // every connection to the file, before a read-only open locks the settings.
+        await connection.run("SET GLOBAL TimeZone = 'UTC'");
+        if (readOnly) {
+          await confineToWarehouse(connection, options.directories ?? []);
+        } else {
           await applyMigrations(connection, path);
           await loadReferenceData(connection);
         }
@@ -244,7 +260,6 @@ export class Warehouse extends WarehouseSession {
   /** Another connection to the warehouse, with its own queue; closed with the warehouse. */
   async openSession(): Promise<WarehouseSession> {
     const connection = await this.instance.connect();
-    await connection.run("SET TimeZone = 'UTC'");
     const other = new WarehouseSession(this.path, connection);
     this.otherConnections.add(other);
     return other;
@@ -263,6 +278,38 @@ export class Warehouse extends WarehouseSession {
     })();
     return this.closing;
   }
+}
+
+/** An existing file at the warehouse's path must be a DuckDB database; DuckDB would open anything else in memory. */
+async function refuseOtherThanDuckDb(path: string, absolutePath: string): Promise<void> {
+  try {
+    const found = await stat(absolutePath).catch(() => undefined);
+    if (found === undefined || !found.isFile() || (await isDuckDbFile(absolutePath))) return;
+  } catch (error) {
+    throw new WarehouseError(`cannot open warehouse ${path}: ${firstLineOf(error)}`, { cause: error });
+  }
+  throw new WarehouseError(
+    `cannot open warehouse ${path}: not a DuckDB database file`,
+    undefined,
+    'WAREHOUSE_NOT_DUCKDB',
+  );
+}
+
+/**
+ * Leaves a read-only open no file but the warehouse and `directories`, and no extension to install or
+ * load. DuckDB takes the allowed directories only while external access is on, and the lock last;
+ * each directory ends with a separator, as DuckDB allows every path that starts with it.
+ */
+async function confineToWarehouse(connection: DuckDBConnection, directories: readonly string[]): Promise<void> {
+  await connection.run('SET autoinstall_known_extensions = false');
+  await connection.run('SET autoload_known_extensions = false');
+  await connection.run('SET allow_community_extensions = false');
+  if (directories.length > 0) {
+    const allowed = directories.map((directory) => sqlText(resolve(directory) + sep));
+    await connection.run(`SET allowed_directories = [${allowed.join(', ')}]`);
+  }
+  await connection.run('SET enable_external_access = false');
+  if (directories.length === 0) await connection.run('SET lock_configuration = true');
 }
 
 function tuningOf(options: WarehouseOptions): Required<WarehouseTuning> {
@@ -285,6 +332,7 @@ async function createInstance(
     threads: String(tuning.threads),
     checkpoint_threshold: tuning.checkpointThreshold,
     access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
+    ...(options.tempDirectory === undefined ? {} : { temp_directory: options.tempDirectory }),
   };
   try {
     return await DuckDBInstance.create(absolutePath, config);

@@ -81,6 +81,8 @@ describe('exit codes', () => {
     expect(exitCodeOf('SOURCE_UNREADABLE')).toBe(2);
     expect(exitCodeOf('PARTNER_RECORDS_UNREADABLE')).toBe(2);
     expect(exitCodeOf('SPOOL_NOT_FOUND')).toBe(2);
+    expect(exitCodeOf('WAREHOUSE_NOT_DUCKDB')).toBe(2);
+    expect(exitCodeOf('QUERY_REFUSED')).toBe(2);
     expect(exitCodeOf('WAREHOUSE_FAILED')).toBe(1);
     expect(exitCodeOf('WAREHOUSE_OUT_OF_MEMORY')).toBe(1);
     expect(exitCodeOf('REDIS_UNAVAILABLE')).toBe(1);
@@ -144,6 +146,16 @@ describe('advice', () => {
         'warehouse w.duckdb is in use by another process: DuckDB lets no other process open it, even read-only, while it is written; try again once that process has finished',
       );
     }
+  });
+
+  it('tells a refused query what a query on the warehouse may not do', () => {
+    const refused = new UserError(
+      'query refused: Permission Error: Cannot access file "keys.json" - file system operations are disabled by configuration',
+      'QUERY_REFUSED',
+    );
+    expect(failureLine(refused, 'command')).toBe(
+      `${refused.message}: a query on the warehouse reads no other file, writes none, loads no extension and changes no setting`,
+    );
   });
 
   it('adds nothing where the message says it all', () => {

@@ -117,7 +117,7 @@ describe('CSV reports of many chunks', () => {
   });
 
   it('puts the connection back in order after a file written in any order', async () => {
-    const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true, directories: [dir] });
     const setting = async () =>
       (await warehouse.readAll("SELECT current_setting('preserve_insertion_order') AS kept")).getRowObjectsJson()[0]!
         .kept;

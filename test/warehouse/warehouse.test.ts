@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
 import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
-import { WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
+import { isAccessRefusal, WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
@@ -157,7 +158,6 @@ describe('Warehouse.open', () => {
   });
 
   it('fails with a one-line WarehouseError for a file that is not a warehouse', async () => {
-    const { writeFile } = await import('node:fs/promises');
     const path = join(await temp.dir(), 'notes.duckdb');
     await writeFile(
       path,
@@ -167,6 +167,101 @@ describe('Warehouse.open', () => {
     expect(error).toBeInstanceOf(WarehouseError);
     expect((error as Error).message).toMatch(new RegExp(`^cannot open warehouse ${path.replaceAll('.', '\\.')}: `));
     expect((error as Error).message).not.toContain('\n');
+    expect((error as WarehouseError).code).toBe('WAREHOUSE_NOT_DUCKDB');
+  });
+
+  it('refuses an existing file that DuckDB would open as data in memory, read-only or not, leaving it as it was', async () => {
+    const dir = await temp.dir();
+    for (const [name, text] of [
+      ['wh.csv', 'order_code,account\nGHN0001,shop-a\n'],
+      ['empty.csv', ''],
+    ] as const) {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      for (const readOnly of [false, true]) {
+        const error = await Warehouse.open(path, { readOnly }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(WarehouseError);
+        expect((error as WarehouseError).code).toBe('WAREHOUSE_NOT_DUCKDB');
+        expect((error as Error).message).toBe(`cannot open warehouse ${path}: not a DuckDB database file`);
+        expect(await readFile(path, 'utf8')).toBe(text);
+      }
+    }
+  });
+
+  it('creates a DuckDB file at a new path whatever its name', async () => {
+    const { path } = await temp.open('recon.csv');
+    expect((await readFile(path)).subarray(8, 12).toString()).toBe('DUCK');
+  });
+});
+
+describe('a read-only open', () => {
+  /** A warehouse opened read-only in a folder that also holds a keys file; `directories` are under that folder. */
+  async function readOnlyOpen(directories: string[] = []) {
+    const { warehouse, path, dir } = await temp.open();
+    await warehouse.close();
+    await writeFile(join(dir, 'keys.json'), '{"shop-a":"key-a"}');
+    const allowed = directories.map((directory) => join(dir, directory));
+    return { warehouse: await Warehouse.open(path, { readOnly: true, directories: allowed }), path, dir };
+  }
+
+  it('reads and writes no file but the warehouse, loads no extension and changes no setting', async () => {
+    const { warehouse, path, dir } = await readOnlyOpen();
+    try {
+      for (const statement of [
+        `COPY (SELECT 'x') TO '${path}'`,
+        `COPY (SELECT 'x') TO '${join(dir, 'out.csv')}'`,
+        `SELECT * FROM read_text('${join(dir, 'keys.json')}')`,
+        'INSTALL httpfs',
+        'LOAD httpfs',
+        'SET enable_external_access = true',
+        'SET lock_configuration = false',
+        "SET memory_limit = '1GB'",
+        `ATTACH '${join(dir, 'other.duckdb')}' AS other`,
+      ]) {
+        const error = await warehouse.run(statement).catch((e: unknown) => e);
+        expect(isAccessRefusal(error), `${statement}: ${String(error)}`).toBe(true);
+      }
+      expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM status_codes')).toEqual([{ n: '11' }]);
+      expect(existsSync(join(dir, 'out.csv'))).toBe(false);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
+  it('gives another connection, in UTC as the first', async () => {
+    const { warehouse } = await readOnlyOpen();
+    try {
+      const other = await warehouse.openSession();
+      for (const connection of [warehouse, other]) {
+        const zone = await connection.readAll("SELECT current_setting('TimeZone') AS zone");
+        expect(zone.getRowObjectsJson()).toEqual([{ zone: 'UTC' }]);
+      }
+    } finally {
+      await warehouse.close();
+    }
+  });
+
+  it('given directories, writes there and nowhere else, and keeps its settings changeable', async () => {
+    const { warehouse, dir } = await readOnlyOpen(['out']);
+    const out = join(dir, 'out');
+    try {
+      await mkdir(out);
+      await warehouse.run(`COPY (SELECT 1 AS n) TO '${join(out, 'n.parquet')}' (FORMAT parquet)`);
+      await warehouse.run('SET preserve_insertion_order = false');
+      for (const statement of [
+        `COPY (SELECT 1 AS n) TO '${out}-next.parquet' (FORMAT parquet)`,
+        `COPY (SELECT 1 AS n) TO '${join(out, '..', 'up.parquet')}' (FORMAT parquet)`,
+        `SELECT * FROM read_text('${join(dir, 'keys.json')}')`,
+        'SET enable_external_access = true',
+      ]) {
+        const error = await warehouse.run(statement).catch((e: unknown) => e);
+        expect(error, statement).toBeInstanceOf(Error);
+      }
+      expect(existsSync(join(out, 'n.parquet'))).toBe(true);
+      expect(existsSync(`${out}-next.parquet`)).toBe(false);
+    } finally {
+      await warehouse.close();
+    }
   });
 });
 

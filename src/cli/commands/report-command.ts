@@ -18,7 +18,6 @@ import {
   settleReportRange,
 } from '../../reports/report-export.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-writer.js';
-import { sqlText } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -102,35 +101,45 @@ function printSummary(summary: ReportSummary, json: boolean): void {
 
 /**
  * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
- * query the warehouse cannot run is one line, exit 1.
+ * query the warehouse cannot run is one line, exit 1. DuckDB reads and writes no file but the
+ * warehouse and `outDir`, the file reports' folder, where it writes their Parquet and JSON; the HTML
+ * page, which this program writes itself, gives none.
  */
 async function runReport(
   report: string,
   flags: Pick<CommonFlags, 'db' | 'from' | 'to' | 'memoryLimit' | 'json'>,
+  outDir: string | undefined,
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
 ): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to)
     throw new UserError('--from: after --to');
-  const warehouse = await openWarehouseForCommand(
-    flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
-    { readOnly: true, memoryLimit: flags.memoryLimit },
-    WAREHOUSE_BUSY_WAIT_MS,
-  );
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
-    await warehouse.run(`SET temp_directory = ${sqlText(spillDir)}`);
-    let summary: ReportSummary;
+    const warehouse = await openWarehouseForCommand(
+      flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+      {
+        readOnly: true,
+        memoryLimit: flags.memoryLimit,
+        tempDirectory: spillDir,
+        directories: outDir === undefined ? [] : [outDir],
+      },
+      WAREHOUSE_BUSY_WAIT_MS,
+    );
     try {
-      summary = await work(warehouse, now);
-    } catch (error) {
-      if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
-      throw new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
+      let summary: ReportSummary;
+      try {
+        summary = await work(warehouse, now);
+      } catch (error) {
+        if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
+        throw new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
+      }
+      printSummary(summary, flags.json);
+    } finally {
+      await warehouse.close();
     }
-    printSummary(summary, flags.json);
   } finally {
-    await warehouse.close();
     await rm(spillDir, { recursive: true, force: true });
   }
 }
@@ -193,7 +202,7 @@ function chargesCommand(): Command {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
       const invoices = typeof raw.invoices === 'string' ? ({ kind: 'csv', file: raw.invoices } as const) : undefined;
-      await runReport('charges', flags, (warehouse, now) =>
+      await runReport('charges', flags, flags.out, (warehouse, now) =>
         exportChargesReport(warehouse, rules, requestOf(flags, now), {
           invoices,
           flaggedOnly: raw.flaggedOnly === true,
@@ -209,7 +218,9 @@ function failuresCommand(): Command {
     ),
   ).action(async (raw: Record<string, unknown>) => {
     const flags = checked(CommonFlagsSchema, raw);
-    await runReport('failures', flags, (warehouse, now) => exportFailuresReport(warehouse, requestOf(flags, now)));
+    await runReport('failures', flags, flags.out, (warehouse, now) =>
+      exportFailuresReport(warehouse, requestOf(flags, now)),
+    );
   });
 }
 
@@ -235,7 +246,7 @@ function reconcileCommand(): Command {
         throw new UserError(
           'no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
         );
-      await runReport('reconcile', flags, (warehouse, now) =>
+      await runReport('reconcile', flags, flags.out, (warehouse, now) =>
         exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
       );
     });
@@ -254,7 +265,7 @@ function htmlCommand(): Command {
     .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(HtmlFlagsSchema, raw);
-      await runReport('html', flags, async (warehouse, now) => {
+      await runReport('html', flags, undefined, async (warehouse, now) => {
         const range = await settleReportRange(
           warehouse,
           { fromDay: flags.from, toDay: flags.to },

@@ -1,7 +1,7 @@
 import type { DuckDBResultReader } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import { firstLineOf } from '../../warehouse/warehouse-errors.js';
+import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
@@ -26,7 +26,10 @@ function formatTable(columns: string[], rows: Record<string, Cell>[]): string {
   return `${[line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n')}\n`;
 }
 
-/** Runs one read-only SQL query on the warehouse: for analysts without the duckdb command line. */
+/**
+ * Runs one read-only SQL query on the warehouse: for analysts without the duckdb command line. The
+ * query reads no file but the warehouse, writes none, loads no extension and changes no setting.
+ */
 export function sqlCommand(): Command {
   return new Command('sql')
     .description('Run a read-only SQL query on the warehouse and print the rows.')
@@ -44,6 +47,7 @@ export function sqlCommand(): Command {
         try {
           reader = await warehouse.connection.runAndReadAll(query);
         } catch (error) {
+          if (isAccessRefusal(error)) throw new UserError(`query refused: ${firstLineOf(error)}`, 'QUERY_REFUSED');
           throw new UserError(`query failed: ${firstLineOf(error)}`);
         }
         const columns = reader.columnNames();
