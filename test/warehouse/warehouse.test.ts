@@ -57,6 +57,7 @@ describe('Warehouse.open', () => {
       'orders',
       'price_quote_lines',
       'price_quotes',
+      'quota_limit_answers',
       'quota_usage',
       'run_inputs',
       'runs',
