@@ -62,7 +62,7 @@ export function describeImagesSummary(summary: ImagesRunSummary, dbPath: string)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ')})`
         : ''
-    }, failed ${summary.failed}; requests sent ${summary.requestsSent}`,
+    }, failed ${summary.failed}${summary.deferred > 0 ? `, not asked ${summary.deferred} (KEY_NOT_FOUND)` : ''}; requests sent ${summary.requestsSent}`,
   ];
   if (summary.downloads) {
     const refused = Object.entries(summary.downloads.refusedByCode)
