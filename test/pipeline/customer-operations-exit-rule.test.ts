@@ -1,15 +1,14 @@
 /** Price and images runs: a key the carrier refuses stops at once and the run exits 1. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { RUN_EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { CustomerRunOptions } from '../../src/pipeline/customer-operation-run.js';
 import { runOrderImages } from '../../src/pipeline/images-run.js';
 import { csvPriceRequests } from '../../src/pipeline/price-inputs.js';
 import { runPriceQuotes } from '../../src/pipeline/price-run.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { csvSource } from '../../src/sources/csv-source.js';
-import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
+import { customerRunOptions, priceRequestRows, withWarehouse } from '../support/customer-operations.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const ORDERS_PER_ACCOUNT = 20;
@@ -30,18 +29,8 @@ describe('price and images runs with a key the carrier refuses', () => {
     const accounts = sandbox.state.world.accounts;
     wrong = accounts[0]!.alias;
     const keys = new KeyRing(accounts.map((a) => [a.alias, a.alias === wrong ? WRONG_KEY : a.apiKey]));
-    options = () => ({
-      job: 'test',
-      keys,
-      client: { baseUrl: sandbox.url, authHeader: 'ApiKey', timeoutMs: 2_000, connections: 4 },
-      pace: { requestsPerSecond: 1_000, concurrency: CONCURRENCY },
-      retry: { attempts: 3, minDelayMs: 1, maxDelayMs: 5 },
-      dataDir: workspace.dir,
-      batchSize: 50,
-      now: () => sandbox.state.clock.now(),
-      logger: workspace.logger,
-      exitCodes: RUN_EXIT_CODES,
-    });
+    options = () =>
+      customerRunOptions(sandbox, workspace, keys, { pace: { requestsPerSecond: 1_000, concurrency: CONCURRENCY } });
   });
 
   afterAll(async () => {
@@ -49,22 +38,13 @@ describe('price and images runs with a key the carrier refuses', () => {
     await workspace.dispose();
   });
 
-  async function withWarehouse<T>(work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
-    const warehouse = await Warehouse.open(workspace.dbPath);
-    try {
-      return await work(warehouse);
-    } finally {
-      await warehouse.close();
-    }
-  }
-
   it('images: sends at most the requests in flight with the refused key, defers its other orders, exits 1', async () => {
     const plans = [...sandbox.state.world.orders()];
     const csv = await workspace.writeCsv('images.csv', [
       ['order_code', 'account'],
       ...plans.map((p) => [p.code, p.account.alias]),
     ]);
-    const summary = await withWarehouse((warehouse) =>
+    const summary = await withWarehouse(workspace, (warehouse) =>
       runOrderImages({ ...options(), warehouse, sources: [csvSource(csv, {})] }),
     );
 
@@ -93,38 +73,8 @@ describe('price and images runs with a key the carrier refuses', () => {
 
   it('price: sends at most the requests in flight with the refused key, keeps a row per request, exits 1', async () => {
     const truth = [...sandbox.state.truth.orders()];
-    const csv = await workspace.writeCsv('requests.csv', [
-      [
-        'to_province_name',
-        'to_district_name',
-        'to_ward_name',
-        'length',
-        'width',
-        'height',
-        'real_weight',
-        'client_hub_id',
-        'service_type_id',
-        'order_code',
-        'account',
-      ],
-      ...truth.map((order) => {
-        const plan = sandbox.state.world.findOrder(order.orderCode)!;
-        return [
-          order.destination.provinceName,
-          order.destination.districtName,
-          order.destination.wardName,
-          plan.length,
-          plan.width,
-          plan.height,
-          plan.realWeight,
-          order.clientHubID,
-          order.serviceTypeID,
-          order.orderCode,
-          order.account,
-        ].map(String);
-      }),
-    ]);
-    const summary = await withWarehouse((warehouse) =>
+    const csv = await workspace.writeCsv('requests.csv', priceRequestRows(sandbox));
+    const summary = await withWarehouse(workspace, (warehouse) =>
       runPriceQuotes({ ...options(), warehouse, source: csvPriceRequests(csv) }),
     );
 
