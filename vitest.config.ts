@@ -37,6 +37,7 @@ export const END_TO_END_TESTS = [
   'test/sources/price-request-sources.test.ts',
   // Redis (and the built CLI).
   'test/pipeline/sharded-workers.test.ts',
+  'test/quota/redis-quota-store.test.ts',
   // Chromium (and the built CLI).
   'test/reports/html-report.test.ts',
 ];

@@ -222,29 +222,41 @@ export interface TrackingErrorCode {
   readonly condition: string;
   /** A later identical request can succeed (the transient ones the client retries). */
   readonly transient: boolean;
+  /**
+   * An answer about the order itself, final whatever key asks or when: the order's lookup is settled.
+   * The others speak of the key, the request or the carrier, and leave the order to look up again.
+   */
+  readonly settles: boolean;
 }
 
 export const TRACKING_ERROR_CODES: readonly TrackingErrorCode[] = [
-  { code: 'MISSING_APIKEY', condition: 'API key not passed', transient: false },
-  { code: 'MISSING_ORDERCODE', condition: 'Order code not passed', transient: false },
-  { code: 'ORDERCODE_MIN_LENGTH', condition: 'Order code shorter than 5 characters', transient: false },
-  { code: 'ORDERCODE_MAX_LENGTH', condition: 'Order code longer than 20 characters', transient: false },
-  { code: 'ORDERCODE_NOT_FOUND', condition: 'Order code does not exist', transient: false },
+  { code: 'MISSING_APIKEY', condition: 'API key not passed', transient: false, settles: false },
+  { code: 'MISSING_ORDERCODE', condition: 'Order code not passed', transient: false, settles: false },
+  { code: 'ORDERCODE_MIN_LENGTH', condition: 'Order code shorter than 5 characters', transient: false, settles: true },
+  { code: 'ORDERCODE_MAX_LENGTH', condition: 'Order code longer than 20 characters', transient: false, settles: true },
+  { code: 'ORDERCODE_NOT_FOUND', condition: 'Order code does not exist', transient: false, settles: true },
   {
     code: 'ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT',
     condition: 'Order code belongs to another account',
     transient: false,
+    settles: true,
   },
-  { code: 'APIKEY_NOT_FOUND', condition: 'API key unknown', transient: false },
-  { code: 'APIKEY_LIMIT', condition: 'Lookups exceeded 200,000 per day', transient: false },
-  { code: 'EXCEPTION', condition: 'Unspecified error; the caller contacts the carrier', transient: true },
+  { code: 'APIKEY_NOT_FOUND', condition: 'API key unknown', transient: false, settles: false },
+  { code: 'APIKEY_LIMIT', condition: 'Lookups exceeded 200,000 per day', transient: false, settles: false },
+  {
+    code: 'EXCEPTION',
+    condition: 'Unspecified error; the caller contacts the carrier',
+    transient: true,
+    settles: false,
+  },
   {
     code: 'ORDERCODE_FORMAT_EXCEPTION',
     condition: 'Order code contains special characters other than underscore and hyphen',
     transient: false,
+    settles: true,
   },
   // Seen in one version of the carrier's documentation only.
-  { code: 'ORDERCODE_QUERY_EXPIRED', condition: 'Lookup period exceeded', transient: false },
+  { code: 'ORDERCODE_QUERY_EXPIRED', condition: 'Lookup period exceeded', transient: false, settles: true },
 ];
 
 export const TRACKING_ERROR = {
@@ -266,6 +278,11 @@ const errorByCode = new Map(TRACKING_ERROR_CODES.map((e) => [e.code, e]));
 export function findTrackingErrorCode(code: string): TrackingErrorCode | undefined {
   return errorByCode.get(code);
 }
+
+/** The error codes that settle an order's lookup; a code the carrier documents nowhere settles nothing. */
+export const SETTLING_TRACKING_ERRORS: readonly string[] = TRACKING_ERROR_CODES.filter((e) => e.settles).map(
+  (e) => e.code,
+);
 
 /** Price item serviceID values seen in the carrier's results. */
 export const PRICE_SERVICE = {

@@ -5,7 +5,7 @@ import {
   type CustomerOperationsClientOptions,
 } from '../carrier/client/customer-operations-client.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
-import { LookupFailure } from '../carrier/client/lookup-failures.js';
+import { HttpStatusFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
 import { carrierDayOf } from '../carrier/contract.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -73,7 +73,7 @@ export type Asked<T> =
  * Sends one request through the limiter, each attempt waiting its turn, retrying transient failures
  * (5xx, resets, timeouts, malformed answers, 429 after its Retry-After) with backoff and jitter.
  */
-export async function askWithRetry<T>(
+async function askWithRetry<T>(
   limiter: PaceLimiter,
   send: () => Promise<T>,
   retry: RetryPolicy,
@@ -97,9 +97,23 @@ export async function askWithRetry<T>(
   }
 }
 
-/** A run failed when a request failed after every retry; it is partial when stopped; carrier refusals are results. */
-export function operationExitState(failed: number, stopped: boolean): RunExitState {
-  if (failed > 0) return 'failed';
+/** What `ask` gives for an order whose key the carrier refused earlier in the run: nothing was sent. */
+export const KEY_REFUSED = Symbol('key refused');
+
+/** The error code an order not asked because the carrier refused its key is recorded with. */
+export const KEY_NOT_FOUND = 'KEY_NOT_FOUND';
+
+/** HTTP statuses with which the carrier refuses the API key itself, whatever the order. */
+function refusesKey(failure: LookupFailure): failure is HttpStatusFailure {
+  return failure instanceof HttpStatusFailure && (failure.status === 401 || failure.status === 403);
+}
+
+/**
+ * A run failed when a request failed after every retry or the carrier refused a key (which needs the
+ * operator); it is partial when stopped; carrier refusals of one request are results.
+ */
+export function operationExitState(failed: number, keysRefused: boolean, stopped: boolean): RunExitState {
+  if (failed > 0 || keysRefused) return 'failed';
   if (stopped) return 'partial';
   return 'ok';
 }
@@ -111,6 +125,8 @@ export interface OperationCounts {
   readonly ok: number;
   readonly carrierErrors: number;
   readonly failed: number;
+  /** Orders left for the next run without a request. */
+  readonly deferred: number;
   readonly sent: number;
 }
 
@@ -125,6 +141,8 @@ export class CustomerOperationRun {
   readonly limiter: PaceLimiter;
   private readonly stop: RunStop;
   private readonly window: DispatchWindow;
+  /** Aliases whose API key the carrier refused: no more requests with them in this run. */
+  private readonly refusedKeys = new Set<string>();
   private hideProgress: () => void = () => undefined;
 
   private constructor(
@@ -180,6 +198,40 @@ export class CustomerOperationRun {
     this.hideProgress = showProgress(this.options.progress, this.progress);
   }
 
+  /** True once the carrier refused a key in this run. */
+  get keysRefused(): boolean {
+    return this.refusedKeys.size > 0;
+  }
+
+  /**
+   * Asks the carrier with the alias's key, retrying transient failures, unless the carrier refused
+   * that key earlier in the run (then nothing is sent, even from the requests already waiting). A
+   * refusal of the key stops it, with a warning naming the alias.
+   */
+  async ask<T>(
+    alias: string,
+    send: () => Promise<T>,
+    onRetry: (failure: LookupFailure, attempt: number) => void,
+  ): Promise<Asked<T> | typeof KEY_REFUSED> {
+    if (this.refusedKeys.has(alias)) return KEY_REFUSED;
+    const asked = await askWithRetry<T | typeof KEY_REFUSED>(
+      this.limiter,
+      () => (this.refusedKeys.has(alias) ? Promise.resolve(KEY_REFUSED) : send()),
+      this.options.retry,
+      this.stopping,
+      onRetry,
+    );
+    if (asked.ok && asked.value === KEY_REFUSED) return KEY_REFUSED;
+    if (!asked.ok && refusesKey(asked.failure) && !this.refusedKeys.has(alias)) {
+      this.refusedKeys.add(alias);
+      this.log.warn(
+        { account: alias, status: asked.failure.status },
+        "the carrier refused this account's API key: no more requests with it",
+      );
+    }
+    return asked as Asked<T>;
+  }
+
   /** Runs `task` once a place in the window is free, without waiting for it; a fault of this program is logged. */
   async dispatch(orderCode: string | null, task: () => Promise<void>): Promise<void> {
     await this.window.enter();
@@ -218,7 +270,7 @@ export class CustomerOperationRun {
         lookedUpOk: counts.ok,
         carrierErrors: counts.carrierErrors,
         transportErrors: counts.failed,
-        deferred: 0,
+        deferred: counts.deferred,
         lookupsSpent: counts.sent,
       },
       exitState,

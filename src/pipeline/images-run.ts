@@ -7,9 +7,10 @@ import type { FailedOrder } from '../warehouse/run-store.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {
-  askWithRetry,
   CustomerOperationRun,
   type CustomerRunOptions,
+  KEY_NOT_FOUND,
+  KEY_REFUSED,
   type OperationRunIdentity,
   operationExitState,
 } from './customer-operation-run.js';
@@ -35,6 +36,8 @@ export interface ImagesRunSummary extends OperationRunIdentity {
   readonly carrierErrorsByCode: Record<string, number>;
   /** Orders whose list could not be had after every retry (malformed answers included). */
   readonly failed: number;
+  /** Orders not asked because the carrier refused their account's key earlier in the run. */
+  readonly deferred: number;
   readonly requestsSent: number;
   readonly downloads: {
     readonly saved: number;
@@ -88,7 +91,18 @@ async function storedAccounts(warehouse: Warehouse, codes: readonly string[]): P
  */
 export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesRunSummary> {
   const { warehouse, keys, now } = options;
-  const counts = { done: 0, lists: 0, empty: 0, images: 0, carrierErrors: 0, failed: 0, sent: 0, saved: 0, refused: 0 };
+  const counts = {
+    done: 0,
+    lists: 0,
+    empty: 0,
+    images: 0,
+    carrierErrors: 0,
+    failed: 0,
+    deferred: 0,
+    sent: 0,
+    saved: 0,
+    refused: 0,
+  };
   let targets: ImagesTarget[] = [];
   let rejected = 0;
   /** Source rows that are not in the work list at all. */
@@ -174,14 +188,12 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   };
 
   const fetchList = async (target: ImagesTarget, alias: string) => {
-    const asked = await askWithRetry<ImagesAnswer>(
-      run.limiter,
+    const asked = await run.ask<ImagesAnswer>(
+      alias,
       () => {
         counts.sent++;
         return run.client.listImages(keys.keyOf(alias), target.orderCode);
       },
-      options.retry,
-      run.stopping,
       (failure, attempt) =>
         log.debug(
           { orderCode: target.orderCode, account: alias, failure: failure.code, attempt },
@@ -193,11 +205,20 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       runId,
       orderCode: target.orderCode,
       accountAlias: alias,
-      attempts: asked.attempts,
+      attempts: asked === KEY_REFUSED ? 0 : asked.attempts,
       origin: target.origin,
       finishedAt,
     };
-    if (asked.ok && asked.value.kind === 'images') {
+    if (asked === KEY_REFUSED) {
+      // Not asked: the next run asks again, once the key is right.
+      counts.deferred++;
+      results.push({
+        ...result,
+        outcome: 'deferred',
+        errorCode: KEY_NOT_FOUND,
+        errorMessage: "not asked: the carrier refused this account's API key earlier in the run",
+      });
+    } else if (asked.ok && asked.value.kind === 'images') {
       const images = await storedImages(asked.value.items, target.orderCode);
       counts.lists++;
       counts.images += images.length;
@@ -270,7 +291,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   }
 
   const finishedAt = now();
-  const exitState = operationExitState(counts.failed, run.stopping.aborted);
+  const exitState = operationExitState(counts.failed, run.keysRefused, run.stopping.aborted);
   const summary: ImagesRunSummary = {
     runId,
     job: options.job,
@@ -284,6 +305,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     carrierErrors: counts.carrierErrors,
     carrierErrorsByCode,
     failed: counts.failed,
+    deferred: counts.deferred,
     requestsSent: counts.sent,
     downloads: options.download === undefined ? null : { saved: counts.saved, refused: counts.refused, refusedByCode },
     rejectsFile: rejects.count > 0 ? rejects.path : null,
@@ -299,6 +321,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
       ok: counts.lists,
       carrierErrors: counts.carrierErrors,
       failed: counts.failed,
+      deferred: counts.deferred,
       sent: counts.sent,
     },
     exitState,

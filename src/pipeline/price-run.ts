@@ -4,9 +4,10 @@ import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
 import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {
-  askWithRetry,
   CustomerOperationRun,
   type CustomerRunOptions,
+  KEY_NOT_FOUND,
+  KEY_REFUSED,
   type OperationRunIdentity,
   operationExitState,
 } from './customer-operation-run.js';
@@ -74,14 +75,12 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   };
 
   const quote = async (request: PriceRequest, orderCode: string | null, alias: string, origin: string) => {
-    const asked = await askWithRetry<PriceAnswer>(
-      run.limiter,
+    const asked = await run.ask<PriceAnswer>(
+      alias,
       () => {
         counts.sent++;
         return run.client.quotePrice(keys.keyOf(alias), request);
       },
-      options.retry,
-      run.stopping,
       (failure, attempt) =>
         log.debug({ orderCode, account: alias, failure: failure.code, attempt }, 'price request retried'),
     );
@@ -94,7 +93,12 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
       quotedAt: epochMsToInstant(now()),
     };
     counts.done++;
-    if (asked.ok && asked.value.kind === 'quote') {
+    if (asked === KEY_REFUSED) {
+      counts.failed++;
+      const reason = "not asked: the carrier refused this account's API key earlier in the run";
+      noteProblem({ origin, orderCode, code: KEY_NOT_FOUND, reason });
+      batch.push({ ...base, result: null, errorCode: KEY_NOT_FOUND, errorMessage: reason });
+    } else if (asked.ok && asked.value.kind === 'quote') {
       counts.quoted++;
       batch.push({ ...base, result: asked.value.quote, errorCode: null, errorMessage: null });
     } else if (asked.ok && asked.value.kind === 'carrier_error') {
@@ -143,7 +147,9 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
 
   const finishedAt = now();
   const exitState =
-    sourceError === undefined ? operationExitState(counts.failed, run.stopping.aborted) : exitStateOfError(sourceError);
+    sourceError === undefined
+      ? operationExitState(counts.failed, run.keysRefused, run.stopping.aborted)
+      : exitStateOfError(sourceError);
   const summary: PriceRunSummary = {
     runId,
     job: options.job,
@@ -168,6 +174,8 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
       ok: counts.quoted,
       carrierErrors: counts.carrierErrors,
       failed: counts.failed,
+      // A quote not asked is a row of its own (KEY_NOT_FOUND), counted as failed: nothing waits for a next run.
+      deferred: 0,
       sent: counts.sent,
     },
     exitState,

@@ -7,6 +7,9 @@ import { RedisUnavailableError } from './redis-connection.js';
 /** What `schedule` returns instead of running the task when today's quota cannot cover it. */
 export const QUOTA_REFUSED = Symbol('quota refused');
 
+/** Why a key takes no more lookups: the day's quota, the run's budget, or the carrier does not know the key. */
+export type SpentReason = 'quota' | 'max_lookups' | 'key_not_found';
+
 /** How often the rate limiter's token bucket is refilled: bursts stay within 1/10 of a second's worth. */
 const RATE_REFILL_MS = 100;
 /** How often Bottleneck checks whether a refill is due; each refill comes at most this late. */
@@ -58,6 +61,8 @@ export class LookupLimiter {
   /** Groups handed to Bottleneck and not finished yet, per alias. */
   private readonly groupsInFlight = new Map<string, number>();
   private readonly groupSize: number;
+  /** Keys the carrier answered APIKEY_NOT_FOUND for: every lookup with them would be refused too. */
+  private readonly unknownKeys = new Set<string>();
   private dayTimer: NodeJS.Timeout | undefined;
   private stopped: Promise<void> | undefined;
 
@@ -136,12 +141,18 @@ export class LookupLimiter {
     return this.exhaustedBy(alias) !== undefined;
   }
 
-  /** Why the alias can take no more lookups: the day's quota or the run's budget. */
-  spentReason(alias: string): 'quota' | 'max_lookups' {
+  /** Why the alias can take no more lookups. */
+  spentReason(alias: string): SpentReason {
     return this.exhaustedBy(alias) ?? 'quota';
   }
 
-  private exhaustedBy(alias: string): 'quota' | 'max_lookups' | undefined {
+  /** The carrier does not know the alias's key: no more lookups with it in this run, those waiting are refused unsent. */
+  refuseKey(alias: string): void {
+    this.unknownKeys.add(alias);
+  }
+
+  private exhaustedBy(alias: string): SpentReason | undefined {
+    if (this.unknownKeys.has(alias)) return 'key_not_found';
     if (
       this.ledger.remaining(alias) - (this.waiting.get(alias) ?? 0) <= 0 ||
       this.ledger.remainingTotal() - this.totalWaiting() <= 0
@@ -178,7 +189,7 @@ export class LookupLimiter {
         async () => {
           started = true;
           release();
-          const spendable = await this.ledger.spendMany(alias, lookups.length);
+          const spendable = this.unknownKeys.has(alias) ? 0 : await this.ledger.spendMany(alias, lookups.length);
           // The reservoirs took the whole group; what the ledger refused goes back to them, or a lookup
           // it still allows (another key's reservation) would wait for a reservoir that stays empty.
           if (spendable < lookups.length && !this.cluster) {

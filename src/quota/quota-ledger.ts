@@ -9,8 +9,10 @@ export interface QuotaUsageStore {
    * many were added and, from a store other processes also write, the counts after the change.
    */
   reserve(day: string, alias: string, lookups: number, limits: QuotaLimits): Promise<Reservation>;
-  /** Raises the key's count to at least `atLeast`, the total by the same difference. */
-  raise(day: string, alias: string, atLeast: number): Promise<void>;
+  /** Records that the carrier answered APIKEY_LIMIT for the key that day; the counts stay what was sent. */
+  reportLimit(day: string, alias: string): Promise<void>;
+  /** The keys the carrier answered APIKEY_LIMIT for that day. */
+  readLimitReports(day: string): Promise<ReadonlySet<string>>;
   /** Gives back `lookups` reserved and not spent; `countAfter` is the key's count after, as this process sees it. */
   release(day: string, alias: string, lookups: number, countAfter: number): Promise<void>;
 }
@@ -173,19 +175,22 @@ export class QuotaLedger {
     return new Map(this.stored);
   }
 
-  /** The carrier answered APIKEY_LIMIT: the key is spent until the next carrier day. */
+  /**
+   * The carrier answered APIKEY_LIMIT: the key is spent until the next carrier day. The store keeps
+   * the answer beside the count of what was sent, so the next run of the day sends nothing with it.
+   */
   exhaust(alias: string): Promise<void> {
     // At once, not after the writes queued before: no lookup may start from what is still reserved.
     this.exhausted.add(alias);
     return this.serialized(async () => {
       await this.giveBack(alias);
-      const atLeast = this.policy.perKeyDaily;
-      const current = this.stored.get(alias) ?? 0;
-      if (current < atLeast) {
-        await this.store.raise(this.day, alias, atLeast);
-        this.bump(alias, atLeast - current);
-      }
+      await this.store.reportLimit(this.day, alias);
     });
+  }
+
+  /** The keys the carrier answered APIKEY_LIMIT for on the ledger's carrier day. */
+  limitReported(): string[] {
+    return [...this.exhausted];
   }
 
   isExhausted(alias: string): boolean {
@@ -239,6 +244,7 @@ export class QuotaLedger {
     this.stored = await this.store.read(day);
     this.reserved.clear();
     this.exhausted.clear();
+    for (const alias of await this.store.readLimitReports(day)) this.exhausted.add(alias);
   }
 
   /** Ledger changes run one at a time, so reservations never race each other. */

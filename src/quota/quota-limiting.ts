@@ -1,7 +1,12 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
 import { carrierDayOf } from '../carrier/contract.js';
-import { raiseQuotaUsageRows, readQuotaUsage } from '../warehouse/quota-usage-store.js';
+import {
+  raiseQuotaUsageRows,
+  readQuotaLimitReports,
+  readQuotaUsage,
+  reportQuotaLimit,
+} from '../warehouse/quota-usage-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { type LimiterCluster, LookupLimiter } from './lookup-limiter.js';
 import { QuotaLedger } from './quota-ledger.js';
@@ -67,6 +72,8 @@ export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<
     const redisStore = redisQuotaStore(shared.redis.client, shared.prefix);
     const today = carrierDayOf(now(), policy.dayUtcOffsetMinutes);
     await redisStore.floor(today, await readQuotaUsage(quotaConnection, today));
+    for (const alias of (await readQuotaLimitReports(quotaConnection, today)).keys())
+      await redisStore.reportLimit(today, alias);
     store = redisStore;
   }
   // Shared, the ledger reserves exactly what a group of lookups is about to spend: nothing sits reserved in one worker while another is refused.
@@ -75,8 +82,12 @@ export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<
 
   let limiter: LookupLimiter | undefined;
   let cluster: LimiterCluster | undefined;
-  const recordSharedCounts = () =>
-    shared ? raiseQuotaUsageRows(quotaConnection, ledger.carrierDay, ledger.storedCounts()) : Promise.resolve();
+  // The warehouse keeps the shared counts and limit answers this worker saw, for `quota` and the reports.
+  const recordSharedCounts = async () => {
+    if (!shared) return;
+    await raiseQuotaUsageRows(quotaConnection, ledger.carrierDay, ledger.storedCounts());
+    for (const alias of ledger.limitReported()) await reportQuotaLimit(quotaConnection, ledger.carrierDay, alias);
+  };
   return {
     ledger,
     lost: shared?.redis.lost,

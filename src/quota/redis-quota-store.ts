@@ -18,32 +18,21 @@ async function inDoubtOnFailure<T>(work: Promise<T>): Promise<T> {
 const DAY_TTL_SECONDS = 4 * 86_400;
 
 /**
- * Checks both limits and reserves in one step, so workers never reserve the same lookups twice.
- * KEYS[1] the day's hash; ARGV alias, wanted, per-key limit, total limit, TTL.
+ * Checks both limits and reserves in one step, so workers never reserve the same lookups twice; a key
+ * the carrier answered APIKEY_LIMIT for gets nothing.
+ * KEYS[1] the day's hash, KEYS[2] the day's limit answers; ARGV alias, wanted, per-key limit, total limit, TTL.
  */
 const RESERVE_LUA = `
 local key = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 local total = tonumber(redis.call('HGET', KEYS[1], '${TOTAL_ALIAS}') or '0')
 local grant = math.min(tonumber(ARGV[2]), tonumber(ARGV[3]) - key, tonumber(ARGV[4]) - total)
-if grant < 0 then grant = 0 end
+if grant < 0 or redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then grant = 0 end
 if grant > 0 then
   key = redis.call('HINCRBY', KEYS[1], ARGV[1], grant)
   total = redis.call('HINCRBY', KEYS[1], '${TOTAL_ALIAS}', grant)
 end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 return {grant, key, total}
-`;
-
-/** Raises the key's count to at least ARGV[2], the total by the same difference. */
-const RAISE_LUA = `
-local key = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-local atLeast = tonumber(ARGV[2])
-if key < atLeast then
-  redis.call('HSET', KEYS[1], ARGV[1], atLeast)
-  redis.call('HINCRBY', KEYS[1], '${TOTAL_ALIAS}', atLeast - key)
-end
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return 1
 `;
 
 /** Gives back ARGV[2] lookups of the key and of the total, never below zero. */
@@ -85,19 +74,24 @@ return 1
 interface QuotaScripts {
   quotaReserve(
     key: string,
+    limitKey: string,
     alias: string,
     wanted: number,
     perKey: number,
     total: number,
     ttl: number,
   ): Promise<[number, number, number]>;
-  quotaRaise(key: string, alias: string, atLeast: number, ttl: number): Promise<number>;
   quotaRelease(key: string, alias: string, lookups: number): Promise<number>;
   quotaFloor(key: string, ...fieldsAndCounts: (string | number)[]): Promise<number>;
 }
 
 export function quotaDayKey(prefix: string, day: string): string {
   return `${prefix}:quota:${day}`;
+}
+
+/** The hash of a carrier day's APIKEY_LIMIT answers: key alias -> when the first came (ISO 8601). */
+function limitAnswersKey(prefix: string, day: string): string {
+  return `${prefix}:quota-limit:${day}`;
 }
 
 /**
@@ -109,8 +103,7 @@ export function redisQuotaStore(
   client: Redis,
   prefix: string,
 ): QuotaUsageStore & { floor(day: string, counts: ReadonlyMap<string, number>): Promise<void> } {
-  client.defineCommand('quotaReserve', { numberOfKeys: 1, lua: RESERVE_LUA });
-  client.defineCommand('quotaRaise', { numberOfKeys: 1, lua: RAISE_LUA });
+  client.defineCommand('quotaReserve', { numberOfKeys: 2, lua: RESERVE_LUA });
   client.defineCommand('quotaRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
   client.defineCommand('quotaFloor', { numberOfKeys: 1, lua: FLOOR_LUA });
   const scripts = client as unknown as QuotaScripts;
@@ -121,13 +114,25 @@ export function redisQuotaStore(
     },
     reserve: async (day, alias, lookups, limits: QuotaLimits): Promise<Reservation> => {
       const [granted, key, total] = await inDoubtOnFailure(
-        scripts.quotaReserve(quotaDayKey(prefix, day), alias, lookups, limits.perKey, limits.total, DAY_TTL_SECONDS),
+        scripts.quotaReserve(
+          quotaDayKey(prefix, day),
+          limitAnswersKey(prefix, day),
+          alias,
+          lookups,
+          limits.perKey,
+          limits.total,
+          DAY_TTL_SECONDS,
+        ),
       );
       return { granted: Number(granted), counts: { key: Number(key), total: Number(total) } };
     },
-    raise: async (day, alias, atLeast) => {
-      await inDoubtOnFailure(scripts.quotaRaise(quotaDayKey(prefix, day), alias, atLeast, DAY_TTL_SECONDS));
+    reportLimit: async (day, alias) => {
+      const key = limitAnswersKey(prefix, day);
+      await inDoubtOnFailure(
+        client.multi().hsetnx(key, alias, new Date().toISOString()).expire(key, DAY_TTL_SECONDS).exec(),
+      );
     },
+    readLimitReports: async (day) => new Set(await inDoubtOnFailure(client.hkeys(limitAnswersKey(prefix, day)))),
     release: async (day, alias, lookups) => {
       await inDoubtOnFailure(scripts.quotaRelease(quotaDayKey(prefix, day), alias, lookups));
     },

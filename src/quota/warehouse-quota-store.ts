@@ -1,4 +1,10 @@
-import { addQuotaUsage, raiseQuotaUsage, readQuotaUsage, setQuotaUsage } from '../warehouse/quota-usage-store.js';
+import {
+  addQuotaUsage,
+  readQuotaLimitReports,
+  readQuotaUsage,
+  reportQuotaLimit,
+  setQuotaUsage,
+} from '../warehouse/quota-usage-store.js';
 import type { WarehouseSession } from '../warehouse/warehouse.js';
 import type { QuotaUsageStore } from './quota-ledger.js';
 
@@ -14,9 +20,8 @@ export function warehouseQuotaStore(warehouse: WarehouseSession): QuotaUsageStor
       await addQuotaUsage(warehouse, day, alias, lookups);
       return { granted: lookups };
     },
-    raise: async (day, alias, atLeast) => {
-      await raiseQuotaUsage(warehouse, day, alias, atLeast);
-    },
+    reportLimit: (day, alias) => reportQuotaLimit(warehouse, day, alias),
+    readLimitReports: async (day) => new Set((await readQuotaLimitReports(warehouse, day)).keys()),
     release: async (day, alias, _lookups, countAfter) => {
       await setQuotaUsage(warehouse, day, alias, countAfter);
     },

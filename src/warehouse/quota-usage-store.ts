@@ -1,4 +1,4 @@
-import { countOf } from './result-values.js';
+import { countOf, instantText } from './result-values.js';
 import type { WarehouseSession } from './warehouse.js';
 
 /** The key_alias of the row that totals every key's lookups of a carrier day. */
@@ -44,15 +44,26 @@ const ADD_TO_KEY_AND_TOTAL = `INSERT INTO quota_usage
   SELECT $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
   ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
 
-/** Raises the key's count to at least `atLeast` (what the carrier says was spent), the total by as much. */
-export async function raiseQuotaUsage(
-  warehouse: WarehouseSession,
-  day: string,
-  alias: string,
-  atLeast: number,
-): Promise<QuotaCounts> {
-  checkLookups('atLeast', atLeast);
-  return changeKeyUsage(warehouse, day, alias, (current) => Math.max(0, atLeast - current));
+/**
+ * Records that the carrier answered APIKEY_LIMIT for the key on the day, at its first such answer, in
+ * `quota_limit_answers`: the key's count in `quota_usage` stays what was sent.
+ */
+export async function reportQuotaLimit(warehouse: WarehouseSession, day: string, alias: string): Promise<void> {
+  checkKeyAlias(alias);
+  await warehouse.run(
+    `INSERT INTO quota_limit_answers VALUES ($day::DATE, $alias, current_timestamp) ON CONFLICT DO NOTHING`,
+    { day, alias },
+  );
+}
+
+/** The keys the carrier answered APIKEY_LIMIT for on a carrier day, and when it first did. */
+export async function readQuotaLimitReports(warehouse: WarehouseSession, day: string): Promise<Map<string, string>> {
+  const reader = await warehouse.readAll(
+    `SELECT key_alias, ${instantText('answered_at')} AS answered_at FROM quota_limit_answers
+     WHERE carrier_day = $day::DATE ORDER BY key_alias`,
+    { day },
+  );
+  return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, row.answered_at as string]));
 }
 
 /** Sets the key's count to exactly `lookups` (e.g. giving back an over-reservation), the total by the difference. */

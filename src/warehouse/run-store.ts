@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carrier/contract.js';
+import { type CarrierInstant, SETTLING_TRACKING_ERRORS } from '../carrier/contract.js';
 import { countOf, instantText } from './result-values.js';
 import type { Warehouse } from './warehouse.js';
 import { WarehouseError } from './warehouse-errors.js';
@@ -170,7 +170,6 @@ export async function lookupOutcomeCounts(
   }));
 }
 
-/** The run's orders that failed for good (transport failures after every retry), the first `limit`. */
 /** An order whose request failed for good, as a run's summary lists it. */
 export interface FailedOrder {
   readonly orderCode: string;
@@ -178,17 +177,34 @@ export interface FailedOrder {
   readonly errorMessage: string;
 }
 
-export async function failedLookups(warehouse: Warehouse, runId: string, limit: number): Promise<FailedOrder[]> {
-  const reader = await warehouse.readAll(
-    `SELECT order_code, error_code, error_message FROM lookup_results
-     WHERE run_id = $runId AND outcome = 'transport_error' ORDER BY finished_at, order_code LIMIT $limit`,
-    { runId, limit },
-  );
-  return reader.getRowObjectsJS().map((row) => ({
-    orderCode: row.order_code as string,
-    errorCode: row.error_code as string,
-    errorMessage: row.error_message as string,
-  }));
+/**
+ * The run's orders that failed for good, the first `limit`, and how many there are in all: transport
+ * failures after every retry, and carrier answers that settle nothing (EXCEPTION after every retry).
+ */
+export async function failedLookups(
+  warehouse: Warehouse,
+  runId: string,
+  limit: number,
+): Promise<{ readonly listed: FailedOrder[]; readonly total: number }> {
+  // The codes come from the contract's reference data: capitals and underscores only.
+  const settling = SETTLING_TRACKING_ERRORS.map((code) => `'${code}'`).join(', ');
+  const failed = `run_id = $runId AND (outcome = 'transport_error' OR (outcome = 'carrier_error' AND error_code NOT IN (${settling})))`;
+  const [listed, total] = await Promise.all([
+    warehouse.readAll(
+      `SELECT order_code, error_code, coalesce(error_message, '') AS error_message FROM lookup_results
+       WHERE ${failed} ORDER BY finished_at, order_code LIMIT $limit`,
+      { runId, limit },
+    ),
+    warehouse.readAll(`SELECT count(*) AS n FROM lookup_results WHERE ${failed}`, { runId }),
+  ]);
+  return {
+    listed: listed.getRowObjectsJS().map((row) => ({
+      orderCode: row.order_code as string,
+      errorCode: row.error_code as string,
+      errorMessage: row.error_message as string,
+    })),
+    total: countOf(total.getRowObjectsJS()[0]!.n),
+  };
 }
 
 /** The codes with a result committed in the run, a deferral aside: looked up for good. */

@@ -33,7 +33,7 @@ const answers: fc.Arbitrary<Answer> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('deferred'),
-      reason: fc.constantFrom<DeferReason>('quota', 'key_limit', 'max_lookups', 'stopping'),
+      reason: fc.constantFrom<DeferReason>('quota', 'key_limit', 'max_lookups', 'key_not_found', 'stopping'),
     }),
   },
 ) as fc.Arbitrary<Answer>;

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
+import { quotaCommand } from '../../src/cli/commands/quota-command.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
@@ -7,6 +8,21 @@ import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../su
 /** hanoi-shop has more orders than its limit; the other two fewer. */
 const ORDERS = { 'hanoi-shop': 80, 'saigon-shop': 30, 'danang-shop': 30 } as const;
 const LIMIT = 50;
+
+/** What `parcel-recon quota` prints, run in this process. */
+async function quotaOutput(args: string[]): Promise<string> {
+  let printed = '';
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    printed += chunk.toString();
+    return true;
+  });
+  try {
+    await quotaCommand().parseAsync(args, { from: 'user' });
+  } finally {
+    write.mockRestore();
+  }
+  return printed;
+}
 
 describe('tracking within the daily quotas', () => {
   let sandbox: RunningSandbox;
@@ -78,10 +94,31 @@ describe('tracking within the daily quotas', () => {
     expect(first.counters.ok).toBe(LIMIT + 60);
     expect(first.counters.deferredByReason.key_limit ?? 0).toBeGreaterThan(0);
     expect(first.counters.deferred).toBe(30);
-    expect((await ledger(day))['hanoi-shop']).toBeGreaterThanOrEqual(200_000);
+    // The ledger keeps what was sent, and apart from it the carrier's answer that the limit was reached.
+    const counted = await ledger(day);
+    const atCarrier = sandboxLookups(sandbox, day)['hanoi-shop']!;
+    expect(counted['hanoi-shop']).toBeGreaterThanOrEqual(atCarrier);
+    expect(counted['hanoi-shop']).toBeLessThanOrEqual(atCarrier + 16);
+    expect(counted['*']).toBe(counted['hanoi-shop']! + counted['saigon-shop']! + counted['danang-shop']!);
+    const reported = await workspace.query<{ key_alias: string }>(
+      `SELECT key_alias FROM quota_limit_answers WHERE carrier_day = '${day}'`,
+    );
+    expect(reported).toEqual([{ key_alias: 'hanoi-shop' }]);
 
     const before = sandboxLookups(sandbox, day)['hanoi-shop'];
     await workspace.track(sandbox, [csv]);
     expect(sandboxLookups(sandbox, day)['hanoi-shop']).toBe(before);
+
+    // `quota` shows both facts: the lookups sent, and that the carrier said the key's limit was reached.
+    const shown = await quotaOutput(['--db', workspace.dbPath, '--day', day, '--json']);
+    const keys = (
+      JSON.parse(shown) as { keys: { alias: string; used: number; left: number; limitReportedAt: string | null }[] }
+    ).keys;
+    const hanoi = keys.find((k) => k.alias === 'hanoi-shop')!;
+    expect(hanoi.used).toBe(counted['hanoi-shop']);
+    expect(hanoi.left).toBe(0);
+    expect(hanoi.limitReportedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    const text = await quotaOutput(['--db', workspace.dbPath, '--day', day]);
+    expect(text).toMatch(/hanoi-shop +\d+ of 200000 used, 0 left; the carrier answered APIKEY_LIMIT at /);
   });
 });

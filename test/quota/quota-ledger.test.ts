@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RESERVATION_GROWTH, QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
 import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
-import { readQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
+import { readQuotaLimitReports, readQuotaUsage } from '../../src/warehouse/quota-usage-store.js';
 import { useTempDirs } from '../warehouse/warehouse-fixtures.js';
 
 const temp = useTempDirs();
@@ -64,6 +64,18 @@ describe('quota ledger', () => {
     expect(await ledger.spendMany('shop-a', 1)).toBe(0);
     await exhausted;
     expect(await ledger.spendMany('shop-a', 1)).toBe(0);
-    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(1_000);
+    // What was sent stays counted as sent; the carrier's answer is kept beside it, and the next run of the day obeys it.
+    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(1);
+    expect([...(await readQuotaLimitReports(warehouse, DAY)).keys()]).toEqual(['shop-a']);
+    const nextRun = new QuotaLedger(
+      warehouseQuotaStore(warehouse),
+      QuotaPolicySchema.parse({ perKeyDaily: 1_000 }),
+      ['shop-a'],
+      () => NOW,
+      50,
+    );
+    await nextRun.open();
+    expect(nextRun.remaining('shop-a')).toBe(0);
+    expect(await nextRun.spendMany('shop-a', 1)).toBe(0);
   });
 });

@@ -33,10 +33,11 @@ export async function turns(hops: number): Promise<void> {
 /**
  * A quota store in memory with the warehouse store's rules (src/pipeline/warehouse-quota-store.ts):
  * the only writer, it grants every reservation and lets the ledger check the limits; a release sets
- * the key's count. Each write takes the next of `writeTurns` turns of the event loop.
+ * the key's count; an APIKEY_LIMIT answer is kept apart from the counts. Each write takes the next of `writeTurns` turns of the event loop.
  */
 export function memoryQuotaStore(writeTurns: readonly number[]): QuotaUsageStore {
   const days = new Map<string, Map<string, number>>();
+  const limitReports = new Map<string, Set<string>>();
   let writes = 0;
   const countsOf = (day: string) => days.get(day) ?? days.set(day, new Map()).get(day)!;
   const add = (day: string, alias: string, delta: number) => {
@@ -52,10 +53,11 @@ export function memoryQuotaStore(writeTurns: readonly number[]): QuotaUsageStore
       add(day, alias, lookups);
       return { granted: lookups };
     },
-    raise: async (day, alias, atLeast) => {
+    reportLimit: async (day, alias) => {
       await written();
-      add(day, alias, Math.max(0, atLeast - (countsOf(day).get(alias) ?? 0)));
+      (limitReports.get(day) ?? limitReports.set(day, new Set()).get(day)!).add(alias);
     },
+    readLimitReports: async (day) => new Set(limitReports.get(day)),
     release: async (day, alias, _lookups, countAfter) => {
       await written();
       add(day, alias, countAfter - (countsOf(day).get(alias) ?? 0));
@@ -90,7 +92,8 @@ export class RestartableStore {
     this.store = {
       read: (day) => inner.read(day),
       reserve: ofThisProcess(inner.reserve.bind(inner)),
-      raise: ofThisProcess(inner.raise.bind(inner)),
+      reportLimit: ofThisProcess(inner.reportLimit.bind(inner)),
+      readLimitReports: (day) => inner.readLimitReports(day),
       release: ofThisProcess(inner.release.bind(inner)),
     };
   }

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   ALL_KEYS_ALIAS,
   addQuotaUsage,
-  raiseQuotaUsage,
+  readQuotaLimitReports,
   readQuotaUsage,
+  reportQuotaLimit,
   setQuotaUsage,
 } from '../../src/warehouse/quota-usage-store.js';
 import { useTempDirs } from './warehouse-fixtures.js';
@@ -44,13 +45,26 @@ describe('quota usage store', () => {
     );
   });
 
-  it('raises a key to at least a count, the total by the same difference, and never lowers it', async () => {
+  it('keeps an APIKEY_LIMIT answer apart from the counts, at its first time, and per day', async () => {
     const { warehouse } = await temp.open();
     await addQuotaUsage(warehouse, DAY, 'shop-a', 10);
     await addQuotaUsage(warehouse, DAY, 'shop-b', 4);
-    expect(await raiseQuotaUsage(warehouse, DAY, 'shop-a', 200_000)).toEqual({ key: 200_000, total: 200_004 });
-    expect(await raiseQuotaUsage(warehouse, DAY, 'shop-a', 150)).toEqual({ key: 200_000, total: 200_004 });
-    expect(await raiseQuotaUsage(warehouse, DAY, 'shop-c', 3)).toEqual({ key: 3, total: 200_007 });
+    await reportQuotaLimit(warehouse, DAY, 'shop-a');
+    const first = (await readQuotaLimitReports(warehouse, DAY)).get('shop-a');
+    expect(first).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    await reportQuotaLimit(warehouse, DAY, 'shop-a');
+    await reportQuotaLimit(warehouse, DAY, 'shop-c');
+    expect([...(await readQuotaLimitReports(warehouse, DAY)).keys()]).toEqual(['shop-a', 'shop-c']);
+    expect((await readQuotaLimitReports(warehouse, DAY)).get('shop-a')).toBe(first);
+    expect(await readQuotaLimitReports(warehouse, '2026-11-12')).toEqual(new Map());
+    expect(await readQuotaUsage(warehouse, DAY)).toEqual(
+      new Map([
+        ['shop-a', 10],
+        ['shop-b', 4],
+        [ALL_KEYS_ALIAS, 14],
+      ]),
+    );
+    await expect(reportQuotaLimit(warehouse, DAY, ALL_KEYS_ALIAS)).rejects.toThrow(RangeError);
   });
 
   it('sets a key exactly, up or down, the total by the difference', async () => {

@@ -58,6 +58,7 @@ describe('Warehouse.open', () => {
       'orders',
       'price_quote_lines',
       'price_quotes',
+      'quota_limit_answers',
       'quota_usage',
       'run_inputs',
       'runs',

@@ -62,7 +62,7 @@ export function describeImagesSummary(summary: ImagesRunSummary, dbPath: string)
             .map(([k, v]) => `${k} ${v}`)
             .join(', ')})`
         : ''
-    }, failed ${summary.failed}; requests sent ${summary.requestsSent}`,
+    }, failed ${summary.failed}${summary.deferred > 0 ? `, not asked ${summary.deferred} (KEY_NOT_FOUND)` : ''}; requests sent ${summary.requestsSent}`,
   ];
   if (summary.downloads) {
     const refused = Object.entries(summary.downloads.refusedByCode)
@@ -75,8 +75,9 @@ export function describeImagesSummary(summary: ImagesRunSummary, dbPath: string)
   lines.push(
     `  warehouse ${dbPath} (order_image_lists, order_images, lookup_results)${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   );
-  for (const failed of summary.failedOrders.slice(0, 10))
-    lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  const shown = summary.failedOrders.slice(0, 10);
+  for (const failed of shown) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  if (summary.failed > shown.length) lines.push(`  and ${summary.failed - shown.length} more failed (lookup_results)`);
   return `${lines.join('\n')}\n`;
 }
 

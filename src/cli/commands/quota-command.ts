@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { carrierDayOf } from '../../carrier/contract.js';
 import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
-import { readQuotaUsage } from '../../warehouse/quota-usage-store.js';
+import { readQuotaLimitReports, readQuotaUsage } from '../../warehouse/quota-usage-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
@@ -11,7 +11,9 @@ import { DB_ENV, DEFAULT_DB } from './track-command.js';
 /** Today's lookups per key from the ledger, against the limits. */
 export function quotaCommand(): Command {
   return new Command('quota')
-    .description("Show the carrier day's lookups per key alias from the warehouse's ledger, and what is left.")
+    .description(
+      "Show the carrier day's lookups per key alias from the warehouse's ledger, what is left, and the keys the carrier answered APIKEY_LIMIT for.",
+    )
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .option('--day <YYYY-MM-DD>', 'another carrier day than today')
     .option('--per-key-limit <n>', 'lookups per key per carrier day (default: 200000)')
@@ -44,16 +46,22 @@ export function quotaCommand(): Command {
         );
         try {
           const usage = await readQuotaUsage(warehouse, day);
+          const limitReports = await readQuotaLimitReports(warehouse, day);
           const keys = [...usage.entries()]
             .filter(([alias]) => alias !== TOTAL_ALIAS)
             .sort(([a], [b]) => a.localeCompare(b));
           const total = usage.get(TOTAL_ALIAS) ?? 0;
-          const rows = keys.map(([alias, used]) => ({
-            alias,
-            used,
-            limit: policy.perKeyDaily,
-            left: Math.max(0, policy.perKeyDaily - used),
-          }));
+          // What was sent and the carrier's APIKEY_LIMIT answer are two facts: a key it refused has nothing left.
+          const rows = keys.map(([alias, used]) => {
+            const limitReportedAt = limitReports.get(alias) ?? null;
+            return {
+              alias,
+              used,
+              limit: policy.perKeyDaily,
+              left: limitReportedAt === null ? Math.max(0, policy.perKeyDaily - used) : 0,
+              limitReportedAt,
+            };
+          });
           const totals = { used: total, limit: policy.globalDaily, left: Math.max(0, policy.globalDaily - total) };
           if (flags.json) {
             process.stdout.write(`${JSON.stringify({ carrierDay: day, keys: rows, total: totals })}\n`);
@@ -62,7 +70,7 @@ export function quotaCommand(): Command {
           process.stdout.write(`carrier day ${day}\n`);
           for (const row of rows)
             process.stdout.write(
-              `  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left\n`,
+              `  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left${row.limitReportedAt === null ? '' : `; the carrier answered APIKEY_LIMIT at ${row.limitReportedAt}`}\n`,
             );
           process.stdout.write(
             `  ${'all keys'.padEnd(24)} ${String(totals.used).padStart(9)} of ${totals.limit} used, ${totals.left} left\n`,

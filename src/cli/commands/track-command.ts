@@ -208,6 +208,9 @@ function peakMemoryMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
+/** Failed orders the printed summary names one by one. */
+const FAILURES_SHOWN = 10;
+
 /** A few lines a person reads at the end of a run. */
 export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
   const c = summary.counters;
@@ -219,8 +222,12 @@ export function describeSummary(summary: TrackRunSummary & { readonly peakMemory
     `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   ];
   if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
-  for (const failed of summary.failedOrders.slice(0, 10))
-    lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  const shown = summary.failedOrders.slice(0, FAILURES_SHOWN);
+  for (const failed of shown) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
+  if (summary.failedOrdersTotal > shown.length)
+    lines.push(
+      `  and ${summary.failedOrdersTotal - shown.length} more failed (lookup_results of run ${summary.runId})`,
+    );
   return `${lines.join('\n')}\n`;
 }
 
@@ -315,7 +322,9 @@ export function trackCommand(): Command {
     .addHelpText(
       'after',
       `
-Exit codes: 0 done; 1 some orders failed for good (listed in the summary and lookup_results);
+Exit codes: 0 done, every code got a result or an answer about the order (ORDERCODE_NOT_FOUND, ...);
+1 some orders failed for good (EXCEPTION or a transport failure after every retry; listed in the summary
+and lookup_results) or the carrier does not know a key (its orders deferred as key_not_found);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept;
 a second SIGINT/SIGTERM gives up the lookups in flight at once and the run ends interrupted);
 4 the warehouse is in use by another process. With --redis: Redis down at the start is exit 1 (nothing spent);

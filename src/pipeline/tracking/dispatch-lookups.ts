@@ -26,6 +26,8 @@ export class LookupDispatch {
   /** Outcomes so far in this process, for the progress display. */
   readonly counters: RunCounters = noCounters();
   done = 0;
+  /** Aliases whose unknown key has been reported. */
+  private readonly unknownKeysReported = new Set<string>();
 
   constructor(private readonly options: LookupDispatchOptions) {}
 
@@ -79,6 +81,13 @@ export class LookupDispatch {
         );
         break;
       case 'deferred':
+        if (outcome.reason === 'key_not_found' && !this.unknownKeysReported.has(alias)) {
+          this.unknownKeysReported.add(alias);
+          this.options.log.warn(
+            { account: alias },
+            "the carrier does not know this account's API key: no more lookups with it, its orders deferred",
+          );
+        }
         counters.deferred++;
         counters.deferredByReason[outcome.reason] = (counters.deferredByReason[outcome.reason] ?? 0) + 1;
         break;

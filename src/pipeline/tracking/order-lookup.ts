@@ -3,12 +3,12 @@ import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { CarrierExceptionFailure, LookupFailure } from '../../carrier/client/lookup-failures.js';
 import type { TrackingAnswer, TrackingClient } from '../../carrier/client/tracking-client.js';
 import { findTrackingErrorCode, TRACKING_ERROR } from '../../carrier/contract.js';
-import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED } from '../../quota/lookup-limiter.js';
+import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED, type SpentReason } from '../../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../../quota/quota-ledger.js';
 import { RedisUnavailableError } from '../../quota/redis-connection.js';
 import { type RetryPolicy, transientRetryOptions } from '../transient-retry.js';
 
-export type DeferReason = 'quota' | 'key_limit' | 'max_lookups' | 'stopping';
+export type DeferReason = SpentReason | 'key_limit' | 'stopping';
 
 /** What became of one order's lookup. */
 export type OrderOutcome =
@@ -67,7 +67,8 @@ function defer(reason: DeferReason): AbortError {
  * Looks one order up: each attempt waits for the quota limiter, is counted by the ledger before it is
  * sent, and failed attempts are retried with exponential backoff and jitter (p-retry) while the
  * failure is transient (EXCEPTION, 5xx, 429 after its Retry-After, resets, timeouts, malformed
- * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day.
+ * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day,
+ * APIKEY_NOT_FOUND for the run.
  */
 export async function lookUpOrder(
   context: OrderLookupContext,
@@ -92,6 +93,11 @@ export async function lookUpOrder(
             await ledger.exhaust(alias);
             await limiter.refreshReservoirs();
             throw defer('key_limit');
+          }
+          // Every lookup with this key would get the same answer: none more is sent.
+          if (errorCode === TRACKING_ERROR.APIKEY_NOT_FOUND) {
+            limiter.refuseKey(alias);
+            throw defer('key_not_found');
           }
           if (isTransientCarrierError(errorCode)) {
             context.onPassedAnswer?.(orderCode, alias, result.body);

@@ -1,3 +1,4 @@
+import { SETTLING_TRACKING_ERRORS } from '../../carrier/contract.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { type FailedOrder, lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
@@ -36,19 +37,25 @@ export interface TrackRunSummary {
   readonly lookupsSpent: number;
   readonly quota: readonly KeyQuotaState[];
   readonly rejectsFile: string | null;
-  /** Orders whose lookup failed for good (transport failures after every retry), the first 100. */
+  /** Orders whose lookup failed for good (after every retry, or a carrier answer that settles nothing), the first 100. */
   readonly failedOrders: readonly FailedOrder[];
+  /** How many orders failed for good in all; `failedOrders` lists the first of them. */
+  readonly failedOrdersTotal: number;
   readonly exitCode: number;
   readonly exitState: ExitState;
 }
 
 /**
- * A run failed when an order could not be looked up after every retry; it is partial when orders were
- * left for later (quota spent, --max-lookups reached, stopped); else it succeeded. Carrier answers such
- * as ORDERCODE_NOT_FOUND are results, not failures.
+ * A run succeeded only when every code got an answer that settles it: a result, or a carrier answer
+ * about the order itself such as ORDERCODE_NOT_FOUND. It failed when an order could not be looked up
+ * after every retry (EXCEPTION included) or the carrier does not know a key, which needs the operator;
+ * it is partial when orders were left for later (quota spent, --max-lookups reached, stopped).
  */
 export function decideExit(counters: RunCounters, stopped: boolean): ExitState {
-  if (counters.transportErrors > 0) return 'failed';
+  const unsettled = Object.entries(counters.carrierErrorsByCode).some(
+    ([code, count]) => count > 0 && !SETTLING_TRACKING_ERRORS.includes(code),
+  );
+  if (counters.transportErrors > 0 || unsettled || (counters.deferredByReason.key_not_found ?? 0) > 0) return 'failed';
   if (counters.deferred > 0 || stopped) return 'partial';
   return 'ok';
 }

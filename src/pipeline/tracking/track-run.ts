@@ -34,6 +34,9 @@ import { selectWork } from './select-work.js';
 import { describeShard, type Shard } from './shard.js';
 import { stageRunInputs } from './stage-inputs.js';
 
+/** Failed orders a run's summary lists; `lookup_results` keeps them all. */
+const LISTED_FAILURES = 100;
+
 export interface TrackProgress {
   readonly done: number;
   readonly total: number;
@@ -213,6 +216,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   }
 
   const finishedAt = now();
+  const failed = await failedLookups(warehouse, runId, LISTED_FAILURES);
   const counters = await committedCounters(warehouse, runId);
   const exitState = stop.interrupted ? 'interrupted' : decideExit(counters, stop.requested);
   const summary: TrackRunSummary = {
@@ -226,7 +230,8 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     lookupsSpent: ledger.spentThisRun(),
     quota: quotaStates(),
     rejectsFile: rejects.count > 0 ? rejects.path : null,
-    failedOrders: await failedLookups(warehouse, runId, 100),
+    failedOrders: failed.listed,
+    failedOrdersTotal: failed.total,
     exitCode: run.exitCodeOf(exitState),
     exitState,
   };

@@ -150,6 +150,14 @@ const RUN_TABLES = `
     lookups BIGINT NOT NULL,
     updated_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (carrier_day, key_alias)
+  );
+  -- The carrier's APIKEY_LIMIT answers, kept apart from quota_usage: what was sent and what the
+  -- carrier said are two facts. A key listed for a day takes no more lookups that day.
+  CREATE TABLE quota_limit_answers (
+    carrier_day DATE NOT NULL,
+    key_alias VARCHAR NOT NULL,
+    answered_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (carrier_day, key_alias)
   );`;
 
 // The carrier keeps no history of charges or delay codes: these two tables are the partner's own.
