@@ -27,6 +27,7 @@ export const END_TO_END_TESTS = [
   'test/reports/charges-report.test.ts',
   'test/reports/csv-batches.test.ts',
   'test/reports/failures-report.test.ts',
+  'test/reports/formula-safe-csv.test.ts',
   'test/reports/reconcile-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',
   // PostgreSQL.
