@@ -14,6 +14,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/journal-sharing.test.ts',
   'test/cli/command-launcher.test.ts',
   'test/cli/tracking-memory.test.ts',
+  'test/cli/user-mistakes.test.ts',
   'test/jobs/config-file.test.ts',
   'test/jobs/finance-audit-job.test.ts',
   'test/jobs/job-scheduler.test.ts',
