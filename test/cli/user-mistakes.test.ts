@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
 
 /** Checks that a run ended with exit 2 and one line on stderr, and gives that line. */
@@ -107,6 +108,13 @@ describe('a user mistake is one line and exit 2', () => {
       20_000,
     );
     expect(oneLineExit2(serve)).toContain(journal);
+  });
+
+  it('report refuses an --out under a file', async () => {
+    const db = join(dir, 'report.duckdb');
+    await (await Warehouse.open(db)).close();
+    const out = join(file, 'reports');
+    expect(oneLineExit2(await cli(['report', 'failures', '--db', db, '--out', out], {}))).toContain(out);
   });
 
   it('the sandbox exits when it cannot write --keys-out', async () => {
