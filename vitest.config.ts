@@ -15,6 +15,7 @@ export const END_TO_END_TESTS = [
   'test/cli/command-launcher.test.ts',
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/tracking-memory.test.ts',
+  'test/cli/user-mistakes.test.ts',
   'test/jobs/config-file.test.ts',
   'test/jobs/finance-audit-job.test.ts',
   'test/jobs/job-scheduler.test.ts',
@@ -30,6 +31,7 @@ export const END_TO_END_TESTS = [
   'test/reports/charges-report.test.ts',
   'test/reports/csv-batches.test.ts',
   'test/reports/failures-report.test.ts',
+  'test/reports/formula-safe-csv.test.ts',
   'test/reports/reconcile-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',
   // PostgreSQL.

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carrier/client/carrier-request.js';
@@ -11,6 +11,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
 import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
+import { LOG_LEVELS, logLevelOption } from './logger.js';
 import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';
 import { stopOnSignals } from './stop-signals.js';
@@ -43,7 +44,7 @@ export const CustomerOperationFlagsSchema = z.object({
   batchSize: positiveInt.default(500),
   json: z.boolean().default(false),
   progress: z.boolean().default(true),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
 });
 
 /** Adds the shared flags to a command. */
@@ -73,16 +74,7 @@ export function withCustomerOperationFlags(command: Command, job: string): Comma
     .option('--batch-size <n>', 'results committed per warehouse transaction (default: 500)')
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
-    .addOption(
-      new Option('--log-level <level>', 'log level (default: info)').choices([
-        'fatal',
-        'error',
-        'warn',
-        'info',
-        'debug',
-        'trace',
-      ]),
-    )
+    .addOption(logLevelOption())
     .addHelpText(
       'after',
       `

@@ -7,6 +7,7 @@ import {
   WarehouseOutOfMemoryError,
 } from '../warehouse/warehouse-errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { unwritablePathError } from './unwritable-path.js';
 
 /**
  * The interface a failure is told in: a command the operator typed (its flags), or a job run from
@@ -44,6 +45,7 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   HTTP_STATUS: EXIT.FAILURE,
   TRANSPORT: EXIT.FAILURE,
   UNSAFE_PATH: EXIT.FAILURE,
+  PATH_NOT_WRITABLE: EXIT.BAD_INPUT,
 };
 
 export function exitCodeOf(code: ErrorCode): ExitCode {
@@ -83,9 +85,12 @@ export function failureLine(error: ProductError, wording: Wording): string {
   return advice === undefined ? error.message : `${error.message}: ${advice}`;
 }
 
-/** The product error `error` is, DuckDB's own out-of-memory error included; undefined for anything else. */
+/**
+ * The product error `error` is, DuckDB's own out-of-memory error and the system refusing a path the
+ * program writes included; undefined for anything else.
+ */
 export function productErrorOf(error: unknown): ProductError | undefined {
   if (error instanceof ProductError) return error;
   if (error instanceof Error && isOutOfMemory(error)) return outOfMemoryError(error);
-  return undefined;
+  return unwritablePathError(error);
 }

@@ -1,4 +1,21 @@
+import { Option } from 'commander';
 import pino, { type Logger } from 'pino';
+
+/** The levels pino knows, from the fewest lines to the most. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * The `--log-level` flag of every command: a level pino does not know is refused as the flags are
+ * parsed, in one line, rather than by pino with a stack trace once the command runs.
+ */
+export function logLevelOption(defaultLevel: LogLevel = 'info'): Option {
+  return new Option(
+    '--log-level <level>',
+    `fatal, error, warn, info, debug or trace (default: ${defaultLevel})`,
+  ).choices(LOG_LEVELS);
+}
 
 /** Log paths that could carry a secret; pino replaces their values before a line is written. */
 export const REDACTED_PATHS = [
@@ -17,7 +34,7 @@ export const REDACTED_PATHS = [
 ];
 
 export interface LoggerOptions {
-  readonly level?: string;
+  readonly level?: LogLevel | undefined;
   /** Pretty lines for a person at a terminal; JSON lines for cron and log collectors. */
   readonly pretty?: boolean;
 }

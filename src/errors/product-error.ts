@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   HTTP_STATUS: 'the image host answered an HTTP error',
   TRANSPORT: 'the image download failed',
   UNSAFE_PATH: "the image's file name leaves the download folder",
+  PATH_NOT_WRITABLE: 'a folder or file the program writes cannot be written',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
+import { formulaSafeText } from '../warehouse/formula-safe-text.js';
 
 export interface RejectedInput {
   readonly origin: string;
@@ -11,7 +12,10 @@ export interface RejectedInput {
   readonly reason: string;
 }
 
-/** The run's rejects as CSV (origin, order_code, reject_code, reason), written as they come. */
+/**
+ * The run's rejects as CSV (origin, order_code, reject_code, reason), written as they come; a value
+ * that would start a formula in a spreadsheet is written after a `'`.
+ */
 export class RejectsFile {
   private stringifier: Stringifier | undefined;
   private output: WriteStream | undefined;
@@ -31,7 +35,8 @@ export class RejectsFile {
       this.stringifier.pipe(this.output);
     }
     this.count++;
-    if (!this.stringifier.write([reject.origin, reject.orderCode ?? '', reject.rejectCode, reject.reason])) {
+    const row = [reject.origin, reject.orderCode ?? '', reject.rejectCode, reject.reason].map(formulaSafeText);
+    if (!this.stringifier.write(row)) {
       await new Promise((resolve) => this.stringifier!.once('drain', resolve));
     }
   }

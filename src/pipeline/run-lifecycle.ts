@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { rm } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
 import { SourceError } from '../sources/order-code-source.js';
@@ -88,6 +88,10 @@ export class RunLifecycle {
   /** Records the run's start in `runs` (a resumed run's row is marked running again). */
   static async start(options: RunStartOptions): Promise<RunLifecycle> {
     const { warehouse, job, source, carrierDay, startedAt } = options;
+    // A data folder the run cannot write is the user's to fix: refused before the run is recorded.
+    const spoolRoot = join(options.dataDir, 'spool');
+    await mkdir(spoolRoot, { recursive: true });
+    await access(spoolRoot, constants.W_OK);
     const resumedRunId = options.resumable
       ? await findUnfinishedRun(warehouse, { job, carrierDay, source })
       : undefined;

@@ -47,8 +47,9 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
 /**
  * Loads a slice of a journal segment in one transaction: its events into `callback_events` (an event
  * already there is left as it is, so the carrier's retries and a re-read slice add nothing), its failed
- * delivery attempts (status 16 with a delay code) into `delivery_failures` (identity order and time
- * to the second, so the same attempt seen by tracking makes one row), and the segment's new offset.
+ * delivery attempts (status 16; without a delay code the reason is unknown, as tracking records it) into
+ * `delivery_failures` (identity order and time to the second, so the same attempt seen by tracking
+ * makes one row; of one attempt's callbacks, one with a delay code first), and the segment's new offset.
  * Returns how many events were new.
  */
 export async function loadCallbackJournalSlice(
@@ -79,8 +80,8 @@ export async function loadCallbackJournalSlice(
           `INSERT INTO delivery_failures (order_code, attempted_at, delay_code, delay_note, observed_at, source, callback_event_id)
            SELECT orderCode, date_trunc('second', eventTime), delayCode, delayNotes, receivedAt, 'callback', eventId
            FROM ${STAGED}
-           WHERE status = '16' AND delayCode IS NOT NULL
-           QUALIFY row_number() OVER (PARTITION BY orderCode, date_trunc('second', eventTime) ORDER BY receivedAt) = 1
+           WHERE status = '16'
+           QUALIFY row_number() OVER (PARTITION BY orderCode, date_trunc('second', eventTime) ORDER BY delayCode IS NULL, receivedAt) = 1
            ON CONFLICT DO NOTHING`,
         );
         await sql.run(`DROP TABLE ${STAGED}`);

@@ -3,8 +3,21 @@ import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 
-/** The rows of one order's latest snapshot: replaced as a whole when a newer snapshot comes in. */
-const SNAPSHOT_TABLES = ['order_charges', 'order_statuses', 'order_trackings'];
+/**
+ * Tables whose row the newest copy wins, by its time: an order's snapshot (last seen), a price quote
+ * (quoted), an order's image list (fetched). The rows that belong to it (an order's charges, statuses
+ * and trackings; a quote's lines; a list's images) are replaced as a whole with it.
+ */
+const NEWEST_WINS = [
+  {
+    table: 'orders',
+    key: 'order_code',
+    time: 'last_seen_at',
+    parts: ['order_charges', 'order_statuses', 'order_trackings'],
+  },
+  { table: 'price_quotes', key: 'quote_id', time: 'quoted_at', parts: ['price_quote_lines'] },
+  { table: 'order_image_lists', key: 'order_code', time: 'fetched_at', parts: ['order_images'] },
+] as const;
 /** Tables a merge leaves alone: the schema's own bookkeeping. */
 const NOT_MERGED = new Set(['schema_migrations']);
 const SOURCE = 'merge_source';
@@ -32,8 +45,9 @@ async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
 /**
  * Merges workers' warehouse files into `target` with DuckDB's ATTACH (each file read-only), one
  * transaction per file, idempotently (merging a file again changes nothing):
- * - orders: a file's row wins when its last_seen_at is later; that order's snapshot rows (charges,
- *   statuses, trackings) are replaced by the file's with it;
+ * - orders, price quotes, image lists: a file's row wins when it is newer (last_seen_at, quoted_at,
+ *   fetched_at); the rows that belong to it (an order's charges, statuses and trackings; a quote's
+ *   lines; a list's images) are replaced by the file's with it;
  * - quota_usage: the largest count per (carrier_day, key_alias): each worker wrote the shared counts it saw;
  * - every other table is a union: rows whose key is already there are kept as they are, tables
  *   without a key gain the rows they do not hold yet.
@@ -68,21 +82,23 @@ async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<
   const rows: Record<string, number> = {};
   const src = (table: string) => `${SOURCE}.main.${table}`;
 
-  // Orders whose snapshot in the file is newer than ours (or that we do not have).
-  await sql.run(
-    `CREATE OR REPLACE TEMP TABLE merge_newer AS
-     SELECT s.order_code FROM ${src('orders')} s LEFT JOIN orders o USING (order_code)
-     WHERE o.order_code IS NULL OR s.last_seen_at > o.last_seen_at`,
-  );
-  for (const table of SNAPSHOT_TABLES) {
-    await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM merge_newer)`);
+  for (const { table, key, time, parts } of NEWEST_WINS) {
+    // The keys whose row in the file is newer than ours (or that we do not have).
+    await sql.run(
+      `CREATE OR REPLACE TEMP TABLE merge_newer AS
+       SELECT s.${key} FROM ${src(table)} s LEFT JOIN ${table} o USING (${key})
+       WHERE o.${key} IS NULL OR s.${time} > o.${time}`,
+    );
+    for (const part of parts) {
+      await sql.run(`DELETE FROM ${part} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`);
+      rows[part] = await sql.run(
+        `INSERT INTO ${part} SELECT * FROM ${src(part)} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`,
+      );
+    }
     rows[table] = await sql.run(
-      `INSERT INTO ${table} SELECT * FROM ${src(table)} WHERE order_code IN (SELECT order_code FROM merge_newer)`,
+      `INSERT OR REPLACE INTO ${table} SELECT * FROM ${src(table)} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`,
     );
   }
-  rows.orders = await sql.run(
-    `INSERT OR REPLACE INTO orders SELECT * FROM ${src('orders')} WHERE order_code IN (SELECT order_code FROM merge_newer)`,
-  );
   rows.quota_usage = await sql.run(
     `INSERT INTO quota_usage SELECT * FROM ${src('quota_usage')} s
      WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)

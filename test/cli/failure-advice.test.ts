@@ -75,6 +75,35 @@ describe('product errors', () => {
   });
 });
 
+describe('a path the program cannot write', () => {
+  const refused = (code: string, syscall: string, path: string) =>
+    Object.assign(new Error(`${code}: ${syscall} '${path}'`), { code, syscall, path });
+
+  it('is one line naming the path, exit 2, for each way the system refuses it', () => {
+    for (const [code, reason] of [
+      ['EACCES', 'permission denied'],
+      ['EROFS', 'read-only file system'],
+      ['ENOTDIR', 'a part of the path is a file, not a folder'],
+    ]) {
+      const failure = productErrorOf(refused(code!, 'open', '/srv/data/spool'));
+      expect(failure?.code).toBe('PATH_NOT_WRITABLE');
+      expect(failureLine(failure!, 'command')).toBe(`cannot write /srv/data/spool: ${reason}`);
+    }
+    expect(productErrorOf(refused('EEXIST', 'mkdir', '/srv/a-file'))?.message).toBe(
+      'cannot write /srv/a-file: a file is in the way of the folder',
+    );
+    expect(exitCodeOf('PATH_NOT_WRITABLE')).toBe(2);
+  });
+
+  it('leaves other system errors alone', () => {
+    expect(productErrorOf(refused('ENOENT', 'open', '/srv/orders.csv'))).toBeUndefined();
+    expect(productErrorOf(refused('EEXIST', 'open', '/srv/keys.json'))).toBeUndefined();
+    expect(
+      productErrorOf(Object.assign(new Error('listen EACCES'), { code: 'EACCES', syscall: 'listen' })),
+    ).toBeUndefined();
+  });
+});
+
 describe('exit codes', () => {
   it('maps each code to the exit code a cron monitor acts on', () => {
     expect(exitCodeOf('BAD_INPUT')).toBe(2);

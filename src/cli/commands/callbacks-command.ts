@@ -9,7 +9,7 @@ import { describeIssues } from '../../carrier/contract.js';
 import { loadApiKeys, readPrivateFile } from '../api-keys-config.js';
 import { CALLBACK_JOURNAL_ENV, callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
-import { createLogger } from '../logger.js';
+import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
@@ -18,7 +18,7 @@ export const CALLBACK_USER_ENV = 'PARCEL_RECON_CALLBACK_USER';
 export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_CALLBACK_PASSWORD';
 
 const positiveInt = z.coerce.number().int().positive();
-const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info');
+const logLevel = z.enum(LOG_LEVELS).default('info');
 
 const ServeFlagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
@@ -109,7 +109,7 @@ function serveCommand(): Command {
       'how often the journal is loaded into the warehouse when it is free (default: 5000)',
     )
     .option('--segment-bytes <n>', 'journal segment size before a new one is begun (default: 67108864)')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .addOption(logLevelOption())
     .addHelpText(
       'after',
       `
@@ -194,7 +194,7 @@ function ingestCommand(): Command {
     .option('--journal-dir <dir>', `the journal (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`)
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .option('--json', 'print the result as JSON')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .addOption(logLevelOption())
     .addHelpText(
       'after',
       '\nExit codes: 0 loaded; 2 bad input; 4 the warehouse is in use by another process (after waiting 10 s).',

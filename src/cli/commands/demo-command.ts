@@ -8,7 +8,7 @@ import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { RUN_EXIT_CODES } from '../exit-codes.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
@@ -28,11 +28,15 @@ export function demoCommand(): Command {
     )
     .option('--input <file>', 'CSV of order codes to track', SAMPLE_ORDERS)
     .option('--db <file>', 'the warehouse', DEFAULT_DB)
-    .option('--log-level <level>', 'log level', 'warn')
-    .action(async (flags: { input: string; db: string; logLevel: string }) => {
+    .addOption(logLevelOption('warn').default('warn'))
+    .action(async (flags: { input: string; db: string; logLevel: LogLevel }) => {
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({ port: 0, clockMode: 'manual' }, logger);
-      const warehouse = await openWarehouseForCommand(flags.db);
+      // A warehouse that cannot be opened ends the demo: its sandbox would keep the process serving.
+      const warehouse = await openWarehouseForCommand(flags.db).catch(async (error: unknown) => {
+        await sandbox.stop();
+        throw error;
+      });
       const signals = stopOnSignals();
       try {
         const keys = new KeyRing(sandbox.state.world.accounts.map((a) => [a.alias, a.apiKey] as const));

@@ -8,7 +8,7 @@ import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { loadConfig, type ParcelReconConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
 import { jobNotifyUrl, jobSettingsFromConfig } from '../job-settings.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
@@ -105,12 +105,12 @@ export function jobsCommand(): Command {
     .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`)
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--json', 'print the summary as JSON')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .addOption(logLevelOption())
     .addHelpText(
       'after',
       '\nExit codes: those of track (0, 1, 2, 3, 4), and 5 when a run of the same job still holds its lock.',
     )
-    .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: string }) => {
+    .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: LogLevel }) => {
       const job = findJob(name);
       if (job === undefined) throw new UserError(`no job ${name} (known: ${JOBS.map((j) => j.name).join(', ')})`);
       const { config, file } = await loadConfig(flags.config, process.env);

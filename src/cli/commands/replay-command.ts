@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { replayRuns } from '../../pipeline/tracking/replay-runs.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
@@ -19,11 +19,11 @@ export function replayCommand(): Command {
       'empty the orders, their history rows, order_changes and the tracking rows of delivery_failures first, so they come from the spools alone',
     )
     .option('--json', 'print the summary as JSON')
-    .option('--log-level <level>', 'log level (default: info)')
+    .addOption(logLevelOption())
     .action(
       async (
         runIds: string[],
-        flags: { db?: string; dataDir?: string; rebuild?: boolean; json?: boolean; logLevel?: string },
+        flags: { db?: string; dataDir?: string; rebuild?: boolean; json?: boolean; logLevel?: LogLevel },
       ) => {
         const logger = createLogger({ level: flags.logLevel });
         const dbPath = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;

@@ -24,6 +24,7 @@ import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
+import { unwritablePathError } from '../unwritable-path.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
 
@@ -133,7 +134,9 @@ async function runReport(
         summary = await work(warehouse, now);
       } catch (error) {
         if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
-        throw new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
+        throw (
+          unwritablePathError(error) ?? new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED')
+        );
       }
       printSummary(summary, flags.json);
     } finally {

@@ -5,7 +5,7 @@ import { describeIssues } from '../../carrier/contract.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
 import { UserError } from '../exit-codes.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */
 export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_SANDBOX_CALLBACK_PASSWORD';
@@ -389,7 +389,7 @@ export function sandboxCommand(): Command {
         'Control and ground truth under /_sandbox/ (see docs/commands.md).',
     )
     .option('--keys-out <file>', "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file")
-    .option('--log-level <level>', 'log level', 'info');
+    .addOption(logLevelOption().default('info'));
   for (const knob of KNOBS) {
     const shownDefault = knob.defaultShown === undefined ? '' : ` (default: ${knob.defaultShown})`;
     const option = new Option(knob.flag, `${knob.description}${shownDefault}`);
@@ -397,7 +397,8 @@ export function sandboxCommand(): Command {
     command.addOption(option);
   }
   command.action(async (flags: Record<string, string | undefined>) => {
-    const logger = createLogger({ level: flags.logLevel });
+    // The flag's choices are the log levels: commander refused any other value.
+    const logger = createLogger({ level: flags.logLevel as LogLevel });
     const options = sandboxOptionsFromFlags(flags, process.env);
     const sandbox = await startSandbox(options, logger).catch((error: unknown) => {
       const code = (error as { code?: string }).code;
@@ -410,7 +411,13 @@ export function sandboxCommand(): Command {
     });
     const accounts = sandbox.state.world.accounts;
     if (flags.keysOut) {
-      await writeKeysFile(flags.keysOut, Object.fromEntries(accounts.map((a) => [a.alias, a.apiKey])));
+      // Without its keys file the partner's side cannot use the sandbox: it stops rather than serve.
+      await writeKeysFile(flags.keysOut, Object.fromEntries(accounts.map((a) => [a.alias, a.apiKey]))).catch(
+        async (error: unknown) => {
+          await sandbox.stop();
+          throw error;
+        },
+      );
     }
     logger.info(
       {

@@ -6,7 +6,7 @@ import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { loadConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
 import { failureLine, productErrorOf } from '../failure-advice.js';
-import { createLogger } from '../logger.js';
+import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
@@ -19,8 +19,8 @@ export function scheduleCommand(): Command {
     )
     .option('--config <file>', CONFIG_OPTION_HELP)
     .option('--max-runs <n>', 'stop after this many job runs')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
-    .action(async (flags: { config?: string; maxRuns?: string; logLevel?: string }) => {
+    .addOption(logLevelOption())
+    .action(async (flags: { config?: string; maxRuns?: string; logLevel?: LogLevel }) => {
       const maxRuns =
         flags.maxRuns === undefined ? undefined : z.coerce.number().int().positive().safeParse(flags.maxRuns);
       if (maxRuns !== undefined && !maxRuns.success) throw new UserError('--max-runs: a positive whole number');

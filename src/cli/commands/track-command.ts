@@ -18,7 +18,7 @@ import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
-import { createLogger } from '../logger.js';
+import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
@@ -76,7 +76,7 @@ const TrackFlagsSchema = z.object({
   json: z.boolean().default(false),
   plan: z.boolean().default(false),
   progress: z.boolean().default(true),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
   redis: z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' }).optional(),
   shard: z
     .string()
@@ -318,7 +318,7 @@ export function trackCommand(): Command {
     )
     .option('--json', 'print the summary as JSON on stdout')
     .option('--no-progress', 'no progress bar, even on a terminal')
-    .option('--log-level <level>', 'fatal, error, warn, info, debug or trace (default: info)')
+    .addOption(logLevelOption())
     .addHelpText(
       'after',
       `
@@ -333,7 +333,8 @@ Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_U
 PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
-      const logger = createLogger({ level: typeof raw.logLevel === 'string' ? raw.logLevel : undefined });
+      // The flag's choices are the log levels: commander refused any other value.
+      const logger = createLogger({ level: raw.logLevel as LogLevel | undefined });
       const { options, dbPath, flags, redisUrl } = await trackRunOptionsFromFlags(raw, process.env, logger);
       keepHeapSmall();
       const warehouse = await openWarehouseForCommand(

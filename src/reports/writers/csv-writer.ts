@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBTypeId } from '@duckdb/node-api';
 import { stringify } from 'csv-stringify/sync';
+import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { csvLines } from './csv-lines.js';
 import type { CsvStringifyPool } from './csv-stringify-pool.js';
@@ -20,21 +21,28 @@ export async function asTextQuery(
 /**
  * The query's rows as one column, each row the JSON array of its values cast to text (null stays
  * null): one string per row to bring into JavaScript instead of one per value, which costs several
- * times more in the DuckDB client than JSON.parse does.
+ * times more in the DuckDB client than JSON.parse does. Text columns are made formula-safe; numbers,
+ * times and the rest keep DuckDB's spelling.
  */
 async function asJsonRowsQuery(
   connection: DuckDBConnection,
   query: string,
 ): Promise<{ readonly columns: string[]; readonly query: string }> {
   const narrowed = await narrowDecimals(connection, query);
-  const values = narrowed.columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR)`).join(', ');
+  const values = narrowed.columns
+    .map((c, i) =>
+      narrowed.types[i]!.typeId === DuckDBTypeId.VARCHAR
+        ? formulaSafeTextSql(sqlName(c))
+        : `CAST(${sqlName(c)} AS VARCHAR)`,
+    )
+    .join(', ');
   return { columns: narrowed.columns, query: `SELECT to_json([${values}]) AS row_values FROM (${narrowed.query})` };
 }
 
 /**
  * Writes a query's rows as CSV with csv-stringify: UTF-8 with a byte order mark (so spreadsheets
  * read Vietnamese text as UTF-8), a header row, every value as DuckDB spells it as text (exact money,
- * UTC times), empty for null. Streams chunk by chunk; a table of more than one chunk is stringified
+ * UTC times), empty for null, a text that would start a formula after a `'`. Streams chunk by chunk; a table of more than one chunk is stringified
  * in `pool`'s worker threads, written in order. Returns the number of rows.
  */
 export async function writeCsv(

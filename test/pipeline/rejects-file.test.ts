@@ -1,0 +1,39 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RejectsFile } from '../../src/pipeline/rejects-file.js';
+
+describe('the rejects file', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-rejects-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes an input value that would start a spreadsheet formula after a quote', async () => {
+    const file = new RejectsFile(join(dir, 'rejects', 'run.csv'));
+    const codes = ['=HYPERLINK("http://evil.example/x","Xem chi tiết")', '+84912', '-1', '@SUM(A1)', '\tEX1', '\rEX1'];
+    for (const code of codes)
+      await file.add({
+        origin: 'đơn hàng.csv:2',
+        orderCode: code,
+        rejectCode: 'ORDERCODE_FORMAT_EXCEPTION',
+        reason: code,
+      });
+    await file.add({ origin: '-stdin:3', orderCode: 'EX12', rejectCode: 'ORDERCODE_MIN_LENGTH', reason: 'quá ngắn' });
+    await file.close();
+
+    const [header, ...rows] = parse(await readFile(file.path), { bom: true }) as string[][];
+    expect(header).toEqual(['origin', 'order_code', 'reject_code', 'reason']);
+    expect(rows).toEqual([
+      ...codes.map((code) => ['đơn hàng.csv:2', `'${code}`, 'ORDERCODE_FORMAT_EXCEPTION', `'${code}`]),
+      ["'-stdin:3", 'EX12', 'ORDERCODE_MIN_LENGTH', 'quá ngắn'],
+    ]);
+  });
+});

@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCallbackJournalSlice } from '../../src/warehouse/callback-event-loader.js';
+import { useTempDirs } from './warehouse-fixtures.js';
+
+const temp = useTempDirs();
+
+/** A journal record of a status callback, as the receiver writes it. */
+function record(eventId: string, orderCode: string, status: string, delayCode: string | null, receivedAt: string) {
+  return JSON.stringify({
+    eventId,
+    orderCode,
+    status,
+    statusName: status === '16' ? 'CHOXULY' : 'DANGGIAO',
+    eventTime: '2026-11-20T14:05:09.1234567+07:00',
+    transactionId: eventId,
+    deliveryDate: null,
+    receiverName: null,
+    mailman: 'Nguyễn Văn Bưu',
+    deliveryNotes: null,
+    delayCode,
+    delayNotes: delayCode === null ? null : 'Khách hẹn giao lại',
+    requestFeedbackCount: null,
+    description: null,
+    externalCode: null,
+    referenceCode: null,
+    accountAlias: 'hanoi-shop',
+    authMethod: 'apikey',
+    receivedAt,
+    body: {},
+  });
+}
+
+describe('loading callbacks', () => {
+  it('records a status-16 callback without a DelayCode as a failed attempt of unknown reason', async () => {
+    const { warehouse, dir } = await temp.open();
+    const lines = [
+      record('ev-1', 'EX100000001', '16', null, '2026-11-20T07:05:10Z'),
+      record('ev-2', 'EX100000002', '16', '09', '2026-11-20T07:05:10Z'),
+      record('ev-3', 'EX100000003', '16', null, '2026-11-20T07:05:10Z'),
+      record('ev-4', 'EX100000003', '16', '11', '2026-11-20T07:05:11Z'),
+      record('ev-5', 'EX100000004', '4', null, '2026-11-20T07:05:10Z'),
+    ];
+    await loadCallbackJournalSlice(
+      warehouse,
+      { segment: 'callbacks-1.ndjson', endOffset: 1_000, lines, lineCount: lines.length },
+      join(dir, 'spool'),
+    );
+
+    const failures = (
+      await warehouse.readAll(
+        `SELECT order_code, strftime(attempted_at AT TIME ZONE 'UTC', '%H:%M:%S') AS attempted, delay_code, source, callback_event_id
+         FROM delivery_failures ORDER BY order_code`,
+      )
+    ).getRowObjectsJson();
+    expect(failures).toEqual([
+      {
+        order_code: 'EX100000001',
+        attempted: '07:05:09',
+        delay_code: null,
+        source: 'callback',
+        callback_event_id: 'ev-1',
+      },
+      {
+        order_code: 'EX100000002',
+        attempted: '07:05:09',
+        delay_code: '09',
+        source: 'callback',
+        callback_event_id: 'ev-2',
+      },
+      {
+        order_code: 'EX100000003',
+        attempted: '07:05:09',
+        delay_code: '11',
+        source: 'callback',
+        callback_event_id: 'ev-4',
+      },
+    ]);
+  });
+});
