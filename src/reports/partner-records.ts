@@ -4,6 +4,7 @@ import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '
 import { Parser } from 'csv-parse';
 import type { QueryArrayResult } from 'pg';
 import { ProductError } from '../errors/product-error.js';
+import { confineConnection } from '../warehouse/duckdb-confinement.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
 
 /** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -104,6 +105,8 @@ async function* duckdbLines(file: string, query: string): AsyncGenerator<Partner
   }
   const connection = await instance.connect();
   try {
+    // The query is to read this file only: not the keys file beside it, nor anything over the network.
+    await confineConnection(connection, []);
     let reader: DuckDBResultReader;
     try {
       reader = await connection.runAndReadAll(query);

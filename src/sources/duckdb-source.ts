@@ -1,4 +1,5 @@
 import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
+import { confineConnection } from '../warehouse/duckdb-confinement.js';
 import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
 import {
@@ -52,6 +53,8 @@ export async function* duckdbQueryRows(
   try {
     const opened = await failingAs(`cannot open DuckDB file ${file}`, () => instance.connect());
     connection = opened;
+    // The query is to read this file only: not the keys file beside it, nor anything over the network.
+    await confineConnection(opened, []);
     const result = await failingAs('DuckDB query failed', () => opened.stream(query));
     unfinished = result;
     const columnNames = result.columnNames();

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import { confineConnection } from './duckdb-confinement.js';
 import { isDuckDbFile } from './duckdb-file.js';
 import { applyMigrations } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
@@ -240,7 +241,7 @@ export class Warehouse extends WarehouseSession {
         // every connection to the file, before a read-only open locks the settings.
         await connection.run("SET GLOBAL TimeZone = 'UTC'");
         if (readOnly) {
-          await confineToWarehouse(connection, options.directories ?? []);
+          await confineConnection(connection, options.directories ?? []);
         } else {
           await applyMigrations(connection, path);
           await loadReferenceData(connection);
@@ -293,23 +294,6 @@ async function refuseOtherThanDuckDb(path: string, absolutePath: string): Promis
     undefined,
     'WAREHOUSE_NOT_DUCKDB',
   );
-}
-
-/**
- * Leaves a read-only open no file but the warehouse and `directories`, and no extension to install or
- * load. DuckDB takes the allowed directories only while external access is on, and the lock last;
- * each directory ends with a separator, as DuckDB allows every path that starts with it.
- */
-async function confineToWarehouse(connection: DuckDBConnection, directories: readonly string[]): Promise<void> {
-  await connection.run('SET autoinstall_known_extensions = false');
-  await connection.run('SET autoload_known_extensions = false');
-  await connection.run('SET allow_community_extensions = false');
-  if (directories.length > 0) {
-    const allowed = directories.map((directory) => sqlText(resolve(directory) + sep));
-    await connection.run(`SET allowed_directories = [${allowed.join(', ')}]`);
-  }
-  await connection.run('SET enable_external_access = false');
-  if (directories.length === 0) await connection.run('SET lock_configuration = true');
 }
 
 function tuningOf(options: WarehouseOptions): Required<WarehouseTuning> {

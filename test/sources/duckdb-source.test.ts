@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,6 +50,20 @@ async function writableByAnotherProcess(path: string): Promise<boolean> {
 }
 
 describe('duckdbSource', () => {
+  it('reads nothing but its own file: a query reading another file or installing an extension is refused', async () => {
+    const keys = join(dir, 'keys.json');
+    await writeFile(keys, '{"shop-a":"secret-key-value"}');
+    for (const query of [
+      `SELECT content AS order_code FROM read_text('${keys}')`,
+      `SELECT * FROM read_csv('${keys}')`,
+      'INSTALL httpfs',
+    ]) {
+      const error = await queryError(query);
+      expect(error.message).toMatch(/^DuckDB query failed: /);
+      expect(error.message).not.toContain('secret-key-value');
+    }
+  });
+
   it('reads every row chunk by chunk, trimmed, rejecting null and blank codes by row number', async () => {
     const items = await readItems(duckdbSource(file, 'SELECT code AS order_code, account FROM orders ORDER BY n'));
     expect(items).toHaveLength(ROWS);
