@@ -104,4 +104,14 @@ describe('formula-safe CSV reports', () => {
     expect(rows.every((row) => !/^[=+\-@\t\r]/.test(row[note]!))).toBe(true);
     expect(rows.every((row) => /^\d+$/.test(row[attempt]!))).toBe(true);
   });
+
+  it('writes text cells of `sql --format csv` the same way, numbers as they are', async () => {
+    const query = `SELECT delay_note, -2.5::DECIMAL(10, 2) AS amount, -3 AS n FROM delivery_failures WHERE delay_note = '${FORMULA_NOTE.replaceAll("'", "''")}' LIMIT 1`;
+    const result = await cli(['sql', query, '--db', dbPath, '--format', 'csv'], NOW);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parse(result.stdout)).toEqual([
+      ['delay_note', 'amount', 'n'],
+      [`'${FORMULA_NOTE}`, '-2.50', '-3'],
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
-import type { DuckDBResultReader } from '@duckdb/node-api';
+import { type DuckDBResultReader, DuckDBTypeId } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
+import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
@@ -53,14 +54,18 @@ export function sqlCommand(): Command {
         const columns = reader.columnNames();
         const rows = reader.getRowObjectsJson() as Record<string, Cell>[];
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(rows)}\n`);
-        else if (flags.format === 'csv')
+        else if (flags.format === 'csv') {
+          // Text cells as the report files write them, so a spreadsheet never runs one as a formula.
+          const isText = reader.columnTypes().map((type) => type.typeId === DuckDBTypeId.VARCHAR);
+          const cell = (row: Record<string, Cell>, column: string, i: number) =>
+            isText[i] && typeof row[column] === 'string' ? formulaSafeText(row[column]) : cellText(row[column] ?? null);
           process.stdout.write(
             stringify(
-              rows.map((r) => columns.map((c) => cellText(r[c] ?? null))),
+              rows.map((r) => columns.map((c, i) => cell(r, c, i))),
               { header: true, columns },
             ),
           );
-        else process.stdout.write(formatTable(columns, rows));
+        } else process.stdout.write(formatTable(columns, rows));
       } finally {
         await warehouse.close();
       }
