@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isDuckDbFile } from './duckdb-file.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -56,6 +58,10 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
   const merged: MergedFile[] = [];
   const targetPath = resolve(target.path);
   const catalog = (await target.readAll('SELECT current_database() AS db')).getRowObjectsJS()[0]!.db as string;
+  // Checked before any is merged: a file that is not a warehouse is a mistake in the command, not a half-done merge.
+  for (const file of files)
+    if (existsSync(file) && !(await isDuckDbFile(file)))
+      throw new WarehouseError(`merge: ${file} is not a DuckDB database file`, undefined, 'WAREHOUSE_NOT_DUCKDB');
   for (const file of files) {
     if (resolve(file) === targetPath) throw new WarehouseError(`merge: ${file} is the target warehouse itself`);
     try {

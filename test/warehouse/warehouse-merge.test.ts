@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { mergeWarehouses } from '../../src/warehouse/warehouse-merge.js';
 import { useTempDirs } from './warehouse-fixtures.js';
 
@@ -75,5 +77,21 @@ describe('merging warehouses', () => {
         { no: 2, image_url: 'http://img.example/2/2.jpg' },
       ],
     });
+  });
+});
+
+describe('mergeWarehouses: files that are not warehouses', () => {
+  it('refuses a file that is not a DuckDB database before merging any, naming it', async () => {
+    const { warehouse: target, dir } = await temp.open();
+    const worker = await Warehouse.open(join(dir, 'worker.duckdb'));
+    await addQuote(worker, '2026-11-20T08:00:00+07:00', 30_000);
+    await worker.close();
+    const csv = join(dir, 'orders.csv');
+    await writeFile(csv, 'order_code\nEX100000001\n');
+    const refused = await mergeWarehouses(target, [join(dir, 'worker.duckdb'), csv]).catch((error) => error);
+    expect(refused).toBeInstanceOf(WarehouseError);
+    expect(refused.code).toBe('WAREHOUSE_NOT_DUCKDB');
+    expect(refused.message).toBe(`merge: ${csv} is not a DuckDB database file`);
+    expect((await target.readAll('SELECT count(*) AS n FROM price_quotes')).getRowObjectsJS()[0]!.n).toBe(0n);
   });
 });
