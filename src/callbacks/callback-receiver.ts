@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { redactDecoded } from '../carrier/client/key-redaction.js';
+import type { KeyRing } from '../carrier/client/key-ring.js';
 import { CALLBACK_PATH, CallbackMessageSchema, checkPayload, epochMsToInstant } from '../carrier/contract.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
@@ -13,6 +15,8 @@ export interface CallbackReceiverOptions {
   readonly host: string;
   readonly port: number;
   readonly authenticator: CallbackAuthenticator;
+  /** The partner's keys, cleared out of every text of a callback before it is journaled or answered. */
+  readonly keys?: KeyRing | undefined;
   /** A body past this many bytes is answered 413 and not read further. */
   readonly maxBodyBytes: number;
   readonly journalDir: string;
@@ -185,9 +189,10 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     const fields = raw as Record<string, unknown>;
     identity ??= authenticator.authenticate({ authorization, apiKey: fields.ApiKey });
     if (identity === undefined) throw unauthorized();
-    const checked = checkPayload(CallbackMessageSchema, fields, 'callback');
+    const kept = options.keys === undefined ? fields : (redactDecoded(fields, options.keys) as Record<string, unknown>);
+    const checked = checkPayload(CallbackMessageSchema, kept, 'callback');
     if (!checked.ok) throw new Rejection(400, checked.message);
-    const record = callbackEventRecord(checked.value, fields, identity, epochMsToInstant(options.now()));
+    const record = callbackEventRecord(checked.value, kept, identity, epochMsToInstant(options.now()));
     await journal.append(JSON.stringify(record));
     acknowledged++;
     logger.debug(

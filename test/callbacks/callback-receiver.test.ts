@@ -80,7 +80,8 @@ describe('parcel-recon callbacks (ApiKey)', () => {
         Status: '16',
         StatusName: 'CHOXULY',
         DelayCode: '13',
-        DelayNotes: 'Người nhận vắng nhà',
+        // A carrier that echoes the key in a text field: it is cleared before anything keeps it.
+        DelayNotes: `Người nhận vắng nhà (${OTHER_KEY})`,
       }),
     );
     expect(other.status).toBe(200);
@@ -124,6 +125,11 @@ describe('parcel-recon callbacks (ApiKey)', () => {
         callback_event_id: 'T-2',
       },
     ]);
+    const [echoed] = await queryWarehouse(
+      dbPath,
+      "SELECT delay_notes FROM callback_events WHERE order_code = 'EX900000002'",
+    );
+    expect(echoed!.delay_notes).toBe('Người nhận vắng nhà ([redacted])');
     const untracked = await queryWarehouse(dbPath, 'SELECT order_code FROM untracked_callbacks ORDER BY order_code');
     expect(untracked.map((r) => r.order_code)).toEqual(['EX900000001', 'EX900000002']);
   });

@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { describeIssues } from '../../carrier/contract.js';
-import { loadApiKeys, readPrivateFile } from '../api-keys-config.js';
+import { API_KEYS_ENV, loadApiKeys, readPrivateFile } from '../api-keys-config.js';
 import { CALLBACK_JOURNAL_ENV, callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
@@ -61,11 +62,19 @@ function callbackPaths(
   return { dbPath, journalDir: callbackJournalDir(dbPath, flags.journalDir, env) };
 }
 
+/** How callbacks authenticate, and the partner's keys when configured, to be cleared from what is kept. */
 async function authenticatorFrom(
   flags: z.output<typeof ServeFlagsSchema>,
   env: NodeJS.ProcessEnv,
-): Promise<CallbackAuthenticator> {
-  if (flags.auth === 'apikey') return apiKeyAuthenticator(await loadApiKeys(flags.keysFile, env));
+): Promise<{ authenticator: CallbackAuthenticator; keys: KeyRing | undefined }> {
+  if (flags.auth === 'apikey') {
+    const keys = await loadApiKeys(flags.keysFile, env);
+    return { authenticator: apiKeyAuthenticator(keys), keys };
+  }
+  const keys =
+    flags.keysFile !== undefined || env[API_KEYS_ENV] !== undefined
+      ? await loadApiKeys(flags.keysFile, env)
+      : undefined;
   const user = flags.basicUser ?? env[CALLBACK_USER_ENV];
   if (user === undefined || user === '')
     throw new UserError(`--auth basic needs the user name: --basic-user NAME or $${CALLBACK_USER_ENV}`);
@@ -77,7 +86,7 @@ async function authenticatorFrom(
     throw new UserError(
       `--auth basic needs the password: $${CALLBACK_PASSWORD_ENV} or --password-file FILE (mode 600; never on the command line)`,
     );
-  return basicAuthenticator(user, password);
+  return { authenticator: basicAuthenticator(user, password), keys };
 }
 
 function serveCommand(): Command {
@@ -92,7 +101,10 @@ function serveCommand(): Command {
         .choices(['apikey', 'basic'])
         .default('apikey'),
     )
-    .option('--keys-file <file>', 'with --auth apikey: JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS)')
+    .option(
+      '--keys-file <file>',
+      'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS): with --auth apikey what callbacks must carry; with either, cleared from every text kept',
+    )
     .option('--basic-user <name>', `with --auth basic: the user name (default: $${CALLBACK_USER_ENV})`)
     .option(
       '--password-file <file>',
@@ -122,7 +134,7 @@ later load (warehouse busy); 4 the port or the journal is in use by another proc
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(ServeFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
-      const authenticator = await authenticatorFrom(flags, process.env);
+      const { authenticator, keys } = await authenticatorFrom(flags, process.env);
       // Listening from the start, and for every signal: a signal during startup or a second one while
       // draining must not kill the process with callbacks acknowledged but not yet loaded.
       let signalled: (signal: NodeJS.Signals) => void = () => undefined;
@@ -130,7 +142,7 @@ later load (warehouse busy); 4 the port or the journal is in use by another proc
       process.on('SIGINT', signalled);
       process.on('SIGTERM', signalled);
       try {
-        await serveUntilSignalled(flags, authenticator, logger, stopRequested);
+        await serveUntilSignalled(flags, { authenticator, keys }, logger, stopRequested);
       } finally {
         process.off('SIGINT', signalled);
         process.off('SIGTERM', signalled);
@@ -140,7 +152,7 @@ later load (warehouse busy); 4 the port or the journal is in use by another proc
 
 async function serveUntilSignalled(
   flags: z.output<typeof ServeFlagsSchema>,
-  authenticator: CallbackAuthenticator,
+  { authenticator, keys }: { authenticator: CallbackAuthenticator; keys: KeyRing | undefined },
   logger: Logger,
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
@@ -151,6 +163,7 @@ async function serveUntilSignalled(
       host: flags.host,
       port: flags.port,
       authenticator,
+      keys,
       maxBodyBytes: flags.maxBodyBytes,
       journalDir,
       segmentBytes: flags.segmentBytes,
