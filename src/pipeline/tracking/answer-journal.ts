@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writevSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../../carrier/contract.js';
@@ -31,6 +31,14 @@ const CARRIAGE_RETURN = 0x0d;
 const SPACE = 0x20;
 const LINE_END = Buffer.from(`${ANSWER_SPOOL_LINE_END}\n`);
 
+/** Line breaks in JSON text are whitespace between tokens (inside strings they are escaped): spaces keep the line whole. */
+function withoutLineBreaks(body: Buffer): Buffer {
+  if (!body.includes(LINE_FEED) && !body.includes(CARRIAGE_RETURN)) return body;
+  const copy = Buffer.from(body);
+  for (let i = 0; i < copy.length; i++) if (copy[i] === LINE_FEED || copy[i] === CARRIAGE_RETURN) copy[i] = SPACE;
+  return copy;
+}
+
 /**
  * A batch's answers in the run's scratch folder while the batch gathers, each line written on its own
  * as its answer comes (one synchronous write, nothing held back in the process), so a process killed
@@ -51,14 +59,7 @@ export class AnswerJournal {
       this.fd = openSync(this.path, 'wx');
     }
     const start = Buffer.from(JSON.stringify(lookup).slice(0, -1) + ANSWER_KEY, 'utf8');
-    const line = Buffer.allocUnsafe(start.length + body.length + LINE_END.length);
-    start.copy(line);
-    body.copy(line, start.length);
-    // Line breaks in JSON text are whitespace between tokens (inside strings they are escaped).
-    for (let i = start.length; i < start.length + body.length; i++)
-      if (line[i] === LINE_FEED || line[i] === CARRIAGE_RETURN) line[i] = SPACE;
-    LINE_END.copy(line, start.length + body.length);
-    writeSync(this.fd, line);
+    writevSync(this.fd, [start, withoutLineBreaks(body), LINE_END]);
   }
 
   /** Closes and removes the file: its batch has committed. */
