@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPERATION_PATHS } from '../../src/carrier/contract.js';
 import { CLI, type CliResult, cli } from '../support/cli-process.js';
+import { PRICE_REQUEST_CSV_HEADER } from '../support/customer-operations.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const KEY = 'hk-7c1e9b3d-58a2-4f06-9d4b-2e8a6c0f1b57';
@@ -186,19 +187,7 @@ describe('a carrier quoting the API key back', () => {
     ];
     const input = await codesCsv();
     const requests = await workspace.writeCsv('requests.csv', [
-      [
-        'to_province_name',
-        'to_district_name',
-        'to_ward_name',
-        'length',
-        'width',
-        'height',
-        'real_weight',
-        'client_hub_id',
-        'service_type_id',
-        'order_code',
-        'account',
-      ],
+      [...PRICE_REQUEST_CSV_HEADER],
       ...CODES.slice(0, 2).map((code) => [
         'Hà Nội',
         'Ba Đình',

@@ -13,6 +13,7 @@ import { findProvince } from '../../src/sandbox/world/geography.js';
 import { findServiceType, priceParcel } from '../../src/sandbox/world/tariff.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
+import { PRICE_REQUEST_CSV_HEADER } from '../support/customer-operations.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 interface QuoteRow {
@@ -158,19 +159,7 @@ describe('parcel-recon price', () => {
       order.serviceTypeID,
     ];
     const input = await writeCsv('requests.csv', [
-      [
-        'to_province_name',
-        'to_district_name',
-        'to_ward_name',
-        'length',
-        'width',
-        'height',
-        'real_weight',
-        'client_hub_id',
-        'service_type_id',
-        'order_code',
-        'account',
-      ],
+      [...PRICE_REQUEST_CSV_HEADER],
       [...good, order.orderCode, order.account],
       [...good.slice(0, 3), 'ten', ...good.slice(4), 'BAD-LENGTH', order.account],
       [good[0], good[1], '', ...good.slice(3), 'NO-WARD', order.account],

@@ -47,21 +47,24 @@ export async function withWarehouse<T>(
   }
 }
 
+/** The header of a price request CSV in snake_case, with the order code and account. */
+export const PRICE_REQUEST_CSV_HEADER = [
+  'to_province_name',
+  'to_district_name',
+  'to_ward_name',
+  'length',
+  'width',
+  'height',
+  'real_weight',
+  'client_hub_id',
+  'service_type_id',
+  'order_code',
+  'account',
+] as const;
+
 /** A price request CSV, one valid row per order of the sandbox, with its order code and account. */
 export function priceRequestRows(sandbox: RunningSandbox): string[][] {
-  const header = [
-    'to_province_name',
-    'to_district_name',
-    'to_ward_name',
-    'length',
-    'width',
-    'height',
-    'real_weight',
-    'client_hub_id',
-    'service_type_id',
-    'order_code',
-    'account',
-  ];
+  const header = [...PRICE_REQUEST_CSV_HEADER];
   const rows = [...sandbox.state.truth.orders()].map((order) => {
     const plan = sandbox.state.world.findOrder(order.orderCode)!;
     return [
