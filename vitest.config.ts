@@ -38,6 +38,7 @@ export const END_TO_END_TESTS = [
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',
   // Redis (and the built CLI).
+  'test/jobs/sharded-nightly.test.ts',
   'test/pipeline/sharded-workers.test.ts',
   'test/quota/redis-quota-store.test.ts',
   // Chromium (and the built CLI).

@@ -5,8 +5,14 @@ import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 
-/** The tracking step's options as the configuration gives them; the job adds its name, warehouse and stop signal. */
-export type TrackingSettings = Omit<TrackRunOptions, 'job' | 'warehouse' | 'progress' | 'stop'>;
+/**
+ * The tracking step's options as the configuration gives them; the job adds its name, warehouse and
+ * stop signal, and connects to the Redis of a shared quota.
+ */
+export type TrackingSettings = Omit<TrackRunOptions, 'job' | 'warehouse' | 'progress' | 'stop' | 'sharedQuota'> & {
+  /** The Redis this worker shares the quota through with the others; undefined when the quota is its own. */
+  readonly redisUrl: string | undefined;
+};
 
 /** The price run's options as the configuration gives them. */
 export type PricingSettings = Omit<CustomerRunOptions, 'job' | 'progress' | 'stop'>;

@@ -1,28 +1,40 @@
 import { trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { trackRunCounts } from '../src/pipeline/tracking/run-summary.js';
 import { runTracking } from '../src/pipeline/tracking/track-run.js';
+import { REDIS_KEY_PREFIX } from '../src/quota/quota-limiting.js';
+import { connectRedis } from '../src/quota/redis-connection.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
-/** Looks up the configured source's codes within the quotas, as `track` does (with its DuckDB settings), under the job's name. */
+/**
+ * Looks up the configured source's codes within the quotas, as `track` does (with its DuckDB settings),
+ * under the job's name; with a Redis, as one of the workers sharing the quota through it.
+ */
 export async function trackingStep(context: JobContext, job: string): Promise<JobStepResult> {
-  const tracking = await context.settings.tracking();
+  const { redisUrl, ...tracking } = await context.settings.tracking();
+  // Connected before anything is spent: a Redis down at the start fails the step with nothing looked up.
+  const redis = redisUrl === undefined ? undefined : await connectRedis(redisUrl);
   const trackingWarehouse = trackingWarehouseOptions(context.settings.trackMemoryLimit);
-  const summary = await context.warehouse.withSettings(trackingWarehouse, async () => {
-    // What the earlier steps wrote is still in DuckDB's memory until a checkpoint, under the job's larger limit.
-    await context.warehouse.run('CHECKPOINT');
-    return runTracking({
-      ...tracking,
-      job: `${job}-track`,
-      warehouse: context.warehouse,
-      stop: context.stop,
-      logger: context.logger,
+  try {
+    const summary = await context.warehouse.withSettings(trackingWarehouse, async () => {
+      // What the earlier steps wrote is still in DuckDB's memory until a checkpoint, under the job's larger limit.
+      await context.warehouse.run('CHECKPOINT');
+      return runTracking({
+        ...tracking,
+        job: `${job}-track`,
+        warehouse: context.warehouse,
+        stop: context.stop,
+        sharedQuota: redis && { redis, prefix: REDIS_KEY_PREFIX },
+        logger: context.logger,
+      });
     });
-  });
-  return {
-    step: 'track',
-    exitState: summary.exitState,
-    exitCode: summary.exitCode,
-    summary: { ...summary },
-    counts: trackRunCounts(summary),
-  };
+    return {
+      step: 'track',
+      exitState: summary.exitState,
+      exitCode: summary.exitCode,
+      summary: { ...summary },
+      counts: trackRunCounts(summary),
+    };
+  } finally {
+    await redis?.close();
+  }
 }

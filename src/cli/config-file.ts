@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
+import { redisUrlWithoutPassword, shardText } from './shared-quota-config.js';
 import { memoryLimitSchema } from './tracking-memory.js';
 
 export const CONFIG_ENV = 'PARCEL_RECON_CONFIG';
@@ -57,6 +58,9 @@ const TrackSettingsSchema = z
     maxLookups: nonNegativeInt.optional(),
     graceMs: nonNegativeInt.optional(),
     memoryLimit: memoryLimitSchema('256MB').optional(),
+    /** One worker of several: the Redis they share the quota through (no password) and this worker's shard. */
+    redis: redisUrlWithoutPassword.optional(),
+    shard: shardText.optional(),
   })
   .strict();
 

@@ -8,6 +8,7 @@ import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from '
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
+import { REDIS_URL_ENV } from './shared-quota-config.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
 async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {
@@ -66,7 +67,8 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
         throw new UserError(
           'the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query',
         );
-      const { options } = await trackRunOptionsFromFlags(
+      const { redis, ...track } = config.track;
+      const { options, redisUrl } = await trackRunOptionsFromFlags(
         {
           input: source.inputs ?? [],
           delimiter: source.delimiter,
@@ -77,13 +79,15 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
           db: dbPath,
           dataDir,
           dayUtcOffset: config.dayUtcOffset,
-          ...config.track,
+          ...track,
+          // Given no URL, the flags fall back to $PARCEL_RECON_REDIS_URL: the environment overrides the configuration.
+          redis: env[REDIS_URL_ENV] === undefined ? redis : undefined,
         },
         env,
         logger,
         await jobKeys(config, env),
       );
-      return options;
+      return { ...options, redisUrl };
     },
   };
 }

@@ -15,6 +15,9 @@ import type { SharedRedis } from './redis-connection.js';
 import { redisQuotaStore } from './redis-quota-store.js';
 import { warehouseQuotaStore } from './warehouse-quota-store.js';
 
+/** Prefix of every key parcel-recon writes in Redis. */
+export const REDIS_KEY_PREFIX = 'parcel-recon';
+
 /** Several workers share the quota through this Redis (`--redis`). */
 export interface SharedQuota {
   readonly redis: SharedRedis;

@@ -57,6 +57,25 @@ describe('the configuration file', () => {
     expect(privateFile.result.code).toBe(0);
   });
 
+  it("refuses a tracking step's shard that is not I/N, and a Redis URL with a password, without echoing it", async () => {
+    const shard = await jobsListWith({ track: { shard: '4/4' } });
+    expect(shard.result.code).toBe(2);
+    expect(shard.result.stderr).toBe(`parcel-recon: config ${shard.file}: track.shard: I/N with 0 <= I < N <= 1024\n`);
+    const notShard = await jobsListWith({ track: { shard: 'half' } });
+    expect(notShard.result.stderr).toBe(`parcel-recon: config ${notShard.file}: track.shard: I/N, e.g. 0/4\n`);
+    const secret = await jobsListWith({ track: { redis: 'redis://:Quota-Pass-91@quota.internal:6379' } });
+    expect(secret.result.code).toBe(2);
+    expect(secret.result.stderr).toBe(
+      `parcel-recon: config ${secret.file}: track.redis: the URL holds a password; give the whole URL in PARCEL_RECON_REDIS_URL instead\n`,
+    );
+    const notRedis = await jobsListWith({ track: { redis: 'http://quota.internal:6379' } });
+    expect(notRedis.result.stderr).toBe(
+      `parcel-recon: config ${notRedis.file}: track.redis: a redis:// or rediss:// URL\n`,
+    );
+    const worker = await jobsListWith({ track: { redis: 'rediss://quota.internal:6380/2', shard: '3/4' } });
+    expect(worker.result.code, worker.result.stderr).toBe(0);
+  });
+
   it('lists the jobs with their schedules and next run in the carrier time zone', async () => {
     const file = join(dir, 'list.json');
     await writeFile(file, JSON.stringify({ jobs: { nightly: { schedule: '30 1 * * *' } } }));

@@ -18,10 +18,10 @@ export interface RedisServer {
 
 /**
  * Starts redis-server with append-only persistence fsynced on every write, as the README asks of a
- * shared quota's Redis. Fails loudly when redis-server is not installed: a test needing it never
- * passes without it.
+ * shared quota's Redis, asking clients for `password` when one is given. Fails loudly when
+ * redis-server is not installed: a test needing it never passes without it.
  */
-export async function startRedis(): Promise<RedisServer> {
+export async function startRedis(options: { readonly password?: string } = {}): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-'));
   const port = await freePort();
   const args = [
@@ -39,11 +39,13 @@ export async function startRedis(): Promise<RedisServer> {
     'always',
     '--daemonize',
     'no',
+    ...(options.password === undefined ? [] : ['--requirepass', options.password]),
   ];
-  let server = await launch(args, port);
+  let server = await launch(args, port, options.password);
   const client = new Redis({
     port,
     host: '127.0.0.1',
+    password: options.password,
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     retryStrategy: (times) => (times > 50 ? null : 100),
@@ -61,7 +63,7 @@ export async function startRedis(): Promise<RedisServer> {
     client,
     restart: async () => {
       await shutdown();
-      server = await launch(args, port);
+      server = await launch(args, port, options.password);
     },
     stop: async () => {
       client.disconnect();
@@ -71,7 +73,7 @@ export async function startRedis(): Promise<RedisServer> {
   };
 }
 
-async function launch(args: string[], port: number): Promise<ChildProcess> {
+async function launch(args: string[], port: number, password: string | undefined): Promise<ChildProcess> {
   const server = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -88,6 +90,7 @@ async function launch(args: string[], port: number): Promise<ChildProcess> {
     const probe = new Redis({
       port,
       host: '127.0.0.1',
+      password,
       lazyConnect: true,
       retryStrategy: () => null,
       maxRetriesPerRequest: 0,

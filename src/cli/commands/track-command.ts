@@ -8,6 +8,7 @@ import type { KeyRing } from '../../carrier/client/key-ring.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/tracking/track-run.js';
+import { REDIS_KEY_PREFIX } from '../../quota/quota-limiting.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
 import { csvSource } from '../../sources/csv-source.js';
@@ -21,6 +22,7 @@ import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
+import { REDIS_URL_ENV, shardSchema } from '../shared-quota-config.js';
 import { stopOnSignals } from '../stop-signals.js';
 import {
   keepHeapSmall,
@@ -34,9 +36,6 @@ export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
 export const DB_ENV = 'PARCEL_RECON_DB';
 export const POSTGRES_URL_ENV = 'PARCEL_RECON_POSTGRES_URL';
 export const DEFAULT_DB = 'data/recon.duckdb';
-export const REDIS_URL_ENV = 'PARCEL_RECON_REDIS_URL';
-/** Prefix of every key parcel-recon writes in Redis. */
-const REDIS_PREFIX = 'parcel-recon';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -78,18 +77,7 @@ const TrackFlagsSchema = z.object({
   progress: z.boolean().default(true),
   logLevel: z.enum(LOG_LEVELS).default('info'),
   redis: z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' }).optional(),
-  shard: z
-    .string()
-    .regex(/^\d+\/\d+$/, 'I/N, e.g. 0/4')
-    .transform((text) => {
-      const [index, count] = text.split('/').map(Number) as [number, number];
-      return { index, count };
-    })
-    .refine(
-      (shard) => shard.count >= 1 && shard.count <= 1024 && shard.index < shard.count,
-      'I/N with 0 <= I < N <= 1024',
-    )
-    .optional(),
+  shard: shardSchema.optional(),
 });
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
@@ -373,7 +361,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
           warehouse,
           stop: signals.signal,
           interrupt: signals.interrupt,
-          sharedQuota: redis && { redis, prefix: REDIS_PREFIX },
+          sharedQuota: redis && { redis, prefix: REDIS_KEY_PREFIX },
           progress: trackProgressDisplay(logger, flags.progress),
         });
       } finally {

@@ -22,6 +22,12 @@ export function inShard(identity: string, shard: Shard | undefined): boolean {
   return shard === undefined || fnv1a(identity) % shard.count === shard.index;
 }
 
+/** The shard `I/N` names; NaN parts when the text is not of that form. */
+export function parseShard(text: string): Shard {
+  const [index, count] = text.split('/').map(Number);
+  return { index: index ?? Number.NaN, count: count ?? Number.NaN };
+}
+
 export function describeShard(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
 }
