@@ -80,6 +80,18 @@ describe('a user mistake is one line and exit 2', () => {
     expect(line).toContain(file);
   });
 
+  it('track refuses a --redis URL that holds a password, without repeating it', async () => {
+    const db = join(dir, 'redis.duckdb');
+    const line = oneLineExit2(
+      await cli(
+        ['track', '--input', input, '--db', db, '--keys-file', keysFile, '--redis', 'redis://:Quota-Pass-7@127.0.0.1:1'],
+        {},
+      ),
+    );
+    expect(line).toContain('PARCEL_RECON_REDIS_URL');
+    expect(line).not.toContain('Quota-Pass-7');
+  });
+
   it('replay refuses a --data-dir under a file', async () => {
     const line = oneLineExit2(
       await cli(['replay', '--db', join(dir, 'replay.duckdb'), '--data-dir', join(file, 'd')], {}),

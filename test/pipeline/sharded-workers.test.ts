@@ -264,11 +264,9 @@ describe('four workers, one Redis, one merge', () => {
         exactCsv,
         '--db',
         join(workspace.dir, 'down.duckdb'),
-        '--redis',
-        'redis://user:secret@127.0.0.1:1',
         '--no-progress',
       ],
-      env,
+      { ...env, PARCEL_RECON_REDIS_URL: 'redis://user:secret@127.0.0.1:1' },
     );
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -22,7 +22,7 @@ import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
-import { REDIS_URL_ENV, shardSchema } from '../shared-quota-config.js';
+import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
 import { stopOnSignals } from '../stop-signals.js';
 import {
   keepHeapSmall,
@@ -76,7 +76,7 @@ const TrackFlagsSchema = z.object({
   plan: z.boolean().default(false),
   progress: z.boolean().default(true),
   logLevel: z.enum(LOG_LEVELS).default('info'),
-  redis: z.url({ protocol: /^rediss?$/, error: 'a redis:// or rediss:// URL' }).optional(),
+  redis: redisUrlWithoutPassword.optional(),
   shard: shardSchema.optional(),
 });
 
@@ -289,7 +289,7 @@ export function trackCommand(): Command {
     .option('--max-lookups <n>', 'spend at most this many lookups in this run')
     .option(
       '--redis <url>',
-      `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (default: $${REDIS_URL_ENV})`,
+      `share the quotas with other workers through this Redis: limiters in Bottleneck's clustered mode, the daily ledger in Redis (no password: the whole URL comes from $${REDIS_URL_ENV})`,
     )
     .option(
       '--shard <i/n>',
