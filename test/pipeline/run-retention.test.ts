@@ -214,6 +214,17 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
     }
   });
 
+  it('waits for the warehouse like any writer, then refuses while another process holds it, exit 4', async () => {
+    const holder = await Warehouse.open(workspace.dbPath);
+    try {
+      const result = await cli(['prune', '--older-than', '90d', '--db', workspace.dbPath], env);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toContain(`warehouse ${workspace.dbPath} is in use by another process`);
+    } finally {
+      await holder.close();
+    }
+  }, 60_000);
+
   it('a SIGKILL while compacting leaves the warehouse whole, and the next compaction removes what it left', async () => {
     const copy = join(workspace.dir, 'killed', 'recon.duckdb');
     await mkdir(join(workspace.dir, 'killed'));
