@@ -21,7 +21,7 @@ interface PruneFlags {
 }
 
 /** The summary as lines for a terminal. */
-export function retentionLines(summary: RetentionSummary): string[] {
+function retentionLines(summary: RetentionSummary): string[] {
   const verb = summary.dryRun ? 'would remove' : 'removed';
   const { rows } = summary;
   return [
@@ -63,7 +63,8 @@ export function pruneCommand(): Command {
       const dayUtcOffsetMinutes = parseDayUtcOffset(flags.dayUtcOffset);
       const dbPath = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
       const dryRun = flags.dryRun ?? false;
-      const warehouse = await openWarehouseForCommand(dbPath, {}, WAREHOUSE_BUSY_WAIT_MS);
+      // A dry run reads only: it neither migrates the file nor installs the report views.
+      const warehouse = await openWarehouseForCommand(dbPath, { readOnly: dryRun }, WAREHOUSE_BUSY_WAIT_MS);
       let summary: RetentionSummary;
       let compaction: CompactionResult | undefined;
       try {
