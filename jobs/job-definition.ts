@@ -27,6 +27,8 @@ export interface JobSettings {
   readonly tracking: () => Promise<TrackingSettings>;
   /** The configuration's `track.memoryLimit`: DuckDB's memory limit while the tracking step runs, in place of `track`'s default. */
   readonly trackMemoryLimit: string | undefined;
+  /** What the nightly job prunes after tracking (`prune --older-than`), and whether it then compacts the warehouse. */
+  readonly retention: { readonly olderThanDays: number; readonly compact: boolean } | undefined;
   /** The callback receiver's journal, ingested first when it exists. */
   readonly callbacksJournalDir: string;
   /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */
@@ -72,4 +74,9 @@ export interface JobDefinition {
   /** When the scheduler runs it unless the configuration says otherwise (cron, carrier time zone). */
   readonly defaultSchedule: string;
   run(context: JobContext): Promise<JobStepResult[]>;
+  /**
+   * Whether the warehouse is compacted once the run is done: compaction swaps the file under an open
+   * warehouse, so it comes after the job closes it, still under the job's lock.
+   */
+  readonly compactsAfterwards?: (settings: JobSettings) => boolean;
 }

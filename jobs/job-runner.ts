@@ -7,6 +7,7 @@ import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
+import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
 
@@ -70,10 +71,11 @@ async function notify(url: string, summary: JobRunSummary, logger: Logger): Prom
  * Runs a job under its lock: a second run while one holds it fails at once with JobLockHeldError, and
  * the lock of a killed run is taken over. The run gets its own `runs` row (job = the job's name) and a
  * JSON summary under `<dataDir>/jobs/<job>/`, then is POSTed to `notifyUrl` when one is set. A step
- * that throws ends the job; the summary records why and the error goes on to the caller.
+ * that throws ends the job; the summary records why and the error goes on to the caller. A job that
+ * compacts the warehouse does so once it has closed it, still under its lock.
  */
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
-  const { settings, logger, now } = options;
+  const { settings, logger } = options;
   const lock = await acquireJobLock(join(settings.dataDir, 'locks'), definition.name);
   try {
     if (lock.tookOverFrom !== null)
@@ -81,57 +83,68 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
         { job: definition.name, stalePid: lock.tookOverFrom.pid },
         'took over the lock of a run that was killed',
       );
-    const warehouse = await options.openWarehouse();
-    try {
-      const startedAt = runStartTime(now);
-      const carrierDay = carrierDayOf(startedAt.epochMs, settings.dayUtcOffsetMinutes);
-      const run = await RunLifecycle.start({
-        warehouse,
-        job: definition.name,
-        source: `job ${definition.name}`,
-        carrierDay,
-        startedAt,
-        dataDir: settings.dataDir,
-        exitCodes: RUN_EXIT_CODES,
-      });
-      const { runId } = run;
-      const log = logger.child({ job: definition.name, jobRunId: runId });
-      log.info({ carrierDay }, 'job started');
-
-      const steps: JobStepResult[] = [];
-      let failure: unknown;
-      try {
-        steps.push(...(await definition.run({ runId, settings, warehouse, logger: log, now, stop: options.stop })));
-      } catch (error) {
-        failure = error;
-      }
-      const finishedAt = now();
-      const exitState = combinedExit(steps, failure !== undefined);
-      const exitCode = run.exitCodeOf(exitState);
-      const dir = join(settings.dataDir, 'jobs', definition.name);
-      await mkdir(dir, { recursive: true });
-      const summary: JobRunSummary = {
-        runId,
-        job: definition.name,
-        carrierDay,
-        ...run.timing(finishedAt),
-        exitCode,
-        exitState,
-        counts: steps.find((s) => s.counts !== undefined)?.counts ?? NO_COUNTS,
-        steps,
-        error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
-        summaryFile: join(dir, `${runId}.json`),
-      };
-      await run.finish(finishedAt, { counts: summary.counts, exitState, summary });
-      await writeSummaryFile(summary.summaryFile, summary);
-      if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
-      log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');
-      if (failure !== undefined) throw failure;
-      return summary;
-    } finally {
-      await warehouse.close();
+    const summary = await runOpenJob(definition, options);
+    if (definition.compactsAfterwards?.(settings)) {
+      const compaction = await compactAndClose(await options.openWarehouse());
+      logger.info({ job: definition.name, jobRunId: summary.runId, ...compaction }, 'compacted the warehouse');
     }
+    return summary;
   } finally {
     await lock.release();
+  }
+}
+
+/** The job's run with the warehouse open: its `runs` row, its steps, its summary file and notification. */
+async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
+  const { settings, logger, now } = options;
+  const warehouse = await options.openWarehouse();
+  try {
+    const startedAt = runStartTime(now);
+    const carrierDay = carrierDayOf(startedAt.epochMs, settings.dayUtcOffsetMinutes);
+    const run = await RunLifecycle.start({
+      warehouse,
+      job: definition.name,
+      source: `job ${definition.name}`,
+      carrierDay,
+      startedAt,
+      dataDir: settings.dataDir,
+      exitCodes: RUN_EXIT_CODES,
+    });
+    const { runId } = run;
+    const log = logger.child({ job: definition.name, jobRunId: runId });
+    log.info({ carrierDay }, 'job started');
+
+    const steps: JobStepResult[] = [];
+    let failure: unknown;
+    try {
+      steps.push(...(await definition.run({ runId, settings, warehouse, logger: log, now, stop: options.stop })));
+    } catch (error) {
+      failure = error;
+    }
+    const finishedAt = now();
+    const exitState = combinedExit(steps, failure !== undefined);
+    const exitCode = run.exitCodeOf(exitState);
+    const dir = join(settings.dataDir, 'jobs', definition.name);
+    await mkdir(dir, { recursive: true });
+    const summary: JobRunSummary = {
+      runId,
+      job: definition.name,
+      carrierDay,
+      ...run.timing(finishedAt),
+      exitCode,
+      exitState,
+      counts: steps.find((s) => s.counts !== undefined)?.counts ?? NO_COUNTS,
+      steps,
+      error: failure === undefined ? null : failure instanceof Error ? failure.message : String(failure),
+      summaryFile: join(dir, `${runId}.json`),
+    };
+    await run.finish(finishedAt, { counts: summary.counts, exitState, summary });
+    await writeSummaryFile(summary.summaryFile, summary);
+    if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
+    log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');
+    if (failure !== undefined) throw failure;
+    return summary;
+  } finally {
+    await warehouse.close();
   }
 }

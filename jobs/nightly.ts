@@ -1,12 +1,14 @@
 import { callbacksStep } from './callbacks-step.js';
 import type { JobDefinition, JobStepResult } from './job-definition.js';
 import { chargesStep, failuresStep, htmlPageStep, jobReportRequest } from './reports-step.js';
+import { retentionStep } from './retention-step.js';
 import { trackingStep } from './tracking-step.js';
 
 /**
  * The nightly reconciliation: load the journaled callbacks, track the configured source within the
- * quotas, then export the charges and failures reports for the period ending with the carrier day,
- * and the HTML page of them beside their files.
+ * quotas, prune the old runs' data when the configuration has a retention section, then export the
+ * charges and failures reports for the period ending with the carrier day, and the HTML page of them
+ * beside their files. A retention section that asks for it compacts the warehouse once the job is done.
  */
 export const nightly: JobDefinition = {
   name: 'nightly',
@@ -18,10 +20,13 @@ export const nightly: JobDefinition = {
     const callbacks = await callbacksStep(context);
     if (callbacks !== undefined) steps.push(callbacks);
     steps.push(await trackingStep(context, 'nightly'));
+    const retention = context.settings.retention;
+    if (retention !== undefined) steps.push(await retentionStep(context, retention));
     const request = jobReportRequest(context, 'nightly');
     steps.push(await chargesStep(context, request));
     steps.push(await failuresStep(context, request));
     steps.push(await htmlPageStep(context, request));
     return steps;
   },
+  compactsAfterwards: (settings) => settings.retention?.compact ?? false,
 };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
+import { RETENTION_AGE_HINT, retentionDays } from './retention-age.js';
 import { redisUrlWithoutPassword, shardText } from './shared-quota-config.js';
 import { memoryLimitSchema } from './tracking-memory.js';
 
@@ -135,6 +136,14 @@ export const ConfigFileSchema = z
       })
       .strict()
       .default({}),
+    /** What the nightly job prunes after its tracking step, as `prune --older-than` (and `--compact`) would. */
+    retention: z
+      .object({
+        olderThan: z.string().refine((age) => retentionDays(age) !== undefined, { message: RETENTION_AGE_HINT }),
+        compact: z.boolean().default(false),
+      })
+      .strict()
+      .optional(),
     /** Each job run's summary is POSTed here as JSON when set. */
     notifyUrl: httpUrl.optional(),
     jobs: z.record(z.string(), JobScheduleSchema).default({}),

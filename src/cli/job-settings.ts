@@ -8,6 +8,7 @@ import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from '
 import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
+import { retentionDays } from './retention-age.js';
 import { REDIS_URL_ENV } from './shared-quota-config.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
@@ -45,6 +46,10 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     },
     financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
     trackMemoryLimit: config.track.memoryLimit,
+    retention:
+      config.retention === undefined
+        ? undefined
+        : { olderThanDays: retentionDays(config.retention.olderThan)!, compact: config.retention.compact },
     pricing: async () => {
       const flags = CustomerOperationFlagsSchema.parse({
         baseUrl: env[BASE_URL_ENV] ?? config.baseUrl,

@@ -31,6 +31,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   jobs: async () => (await import('./commands/jobs-command.js')).jobsCommand(),
   schedule: async () => (await import('./commands/schedule-command.js')).scheduleCommand(),
   merge: async () => (await import('./commands/merge-command.js')).mergeCommand(),
+  prune: async () => (await import('./commands/prune-command.js')).pruneCommand(),
 };
 
 const named = process.argv[2];

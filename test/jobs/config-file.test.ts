@@ -90,6 +90,19 @@ describe('the configuration file', () => {
     });
   });
 
+  it('takes a retention section of whole days, compact off unless asked, and refuses another age naming the field', async () => {
+    expect(parseConfig({ retention: { olderThan: '90d' } }, 'x.json').retention).toEqual({
+      olderThan: '90d',
+      compact: false,
+    });
+    expect(parseConfig({}, 'x.json').retention).toBeUndefined();
+    const bad = await jobsListWith({ retention: { olderThan: '3 months' } });
+    expect(bad.result.code).toBe(2);
+    expect(bad.result.stderr).toBe(
+      `parcel-recon: config ${bad.file}: retention.olderThan: a number of days such as 90d\n`,
+    );
+  });
+
   it('fills defaults for an empty configuration', () => {
     const config = parseConfig({}, 'x.json');
     expect(config.dayUtcOffset).toBe(420);

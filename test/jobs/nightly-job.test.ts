@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -156,6 +156,83 @@ describe('jobs run nightly', () => {
       `SELECT count(*) AS n FROM lookup_results l JOIN runs r USING (run_id) WHERE r.job = 'nightly-track' AND r.carrier_day = '2026-11-20' AND l.outcome = 'ok' AND l.order_code IN (SELECT order_code FROM orders WHERE is_terminal AND last_seen_at < '2026-11-21T00:00:00+07')`,
     );
     expect(summaries[1]!.counts.lookupsSpent).toBe(summaries[0]!.counts.lookupsSpent - Number(terminal!.n));
+  });
+
+  it("applies the configuration's retention after tracking: an old run's rows and raw spool go, then the warehouse is compacted", async () => {
+    const dbPath = join(workspace.dir, 'retention.duckdb');
+    const dataDir = join(workspace.dir, 'retention');
+    const account = sandbox.state.world.accounts[0]!;
+    const csv = await workspace.writeCsv('retention.csv', [
+      ['order_code', 'account'],
+      [sandbox.state.world.orderCode(account.index, 0), account.alias],
+    ]);
+    const old = new Date(sandbox.state.clock.now() - 120 * DAY_MS).toISOString();
+    const seed = await Warehouse.open(dbPath);
+    try {
+      await seed.run(
+        `INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, exit_state)
+         VALUES ('old-night', 'nightly-track', 'x.csv', $old::TIMESTAMPTZ, $old::TIMESTAMPTZ, CAST($old::TIMESTAMPTZ AS DATE), 'ok')`,
+        { old },
+      );
+      await seed.run(
+        `INSERT INTO run_inputs SELECT 'old-night', i, 'OLD' || i, 'shop1', NULL, NULL, NULL FROM range(50000) AS r(i);
+         INSERT INTO lookup_results SELECT 'old-night', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-01 00:00:00+00'
+           FROM range(50000) AS r(i);
+         INSERT INTO lookup_results SELECT 'old-night-2', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-02 00:00:00+00'
+           FROM range(50000) AS r(i);
+         INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, exit_state)
+           SELECT 'old-night-2', job, source, started_at + INTERVAL 1 DAY, finished_at + INTERVAL 1 DAY, carrier_day + 1, exit_state
+           FROM runs WHERE run_id = 'old-night'`,
+      );
+    } finally {
+      await seed.close();
+    }
+    await mkdir(join(dataDir, 'raw', 'old-night'), { recursive: true });
+    await writeFile(join(dataDir, 'raw', 'old-night', '0000000000000-1-000000001.ndjson.gz'), 'x');
+    const sizeBefore = (await stat(dbPath)).size;
+    const jobConfig = join(workspace.dir, 'retention.config.json');
+    await writeFile(
+      jobConfig,
+      JSON.stringify({
+        warehouse: dbPath,
+        dataDir,
+        trackingUrl: sandbox.url,
+        source: { inputs: [csv] },
+        retention: { olderThan: '90d', compact: true },
+      }),
+    );
+    const result = await runCli(['jobs', 'run', 'nightly', '--config', jobConfig, '--json'], nowEnv());
+    expect(result.code, result.stderr).toBe(0);
+    const night = JSON.parse(result.stdout) as JobSummary;
+    expect(night.steps.map((s) => s.step)).toEqual([
+      'track',
+      'retention',
+      'charges report',
+      'failures report',
+      'html report',
+    ]);
+    expect(night.steps[1]!.summary).toMatchObject({
+      runsPruned: 2,
+      rows: { run_inputs: 50000, lookup_results: 50000 },
+      rawSpool: { folders: 1 },
+    });
+    expect(existsSync(join(dataDir, 'raw', 'old-night'))).toBe(false);
+    expect(existsSync(`${dbPath}.compacting`)).toBe(false);
+    expect((await stat(dbPath)).size).toBeLessThan(sizeBefore);
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true });
+    try {
+      const rows = (
+        await warehouse.readAll(
+          `SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM lookup_results WHERE run_id LIKE 'old-night%') AS old_lookups,
+                  (SELECT count(*) FROM run_inputs WHERE run_id LIKE 'old-night%') AS old_inputs,
+                  (SELECT count(*) FROM runs WHERE job = 'nightly' AND exit_state = 'ok') AS finished_jobs`,
+        )
+      ).getRowObjectsJson();
+      // Each order's latest lookup stays: the second old night's.
+      expect(rows).toEqual([{ runs: '4', old_lookups: '50000', old_inputs: '0', finished_jobs: '1' }]);
+    } finally {
+      await warehouse.close();
+    }
   });
 
   /**
