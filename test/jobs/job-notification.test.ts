@@ -187,9 +187,11 @@ describe('job notifications', () => {
   });
 
   it('leaves the exit code alone when the receiver is down or always fails, with one warning that names no URL', async () => {
+    let started = Date.now();
     const failed = await nightly('reference', clean, missingInput);
+    const withoutNotification = Date.now() - started;
     const closedUrl = `http://127.0.0.1:${await freePort()}/bot${TOKEN}/hook`;
-    const started = Date.now();
+    started = Date.now();
     const down = await nightly(
       'down',
       clean,
@@ -198,7 +200,8 @@ describe('job notifications', () => {
         PARCEL_RECON_NOTIFY_URL: closedUrl,
       },
     );
-    expect(Date.now() - started).toBeLessThan(60_000);
+    // The delivery gives up within its 3 s bound (what else the run does varies with the machine's load).
+    expect(Date.now() - started - withoutNotification).toBeLessThan(3_000 + 5_000);
     expect(down.result.code).toBe(failed.result.code);
     expect(down.summary.exitCode).toBe(failed.summary.exitCode);
     expect(warnings(down.result)).toEqual([
