@@ -18,6 +18,7 @@ export const END_TO_END_TESTS = [
   'test/cli/user-mistakes.test.ts',
   'test/jobs/config-file.test.ts',
   'test/jobs/finance-audit-job.test.ts',
+  'test/jobs/job-notification.test.ts',
   'test/jobs/job-scheduler.test.ts',
   'test/jobs/nightly-job.test.ts',
   'test/pipeline/crash-resume.test.ts',

@@ -1,7 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import { carrierDayOf } from '../src/carrier/contract.js';
 import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
@@ -10,6 +9,7 @@ import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
+import { type JobNotifySettings, notifyJobRun } from './job-notification.js';
 
 /** What a job run leaves for a monitor: the JSON file, the `runs` row's summary and the notification. */
 export interface JobRunSummary {
@@ -33,7 +33,8 @@ export interface JobRunOptions {
   readonly now: () => number;
   readonly stop: AbortSignal;
   readonly openWarehouse: () => Promise<Warehouse>;
-  readonly notifyUrl?: string | undefined;
+  /** When and where the run's summary is sent; undefined sends nothing. */
+  readonly notify?: JobNotifySettings | undefined;
 }
 
 /** A failed step fails the job; else a partial one makes it partial. */
@@ -50,29 +51,12 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
   await rename(partial, path);
 }
 
-/** POSTs the summary; a notification that fails is logged, never fails the job. */
-async function notify(url: string, summary: JobRunSummary, logger: Logger): Promise<void> {
-  try {
-    const response = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(summary),
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-    });
-    await response.body.dump();
-    if (response.statusCode >= 300) logger.warn({ status: response.statusCode }, 'job notification refused');
-  } catch (error) {
-    logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'job notification failed');
-  }
-}
-
 /**
  * Runs a job under its lock: a second run while one holds it fails at once with JobLockHeldError, and
  * the lock of a killed run is taken over. The run gets its own `runs` row (job = the job's name) and a
- * JSON summary under `<dataDir>/jobs/<job>/`, then is POSTed to `notifyUrl` when one is set. A step
- * that throws ends the job; the summary records why and the error goes on to the caller. A job that
- * compacts the warehouse does so once it has closed it, still under its lock.
+ * JSON summary under `<dataDir>/jobs/<job>/`, then a notification when the `notify` settings ask for
+ * one. A step that throws ends the job; the summary records why and the error goes on to the caller.
+ * A job that compacts the warehouse does so once it has closed it, still under its lock.
  */
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;
@@ -140,7 +124,7 @@ async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Pr
     };
     await run.finish(finishedAt, { counts: summary.counts, exitState, summary });
     await writeSummaryFile(summary.summaryFile, summary);
-    if (options.notifyUrl !== undefined) await notify(options.notifyUrl, summary, log);
+    if (options.notify !== undefined) await notifyJobRun(summary, options.notify, log);
     log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');
     if (failure !== undefined) throw failure;
     return summary;

@@ -74,6 +74,34 @@ const JobScheduleSchema = z
   })
   .strict();
 
+/** What makes a job run send its notification: how it ended, or the charges it flagged. */
+export const NOTIFY_EVENTS = ['failed', 'partial', 'charges', 'ok'] as const;
+
+/**
+ * When and how a job run's summary is sent. The webhook URL carries the receiver's token, so it never
+ * sits in the file: `urlEnv` names the environment variable that holds it.
+ */
+export const NotifySectionSchema = z
+  .object({
+    urlEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable')
+      .default(NOTIFY_URL_ENV),
+    format: z.enum(['json', 'text', 'telegram']).default('json'),
+    telegramChatId: z.union([z.string().min(1), z.number().int()]).optional(),
+    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['failed', 'partial', 'charges']),
+    /** VND: the charges report's money at stake over its flagged orders must exceed it for `charges` to fire. */
+    chargesAtStakeAbove: z.number().min(0).default(0),
+    retries: z.number().int().min(0).max(10).default(3),
+    /** The whole delivery, retries and their waits included. */
+    timeoutMs: positiveInt.max(300_000).default(30_000),
+  })
+  .strict()
+  .refine((notify) => notify.format !== 'telegram' || notify.telegramChatId !== undefined, {
+    message: 'format "telegram" needs telegramChatId',
+    path: ['telegramChatId'],
+  });
+
 /**
  * The configuration file: every field optional, unknown fields refused, so a typo is an error and
  * not a setting silently ignored. Environment variables override what it says.
@@ -144,8 +172,7 @@ export const ConfigFileSchema = z
       })
       .strict()
       .optional(),
-    /** Each job run's summary is POSTed here as JSON when set. */
-    notifyUrl: httpUrl.optional(),
+    notify: NotifySectionSchema.optional(),
     jobs: z.record(z.string(), JobScheduleSchema).default({}),
   })
   .strict();

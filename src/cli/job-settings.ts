@@ -1,11 +1,12 @@
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobSettings } from '../../jobs/job-definition.js';
+import type { JobNotifySettings } from '../../jobs/job-notification.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
 import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
-import { configKeyRing, NOTIFY_URL_ENV, type ParcelReconConfig } from './config-file.js';
+import { configKeyRing, NOTIFY_URL_ENV, NotifySectionSchema, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
 import { retentionDays } from './retention-age.js';
@@ -26,8 +27,15 @@ export function jobDbPath(config: ParcelReconConfig, env: NodeJS.ProcessEnv): st
   return env[DB_ENV] ?? config.warehouse ?? DEFAULT_DB;
 }
 
-export function jobNotifyUrl(config: ParcelReconConfig, env: NodeJS.ProcessEnv): string | undefined {
-  return env[NOTIFY_URL_ENV] ?? config.notifyUrl;
+/**
+ * The job notification's settings: the configuration's `notify` section with the URL from the
+ * variable it names. Without a section, $PARCEL_RECON_NOTIFY_URL alone turns it on with the defaults.
+ */
+export function jobNotifySettings(config: ParcelReconConfig, env: NodeJS.ProcessEnv): JobNotifySettings | undefined {
+  const urlOf = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
+  if (config.notify === undefined && urlOf(NOTIFY_URL_ENV) === undefined) return undefined;
+  const notify = config.notify ?? NotifySectionSchema.parse({});
+  return { ...notify, url: urlOf(notify.urlEnv) };
 }
 
 /** A job's settings from the configuration, the environment overriding it; each part is checked when a step needs it. */

@@ -66,8 +66,14 @@ describe('jobs run nightly', () => {
 
   const nowEnv = () => ({ ...env, PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString() });
 
-  it('runs on two simulated nights, each with a summary whose counts match the warehouse, POSTed to the notification URL', async () => {
-    const notified: unknown[] = [];
+  it('runs on two simulated nights, each with a summary whose counts match the warehouse, sent to the notification URL', async () => {
+    // Every night posts, ok ones too, when the configuration asks for them.
+    const nightsConfig = join(workspace.dir, 'notify-nights.config.json');
+    await writeFile(
+      nightsConfig,
+      JSON.stringify({ ...JSON.parse(await readFile(config, 'utf8')), notify: { on: ['ok', 'partial', 'failed'] } }),
+    );
+    const notified: { summary: unknown }[] = [];
     const receiver: Server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -81,7 +87,7 @@ describe('jobs run nightly', () => {
     const summaries: JobSummary[] = [];
     for (let nightIndex = 0; nightIndex < 2; nightIndex++) {
       if (nightIndex > 0) await postControl(sandbox, '/_sandbox/clock', { advanceMs: DAY_MS });
-      const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], {
+      const result = await runCli(['jobs', 'run', 'nightly', '--config', nightsConfig, '--json'], {
         ...nowEnv(),
         PARCEL_RECON_NOTIFY_URL: notifyUrl,
       });
@@ -120,7 +126,7 @@ describe('jobs run nightly', () => {
       summaries.push(night);
     }
     await new Promise((resolve) => receiver.close(resolve));
-    expect(notified).toEqual(summaries);
+    expect(notified.map((body) => body.summary)).toEqual(summaries);
     expect(summaries.map((s) => s.carrierDay)).toEqual(['2026-11-20', '2026-11-21']);
     for (const summary of summaries) {
       expect(JSON.parse(await readFile(summary.summaryFile, 'utf8'))).toEqual(summary);

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
+import { lookupCountsLine } from '../../../jobs/job-notification.js';
 import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { loadConfig, type ParcelReconConfig } from '../config-file.js';
 import { UserError } from '../exit-codes.js';
-import { jobNotifyUrl, jobSettingsFromConfig } from '../job-settings.js';
+import { jobNotifySettings, jobSettingsFromConfig } from '../job-settings.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
@@ -47,7 +48,7 @@ export async function runNamedJob(
     logger,
     now: runClock(env),
     stop,
-    notifyUrl: jobNotifyUrl(config, env),
+    notify: jobNotifySettings(config, env),
     openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
   });
 }
@@ -57,10 +58,7 @@ function describeJobRun(summary: JobRunSummary): string {
     `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
   ];
   for (const step of summary.steps) lines.push(`  ${step.step}: exit ${step.exitCode}`);
-  const c = summary.counts;
-  lines.push(
-    `  codes read ${c.codesRead}, looked up ok ${c.lookedUpOk}, carrier errors ${c.carrierErrors}, failed ${c.transportErrors}, deferred ${c.deferred}, lookups spent ${c.lookupsSpent}`,
-  );
+  lines.push(`  ${lookupCountsLine(summary.counts)}`);
   lines.push(`  summary ${summary.summaryFile}`);
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,122 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { NOTIFY_EVENTS } from '../src/cli/config-file.js';
+import type { RunCounts } from '../src/warehouse/run-store.js';
+import type { JobRunSummary } from './job-runner.js';
+import { type DeliveryPolicy, deliverJson } from './webhook-delivery.js';
+
+/** The configuration's `notify` section, with the webhook URL read from the variable it names. */
+export interface JobNotifySettings extends DeliveryPolicy {
+  /** Undefined when the variable `urlEnv` names is not set. */
+  readonly url: string | undefined;
+  readonly urlEnv: string;
+  readonly format: 'json' | 'text' | 'telegram';
+  readonly telegramChatId?: string | number | undefined;
+  readonly on: readonly (typeof NOTIFY_EVENTS)[number][];
+  readonly chargesAtStakeAbove: number;
+}
+
+/** The part of the charges step's summary a notification reads: the report's lines and its figures over every account. */
+const ChargesStepSummarySchema = z.object({
+  findings: z.array(z.string()),
+  figures: z.object({
+    checks: z.array(
+      z.object({
+        check_name: z.string(),
+        account_alias: z.string(),
+        amount_at_stake: z.coerce.number(),
+      }),
+    ),
+  }),
+});
+
+/** What the job's charges report flagged: the money at stake over all accounts, and the report's lines. */
+function flaggedCharges(summary: JobRunSummary): { atStake: number; lines: string[] } | undefined {
+  const step = summary.steps.find((s) => s.step === 'charges report');
+  const read = ChargesStepSummarySchema.safeParse(step?.summary);
+  if (!read.success) return undefined;
+  const any = read.data.figures.checks.find((c) => c.check_name === 'any' && c.account_alias === '*');
+  return { atStake: any?.amount_at_stake ?? 0, lines: read.data.findings };
+}
+
+/** Why this run is worth a message, or nothing: how it ended, or flagged charges above the threshold. */
+function notificationReasons(summary: JobRunSummary, settings: JobNotifySettings): string[] {
+  const reasons: string[] = [];
+  if ((settings.on as readonly string[]).includes(summary.exitState)) reasons.push(summary.exitState);
+  const atStake = flaggedCharges(summary)?.atStake;
+  if (settings.on.includes('charges') && atStake !== undefined && atStake > settings.chargesAtStakeAbove)
+    reasons.push('charges');
+  return reasons;
+}
+
+/** The tracking step's counts in one line, as the job's own output prints them. */
+export function lookupCountsLine(c: RunCounts): string {
+  return `codes read ${c.codesRead}, looked up ok ${c.lookedUpOk}, carrier errors ${c.carrierErrors}, failed ${c.transportErrors}, deferred ${c.deferred}, lookups spent ${c.lookupsSpent}`;
+}
+
+/** Longer than any chat shows at a glance, and under Telegram's 4,096 characters. */
+const TEXT_LIMIT = 3_500;
+const ERROR_LIMIT = 500;
+
+/** The message a person reads: the job and its day, how it ended and why, its counts and flagged charges, and where the summary is. */
+function notificationText(summary: JobRunSummary): string {
+  const lines = [
+    `parcel-recon ${summary.job} on ${hostname()}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, run ${summary.runId}`,
+  ];
+  if (summary.error !== null) lines.push(`error: ${summary.error.slice(0, ERROR_LIMIT)}`);
+  for (const step of summary.steps) if (step.exitState !== 'ok') lines.push(`${step.step}: ${step.exitState}`);
+  lines.push(lookupCountsLine(summary.counts));
+  const charges = flaggedCharges(summary);
+  if (charges !== undefined) {
+    const [total, ...checks] = charges.lines;
+    if (total !== undefined) lines.push(`charges: ${total}`);
+    lines.push(...checks.map((check) => `  ${check}`));
+  }
+  lines.push(`summary: ${summary.summaryFile}`);
+  const text = lines.join('\n');
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text;
+}
+
+/** The body in the receiver's form: Slack and other JSON receivers, strict `{text}` ones (Google Chat), or Telegram's sendMessage. */
+function notificationBody(summary: JobRunSummary, settings: JobNotifySettings): unknown {
+  const text = notificationText(summary);
+  if (settings.format === 'telegram') return { chat_id: settings.telegramChatId, text };
+  if (settings.format === 'text') return { text };
+  return { text, summary };
+}
+
+/** Where the message goes, as a log may name it: the host, never the path or query that carry the token. */
+function receiverHost(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.host : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends the run's summary when the settings ask for it. Every way it can fail ends in one warning line
+ * naming the receiver's host at most, and never reaches the job's exit code.
+ */
+export async function notifyJobRun(summary: JobRunSummary, settings: JobNotifySettings, logger: Logger): Promise<void> {
+  const reasons = notificationReasons(summary, settings);
+  if (reasons.length === 0) return;
+  if (settings.url === undefined) {
+    logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not set`);
+    return;
+  }
+  const receiver = receiverHost(settings.url);
+  if (receiver === undefined) {
+    logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not an http(s) URL`);
+    return;
+  }
+  const outcome = await deliverJson(settings.url, notificationBody(summary, settings), settings);
+  if (outcome.delivered) logger.info({ receiver, reasons, attempts: outcome.attempts }, 'job notification sent');
+  else
+    logger.warn(
+      { receiver, reasons, attempts: outcome.attempts, reason: outcome.reason },
+      `job notification not delivered: ${outcome.reason}`,
+    );
+}
