@@ -84,7 +84,17 @@ describe('a user mistake is one line and exit 2', () => {
     const db = join(dir, 'redis.duckdb');
     const line = oneLineExit2(
       await cli(
-        ['track', '--input', input, '--db', db, '--keys-file', keysFile, '--redis', 'redis://:Quota-Pass-7@127.0.0.1:1'],
+        [
+          'track',
+          '--input',
+          input,
+          '--db',
+          db,
+          '--keys-file',
+          keysFile,
+          '--redis',
+          'redis://:Quota-Pass-7@127.0.0.1:1',
+        ],
         {},
       ),
     );

@@ -258,14 +258,7 @@ describe('four workers, one Redis, one merge', () => {
   it('Redis down at the start: one line, exit 1, nothing spent', async () => {
     const before = await sandboxPerKey();
     const result = await cli(
-      [
-        'track',
-        '--input',
-        exactCsv,
-        '--db',
-        join(workspace.dir, 'down.duckdb'),
-        '--no-progress',
-      ],
+      ['track', '--input', exactCsv, '--db', join(workspace.dir, 'down.duckdb'), '--no-progress'],
       { ...env, PARCEL_RECON_REDIS_URL: 'redis://user:secret@127.0.0.1:1' },
     );
     expect(result.code).toBe(1);
