@@ -37,7 +37,8 @@ export const END_TO_END_TESTS = [
   // PostgreSQL.
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',
-  // MariaDB (and the built source, for its memory).
+  // MariaDB (and the built CLI).
+  'test/pipeline/track-from-mysql.test.ts',
   'test/sources/mysql-source.test.ts',
   // Redis (and the built CLI).
   'test/jobs/sharded-nightly.test.ts',
