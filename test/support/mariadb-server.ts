@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,9 +31,9 @@ const SERVER_SETTINGS = ['--innodb-buffer-pool-size=32M', '--innodb-log-file-siz
 
 /**
  * Starts a MariaDB server: mariadb-install-db into a temporary directory, then mariadbd on a free port
- * of 127.0.0.1, its unix socket inside that directory, never the system's own service or settings.
- * USER gets a password and DATABASE; root is left only on the socket. Fails loudly when MariaDB is
- * not installed: a test that needs it must never pass without it.
+ * of 127.0.0.1, its socket and temporary files inside that directory, never the system's own service
+ * or settings. USER gets a password and DATABASE; root is left only on the socket. Fails loudly when
+ * MariaDB is not installed: a test that needs it must never pass without it.
  */
 export async function startMariadb(): Promise<MariadbServer> {
   const { server, installDb } = await mariadbBinaries();
@@ -43,15 +43,19 @@ export async function startMariadb(): Promise<MariadbServer> {
   const data = join(root, 'data');
   const socket = join(root, 'mysqld.sock');
   const log = join(root, 'server.log');
+  // Its own folder for temporary tables: servers sharing the system's crash when their names meet.
+  const ownTmp = join(root, 'tmp');
   const password = randomBytes(12).toString('hex');
   let child: ChildProcess | undefined;
   try {
+    await mkdir(ownTmp);
     await run(installDb, [
       '--no-defaults',
       `--datadir=${data}`,
       '--auth-root-authentication-method=normal',
       '--skip-test-db',
       '--skip-name-resolve',
+      `--tmpdir=${ownTmp}`,
       ...asRoot,
       ...SERVER_SETTINGS,
     ]);
@@ -68,6 +72,7 @@ export async function startMariadb(): Promise<MariadbServer> {
         '--skip-name-resolve',
         `--pid-file=${join(root, 'mysqld.pid')}`,
         `--log-error=${log}`,
+        `--tmpdir=${ownTmp}`,
         ...asRoot,
         ...SERVER_SETTINGS,
       ],
