@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Test files that need more than Node.js and DuckDB: they run the CLI built in dist/ (the command a
- * user runs, `npm run build` first) or start PostgreSQL, Redis or Chromium. `npm test` runs them with
+ * user runs, `npm run build` first) or start PostgreSQL, MariaDB, Redis or Chromium. `npm test` runs them with
  * the rest; `npm run test:fast` (the `fast` project) leaves them out, so an edit can be checked in
  * seconds on a machine with none of these. test/test-sets.test.ts checks that no other file needs them.
  */
@@ -39,6 +39,9 @@ export const END_TO_END_TESTS = [
   // PostgreSQL.
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',
+  // MariaDB (and the built CLI).
+  'test/pipeline/track-from-mysql.test.ts',
+  'test/sources/mysql-source.test.ts',
   // Redis (and the built CLI).
   'test/jobs/sharded-nightly.test.ts',
   'test/pipeline/sharded-workers.test.ts',

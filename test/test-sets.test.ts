@@ -6,11 +6,11 @@ import { END_TO_END_TESTS } from '../vitest.config.js';
 const ROOT = join(import.meta.dirname, '..');
 
 /**
- * What makes a test file end-to-end: importing the helpers that start the built CLI, PostgreSQL or
- * Redis, or playwright-core (Chromium); or naming a file under dist/ or bin/.
+ * What makes a test file end-to-end: importing the helpers that start the built CLI, PostgreSQL,
+ * MariaDB or Redis, or playwright-core (Chromium); or naming a file under dist/ or bin/.
  */
 const NEEDS_BUILD_OR_SERVER =
-  /from '[^']*(support\/(cli-process|callback-receiver-process|postgres-server|redis-server)\.js|playwright-core)'|'\.\.\/\.\.\/(dist|bin)\//;
+  /from '[^']*(support\/(cli-process|callback-receiver-process|postgres-server|mariadb-server|redis-server)\.js|playwright-core)'|'\.\.\/\.\.\/(dist|bin)\//;
 
 async function testFiles(): Promise<string[]> {
   const entries = await readdir(join(ROOT, 'test'), { recursive: true });

@@ -36,6 +36,9 @@ const TrackSourceSchema = z
     delimiter: z.enum([',', ';']).optional(),
     fromDuckdb: z.string().min(1).optional(),
     fromPostgres: z.string().min(1).optional(),
+    /** A URL without password: it comes from mysqlPasswordFile (mode 600) or MYSQL_PWD. */
+    fromMysql: z.string().min(1).optional(),
+    mysqlPasswordFile: z.string().min(1).optional(),
     query: z.string().min(1).optional(),
   })
   .strict();

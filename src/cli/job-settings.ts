@@ -78,7 +78,7 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
       const source = config.source;
       if (source === undefined)
         throw new UserError(
-          'the configuration has no source: give source.inputs, source.fromDuckdb or source.fromPostgres with source.query',
+          'the configuration has no source: give source.inputs, source.fromDuckdb, source.fromPostgres or source.fromMysql with source.query',
         );
       const { redis, ...track } = config.track;
       const { options, redisUrl } = await trackRunOptionsFromFlags(
@@ -87,6 +87,8 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
           delimiter: source.delimiter,
           fromDuckdb: source.fromDuckdb,
           fromPostgres: source.fromPostgres,
+          fromMysql: source.fromMysql,
+          mysqlPasswordFile: source.mysqlPasswordFile,
           query: source.query,
           trackingUrl: env[TRACKING_URL_ENV] ?? config.trackingUrl,
           db: dbPath,

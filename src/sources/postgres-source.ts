@@ -1,4 +1,5 @@
 import type Cursor from 'pg-cursor';
+import { maskedOneLineMessage } from './masked-message.js';
 import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
 import {
@@ -95,7 +96,7 @@ async function* postgresQueryRows(
       await client.connect();
     } catch (error) {
       throw new SourceError(
-        `cannot connect to PostgreSQL at ${server.name}: ${oneLineMessage(error, server.password)}`,
+        `cannot connect to PostgreSQL at ${server.name}: ${maskedOneLineMessage(error, [server.password])}`,
       );
     }
     const cursor = client.query(new PgCursor<unknown[]>(query, [], { rowMode: 'array', types: VALUES_AS_TEXT }));
@@ -125,7 +126,7 @@ async function readBatch(
 ): Promise<{ rows: unknown[][]; columnNames: string[] }> {
   return new Promise((resolve, reject) => {
     cursor.read(batchSize, (error, rows, result) => {
-      if (error) reject(new SourceError(`PostgreSQL query failed: ${oneLineMessage(error, password)}`));
+      if (error) reject(new SourceError(`PostgreSQL query failed: ${maskedOneLineMessage(error, [password])}`));
       else resolve({ rows, columnNames: result.fields.map((field) => field.name) });
     });
   });
@@ -153,16 +154,4 @@ function serverOf(url: string): PostgresServer | null {
     name: `${user === '' ? '' : `${user}@`}${host}:${parsed.port || '5432'}/${database}`,
     password: decodeURIComponent(parsed.password),
   };
-}
-
-/** An error's message on one line, any trace of the password masked. */
-function oneLineMessage(error: unknown, password: string): string {
-  const message = messageOf(error).split('\n')[0]?.trim() ?? '';
-  return password === '' ? message : message.split(password).join('***');
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof AggregateError && error.message === '') return messageOf(error.errors[0]);
-  if (error instanceof Error) return error.message || String((error as NodeJS.ErrnoException).code ?? error.name);
-  return String(error);
 }

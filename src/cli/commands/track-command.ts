@@ -13,6 +13,7 @@ import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
+import { mysqlSource } from '../../sources/mysql-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
@@ -20,6 +21,7 @@ import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-
 import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
+import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV, mysqlConnection } from '../mysql-source-config.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
@@ -46,6 +48,8 @@ const TrackFlagsSchema = z.object({
   delimiter: z.enum([',', ';']).optional(),
   fromDuckdb: z.string().optional(),
   fromPostgres: z.union([z.string(), z.literal(true)]).optional(),
+  fromMysql: z.union([z.string(), z.literal(true)]).optional(),
+  mysqlPasswordFile: z.string().optional(),
   query: z.string().optional(),
   keysFile: z.string().optional(),
   trackingUrl: z.url({ protocol: /^https?$/ }).optional(),
@@ -104,7 +108,7 @@ export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string
   return fromEnv;
 }
 
-function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): OrderCodeSource[] {
+async function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): Promise<OrderCodeSource[]> {
   const sources: OrderCodeSource[] = flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter }));
   if (flags.fromDuckdb !== undefined) {
     if (flags.query === undefined)
@@ -116,9 +120,17 @@ function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): OrderCodeSourc
       throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
     sources.push(postgresSource(postgresUrl(flags.fromPostgres, env), flags.query));
   }
+  if (flags.mysqlPasswordFile !== undefined && flags.fromMysql === undefined)
+    throw new UserError('--mysql-password-file is the password of --from-mysql, which is not given');
+  if (flags.fromMysql !== undefined) {
+    if (flags.query === undefined)
+      throw new UserError('--from-mysql needs --query SQL returning order_code (and optionally account)');
+    const { url, password } = await mysqlConnection(flags.fromMysql, flags.mysqlPasswordFile, env);
+    sources.push(mysqlSource(url, flags.query, { password }));
+  }
   if (sources.length === 0)
     throw new UserError(
-      'no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+      'no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL, --from-postgres URL --query SQL or --from-mysql URL --query SQL',
     );
   return sources;
 }
@@ -166,7 +178,7 @@ export async function trackRunOptionsFromFlags(
       exitCodes: RUN_EXIT_CODES,
       shard: flags.shard,
       job: flags.job,
-      sources: buildSources(flags, env),
+      sources: await buildSources(flags, env),
       keys,
       dataDir: flags.dataDir ?? dirname(dbPath),
       client: {
@@ -257,6 +269,11 @@ export function trackCommand(): Command {
       '--from-postgres [url]',
       `read codes from PostgreSQL with --query (postgres://user@host:port/db, no password: it comes from PGPASSWORD or ~/.pgpass; without a URL, the whole URL is taken from $${POSTGRES_URL_ENV})`,
     )
+    .option(
+      '--from-mysql [url]',
+      `read codes from MySQL or MariaDB with --query (mysql://user@host:port/db, no password: it comes from $${MYSQL_PASSWORD_ENV} or --mysql-password-file; without a URL, the whole URL is taken from $${MYSQL_URL_ENV})`,
+    )
+    .option('--mysql-password-file <file>', "the --from-mysql password, the file's first line (mode 600)")
     .option('--query <sql>', 'SQL returning order_code and optionally account')
     .option('--keys-file <file>', 'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS as alias=key,...)')
     .option('--tracking-url <url>', `the carrier's tracking address (default: $${TRACKING_URL_ENV})`)
@@ -317,7 +334,7 @@ and lookup_results) or the carrier does not know a key (its orders deferred as k
 a second SIGINT/SIGTERM gives up the lookups in flight at once and the run ends interrupted);
 4 the warehouse is in use by another process. With --redis: Redis down at the start is exit 1 (nothing spent);
 Redis lost during the run stops the lookups, commits what is done and exits 3.
-Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
+Environment: PARCEL_RECON_API_KEYS, ${TRACKING_URL_ENV}, ${DB_ENV}, ${POSTGRES_URL_ENV}, ${MYSQL_URL_ENV}, ${MYSQL_PASSWORD_ENV}, PARCEL_RECON_NOW (pretend the time, for demos and tests),
 PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; default: callbacks/ beside the warehouse).`,
     )
     .action(async (raw: Record<string, unknown>) => {
