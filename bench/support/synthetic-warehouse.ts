@@ -1,11 +1,29 @@
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
+/** Past nightly runs' `lookup_results`: `nights` runs, one a day up to `lastNight`, each looking up `perNight` stored orders in turn. */
+export interface LookupHistory {
+  readonly nights: number;
+  readonly perNight: number;
+  /** The carrier day of the last night, `YYYY-MM-DD`. */
+  readonly lastNight: string;
+}
+
+export interface SyntheticOptions {
+  /** Adds the history of past runs (their `runs` rows and `lookup_results`), as a warehouse kept for a long time holds. */
+  readonly lookupHistory?: LookupHistory;
+}
+
 /**
  * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01: order i's charges follow the published relations unless
  * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
  * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
  */
-export async function buildSyntheticWarehouse(path: string, orders: number, partnerCsv?: string): Promise<void> {
+export async function buildSyntheticWarehouse(
+  path: string,
+  orders: number,
+  partnerCsv?: string,
+  options: SyntheticOptions = {},
+): Promise<void> {
   const warehouse = await Warehouse.open(path, { memoryLimit: '4GB' });
   try {
     const statements = [
@@ -66,6 +84,9 @@ export async function buildSyntheticWarehouse(path: string, orders: number, part
                     CASE WHEN right(order_code, 2) = '13' THEN total_service_cost + 5000 ELSE total_service_cost END AS invoiced_amount, cod_amount
              FROM orders WHERE right(order_code, 2) <> '99') TO '${partnerCsv.replaceAll("'", "''")}' (FORMAT csv, HEADER)`,
           ]),
+      ...(options.lookupHistory === undefined || orders === 0
+        ? []
+        : lookupHistoryStatements(options.lookupHistory, orders)),
       'DROP TABLE synthetic',
       'CHECKPOINT',
     ];
@@ -73,4 +94,22 @@ export async function buildSyntheticWarehouse(path: string, orders: number, part
   } finally {
     await warehouse.close();
   }
+}
+
+/** The past runs and their lookups: night n looks up the next `perNight` orders after night n - 1's, wrapping around. */
+function lookupHistoryStatements(history: LookupHistory, orders: number): string[] {
+  const nights = `SELECT n, DATE '${history.lastNight}' - CAST(${history.nights - 1} - n AS INTEGER) AS day FROM range(0, ${history.nights}) AS t(n)`;
+  return [
+    `INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, codes_read, codes_rejected, codes_duplicate, codes_to_look_up,
+       looked_up_ok, carrier_errors, transport_errors, deferred, lookups_spent, exit_code, exit_state)
+     SELECT 'history-' || strftime(day, '%Y%m%d'), 'nightly', 'csv', day + INTERVAL 2 HOUR - INTERVAL 7 HOUR, day + INTERVAL 3 HOUR - INTERVAL 7 HOUR,
+            day, ${history.perNight}, 0, 0, ${history.perNight}, ${history.perNight}, 0, 0, 0, ${history.perNight}, 0, 'ok'
+     FROM (${nights})`,
+    `INSERT INTO lookup_results
+     SELECT 'history-' || strftime(day, '%Y%m%d'), 'EX' || lpad(CAST(1 + (n * ${history.perNight} + k) % ${orders} AS VARCHAR), 9, '0'),
+            'shop-' || ((1 + (n * ${history.perNight} + k) % ${orders}) % 5), CASE WHEN k % 500 = 0 THEN 'carrier_error' ELSE 'ok' END,
+            CASE WHEN k % 500 = 0 THEN 'ORDER_NOT_FOUND' END, CASE WHEN k % 500 = 0 THEN 'Không tìm thấy vận đơn' END, 1,
+            'nightly.csv:' || (k + 2), CAST(day AS TIMESTAMPTZ) + INTERVAL 2 HOUR - INTERVAL 7 HOUR + to_milliseconds(k * 20)
+     FROM (${nights}), range(0, ${history.perNight}) AS r(k)`,
+  ];
 }

@@ -39,8 +39,10 @@ function asText(relation: string, column: string, money: boolean): string {
  * (before the stored order is replaced): the tracked columns, and each priceInfo line's cost by
  * service ID (`price_info.<serviceID>`; a line that appears or disappears has a null side). An order
  * seen for the first time has nothing to differ from. Loading the same snapshot again adds nothing.
+ * `stored` holds the stored rows of the staged orders. The stored tables are read through the
+ * staged codes (`IN (SELECT order_code ...)`), so their scans skip the rows of other orders.
  */
-export async function recordOrderChanges(sql: SqlRunner, staged: string): Promise<void> {
+export async function recordOrderChanges(sql: SqlRunner, staged: string, stored: string): Promise<void> {
   const fields = TRACKED_COLUMNS.map(
     ({ column, money }) =>
       `{field: '${column}', old_value: ${asText('stored', column, money ?? false)}, new_value: ${asText('s', column, money ?? false)}}`,
@@ -50,7 +52,7 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string): Promis
      SELECT order_code, change.field, change.old_value, change.new_value, seen_at, run_id
      FROM (
        SELECT s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, unnest([${fields.join(', ')}]) AS change
-       FROM ${staged} AS s JOIN orders AS stored ON stored.order_code = s.order_code
+       FROM ${staged} AS s JOIN ${stored} AS stored ON stored.order_code = s.order_code
      )
      WHERE change.old_value IS DISTINCT FROM change.new_value
      ON CONFLICT DO NOTHING`,
@@ -59,7 +61,7 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string): Promis
     `INSERT INTO order_changes
      WITH seen AS (
        SELECT s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, s.price_info
-       FROM ${staged} AS s WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code)
+       FROM ${staged} AS s WHERE EXISTS (SELECT 1 FROM ${stored} AS stored WHERE stored.order_code = s.order_code)
      ),
      new_lines AS (
        SELECT order_code, service_id, CAST(sum(${moneyDecimal('cost_text')}) AS DECIMAL(20,4)) AS cost
@@ -89,6 +91,7 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string): Promis
  * keeps no earlier reasons, and none once the order is delivered); an attempt seen without its reason
  * gets a null delay_code, filled in if a later snapshot of the same attempt brings it (a callback does not fill it).
  * A row already there is otherwise left as it is (first observation, its source and run).
+ * The stored failures are read through the staged codes, so the scan skips the rows of other orders.
  */
 export async function recordDeliveryFailures(sql: SqlRunner, staged: string): Promise<void> {
   await sql.run(
@@ -111,7 +114,7 @@ export async function recordDeliveryFailures(sql: SqlRunner, staged: string): Pr
      FROM attempts AS a
      WHERE NOT EXISTS (
        SELECT 1 FROM delivery_failures AS f
-       WHERE f.order_code = a.order_code AND f.attempted_at = a.attempted_at AND (f.delay_code IS NOT NULL OR a.delay_code IS NULL)
+       WHERE f.order_code IN (SELECT order_code FROM ${staged}) AND f.order_code = a.order_code AND f.attempted_at = a.attempted_at AND (f.delay_code IS NOT NULL OR a.delay_code IS NULL)
      )
      ON CONFLICT (order_code, attempted_at) DO UPDATE SET
        delay_code = coalesce(delivery_failures.delay_code, excluded.delay_code),

@@ -92,6 +92,10 @@ export async function appendRunInputs(
  * committed, and looks up again what was left for later) and, unless refreshTerminal, without orders
  * whose stored status or latest status callback is terminal. Columns: order_code,
  * account_alias, origin, seq (of the first row), last_seen_at (null for an order never seen).
+ *
+ * The stored orders are read through the run's codes (`IN (SELECT ... FROM first_valid)`), so DuckDB
+ * filters their scan by those codes instead of reading every stored order; a run's lookup results are
+ * found by its run id, whose rows sit together.
  */
 const RUN_WORK = `
   WITH first_valid AS (
@@ -102,7 +106,9 @@ const RUN_WORK = `
   )
   SELECT first_valid.*, stored.last_seen_at
   FROM first_valid
-  LEFT JOIN orders AS stored ON stored.order_code = first_valid.order_code
+  LEFT JOIN (
+    SELECT order_code, last_seen_at, is_terminal FROM orders WHERE order_code IN (SELECT order_code FROM first_valid)
+  ) AS stored ON stored.order_code = first_valid.order_code
   WHERE NOT EXISTS (
       SELECT 1 FROM lookup_results AS done
       WHERE done.run_id = $runId AND done.order_code = first_valid.order_code AND done.outcome <> 'deferred'

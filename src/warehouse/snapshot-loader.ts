@@ -39,6 +39,8 @@ export interface LookupBatch {
 }
 
 const STAGED = 'staged_snapshots';
+/** The stored rows of the staged snapshots' orders, as they were before the batch. */
+const STORED = 'stored_of_batch';
 
 /**
  * Loads a batch in one transaction: each snapshot becomes the order's row in `orders` and replaces its
@@ -68,8 +70,8 @@ export interface LookupFilesBatch {
   readonly snapshotFiles: readonly SpoolFile[];
   readonly results: readonly LookupResultRow[];
   /**
-   * The caller knows that the warehouse held none of the snapshots' orders before: the check for
-   * stored ones is skipped (a join that scans every stored order's code, for each batch).
+   * The caller knows that the warehouse held none of the snapshots' orders before: the lookup of
+   * stored ones is skipped.
    */
   readonly newOrdersOnly?: boolean;
 }
@@ -125,41 +127,51 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Prom
  * attempts they show; then replaces the history rows and upserts the orders. Orders seen for the
  * first time have no stored row to be stale against or to differ from, and no history rows to
  * replace (history rows are only ever written with their order's row): a batch of only such orders
- * skips those statements, and the count that finds them when the caller already knows.
+ * skips those statements, and the lookup that finds them when the caller already knows.
+ *
+ * A batch's cost must not grow with the orders kept before it, so every statement reaches the stored
+ * rows as `order_code IN (SELECT order_code FROM staged)`: DuckDB builds its hash table from the
+ * batch and filters the stored table's scan by the batch's codes, skipping the row groups whose range
+ * of codes holds none of them. A join or EXISTS on the stored table would build from all its rows.
+ * The stored orders' rows are read once, into a small table the later statements join. (An index
+ * lookup per code fetches each row on its own, which DuckDB does far slower than a filtered scan.)
  */
 async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
-  const anyStored = !newOrdersOnly && (await countStoredOrders(sql)) > 0;
+  const anyStored = !newOrdersOnly && (await stageStoredOrders(sql)) > 0;
   if (anyStored) {
     await sql.run(
       `DELETE FROM ${STAGED} AS s
-       WHERE EXISTS (SELECT 1 FROM orders AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
+       WHERE EXISTS (SELECT 1 FROM ${STORED} AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
     );
-    await recordOrderChanges(sql, STAGED);
+    await recordOrderChanges(sql, STAGED, STORED);
   }
   await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
-  // Joining the stored orders scans all of them, and replacing checks each row for one: only when some are there.
+  // Replacing checks each row for a stored one: only when some are there.
   await sql.run(
     `${anyStored ? 'INSERT OR REPLACE' : 'INSERT'} INTO orders BY NAME
      SELECT s.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}),
             coalesce(status_code.is_terminal, false) AS is_terminal,
             ${anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at'} AS first_seen_at
      FROM ${STAGED} AS s
-     ${anyStored ? 'LEFT JOIN orders AS stored ON stored.order_code = s.order_code' : ''}
+     ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
-  // Dropped at once: kept until the next batch, a batch's staged snapshots would hold DuckDB memory for nothing.
+  // Dropped at once: kept until the next batch, a batch's staged rows would hold DuckDB memory for nothing.
   await sql.run(`DROP TABLE ${STAGED}`);
+  if (!newOrdersOnly) await sql.run(`DROP TABLE ${STORED}`);
 }
 
-/** How many staged snapshots are of orders the warehouse holds. */
-async function countStoredOrders(sql: SqlRunner): Promise<number> {
-  const stored = await sql.readAll(
-    `SELECT count(*) AS stored FROM ${STAGED} AS s WHERE EXISTS (SELECT 1 FROM orders AS o WHERE o.order_code = s.order_code)`,
+/** Copies the stored rows of the staged snapshots' orders into a temporary table; returns how many there are. */
+async function stageStoredOrders(sql: SqlRunner): Promise<number> {
+  await sql.run(
+    `CREATE OR REPLACE TEMP TABLE ${STORED} AS
+     SELECT * FROM orders WHERE order_code IN (SELECT order_code FROM ${STAGED})`,
   );
+  const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STORED}`);
   return countOf(stored.getRowObjectsJS()[0]?.stored);
 }
 
