@@ -1,5 +1,6 @@
 import { readPrivateFile } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
+import { passwordFreeUrl } from './password-free-url.js';
 
 /** The whole URL of `--from-mysql` given without one, its password included. */
 export const MYSQL_URL_ENV = 'PARCEL_RECON_MYSQL_URL';
@@ -29,18 +30,12 @@ export async function mysqlConnection(
 }
 
 function mysqlUrlWithoutPassword(flag: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(flag);
-  } catch {
-    throw new UserError('--from-mysql: not a URL (mysql://user@host:port/db)');
-  }
-  if (parsed.password !== '') {
-    throw new UserError(
-      `--from-mysql: the URL holds a password; give it in ${MYSQL_PASSWORD_ENV} or --mysql-password-file FILE, or the whole URL in ${MYSQL_URL_ENV}`,
-    );
-  }
-  return flag;
+  return passwordFreeUrl(
+    flag,
+    '--from-mysql',
+    'mysql://user@host:port/db',
+    `${MYSQL_PASSWORD_ENV} or --mysql-password-file FILE, or the whole URL in ${MYSQL_URL_ENV}`,
+  );
 }
 
 function mysqlUrlFromEnv(env: NodeJS.ProcessEnv): string {

@@ -22,6 +22,7 @@ import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV, mysqlConnection } from '../mysql-source-config.js';
+import { passwordFreeUrl } from '../password-free-url.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
@@ -88,20 +89,13 @@ type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
 export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
-  if (flag !== true) {
-    let parsed: URL;
-    try {
-      parsed = new URL(flag);
-    } catch {
-      throw new UserError('--from-postgres: not a URL (postgres://user@host:port/db)');
-    }
-    if (parsed.password !== '') {
-      throw new UserError(
-        `--from-postgres: the URL holds a password; give it in PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`,
-      );
-    }
-    return flag;
-  }
+  if (flag !== true)
+    return passwordFreeUrl(
+      flag,
+      '--from-postgres',
+      'postgres://user@host:port/db',
+      `PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`,
+    );
   const fromEnv = env[POSTGRES_URL_ENV];
   if (fromEnv === undefined || fromEnv === '')
     throw new UserError(`--from-postgres without a URL needs ${POSTGRES_URL_ENV}`);
