@@ -3,7 +3,7 @@ import { carrierDayOf } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
-import { failuresTables } from './failures-report.js';
+import { ATTEMPT_COLUMNS, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
 import {
   FINDING_KINDS,
@@ -12,7 +12,7 @@ import {
   RUN_FINDINGS,
   reconcileTables,
 } from './reconcile-report.js';
-import { carrierDate, type ReportScope, type ReportTables } from './report-sql.js';
+import { carrierDate, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
 import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -50,6 +50,8 @@ export interface RangeStart {
 }
 
 export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
+/** The columns a scope limits orders by. */
+export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
 const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 
 /** A report's days: the scope's, else from the earliest day of `earliestOf` to the carrier day of `now`. */
@@ -66,6 +68,27 @@ export async function settleReportRange(
     `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`,
   );
   return { from: typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to, to };
+}
+
+/**
+ * The scope with the range of its orders' codes (the orders of `table` in the scope's days, and its
+ * account where `table` has the column), when it limits the days: what a report over a few days of a
+ * long history reads of the per-order tables.
+ */
+export async function withOrderCodes(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  table: string,
+  columns: { readonly time: string; readonly account: string },
+): Promise<ReportScope> {
+  if (scope.fromDay === undefined && scope.toDay === undefined) return scope;
+  const [codes] = await rows(
+    warehouse,
+    `SELECT min(order_code) AS first, max(order_code) AS last FROM ${table} WHERE ${scopeCondition(scope, columns)}`,
+  );
+  return typeof codes?.first === 'string' && typeof codes.last === 'string'
+    ? { ...scope, codes: { first: codes.first, last: codes.last } }
+    : scope;
 }
 
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
@@ -101,7 +124,8 @@ export function exportChargesReport(
       await loadPartnerRecords(warehouse.connection, options.invoices);
       invoices = partnerInvoicesQuery();
     }
-    const report = chargesTables(rules, request.scope, { invoices, flaggedOnly: options.flaggedOnly === true });
+    const scope = await withOrderCodes(warehouse, request.scope, 'orders', ORDER_COLUMNS);
+    const report = chargesTables(rules, scope, { invoices, flaggedOnly: options.flaggedOnly === true });
     return {
       ...report,
       summarize: async () => {
@@ -128,7 +152,13 @@ export function exportChargesReport(
 /** Failed delivery attempts per reason, province, post office and week; repeated failures; orders awaiting handling. */
 export function exportFailuresReport(warehouse: Warehouse, request: ReportRequest): Promise<ReportSummary> {
   return exportReport(warehouse, 'failures', request, FAILURES_BY_ATTEMPT, async () => {
-    const report = failuresTables(request.scope, `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`);
+    // Attempts carry no account: the range of codes is that of the days' attempts.
+    const days = { fromDay: request.scope.fromDay, toDay: request.scope.toDay };
+    const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
+    const report = failuresTables(
+      { ...request.scope, codes },
+      `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`,
+    );
     const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
     return {
       ...report,
