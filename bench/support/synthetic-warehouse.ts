@@ -4,7 +4,8 @@ import { Warehouse } from '../../src/warehouse/warehouse.js';
 export interface SyntheticHistory {
   /**
    * Days of history ending 2026-11-29: order i accepted at its share of the span, so codes and accept
-   * dates rise together, as the carrier assigns them. Without it, orders scatter over 60 days from 2026-10-01.
+   * dates rise together, as the carrier assigns them, and orders older than two weeks have finished.
+   * Without it, orders scatter over 60 days from 2026-10-01.
    */
   readonly historyDays?: number;
 }
@@ -27,6 +28,8 @@ export async function buildSyntheticWarehouse(
     history.historyDays === undefined
       ? "TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds((i * 86413) % (60 * 86400))"
       : `${HISTORY_END} - to_days(${history.historyDays}) + to_seconds(CAST((i - 1) * ${history.historyDays * 86400} // ${orders} AS BIGINT))`;
+  // In a history, orders accepted more than two weeks before its end have finished: none still awaits handling or delivery.
+  const recent = history.historyDays === undefined ? 'true' : `${acceptDate} >= ${HISTORY_END} - INTERVAL 14 DAY`;
   // A history keeps each order's rows together in code order, as nightly loads of rising codes leave them.
   const inOrder = (keys: string) => (history.historyDays === undefined ? '' : ` ORDER BY ${keys}`);
   const warehouse = await Warehouse.open(path, { memoryLimit: '4GB' });
@@ -35,7 +38,7 @@ export async function buildSyntheticWarehouse(
       `CREATE TEMP TABLE synthetic AS
        SELECT i, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
               ${acceptDate} AS accept_date,
-              CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN i % 10 = 3 THEN '16' WHEN i % 10 = 4 THEN '25' ELSE '30' END AS status,
+              CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN ${recent} AND i % 10 = 3 THEN '16' WHEN ${recent} AND i % 10 = 4 THEN '25' ELSE '30' END AS status,
               10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
               CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned
        FROM generate_series(1, ${orders}) AS t(i)`,
