@@ -288,17 +288,21 @@ const RUN_SUMMARY = 'report_run_charges_summary';
 
 /**
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
- * summary per check and account over every order.
+ * summary per check and account over every order. `parts`, scopes that together hold the scope's
+ * orders once each, are computed one after another into the rows, so DuckDB holds one part's lines,
+ * statuses and quotes at a time instead of the whole range's.
  */
 export function chargesTables(
   rules: ChargeRules,
   scope: ReportScope,
-  options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {},
+  options: { readonly invoices?: string; readonly flaggedOnly?: boolean; readonly parts?: readonly ReportScope[] } = {},
 ): ReportTables {
   const invoices = options.invoices;
+  const [first = scope, ...rest] = options.parts ?? [];
   return {
     prepare: [
-      temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)),
+      temporaryTable(RUN_CHARGES, chargesQuery(rules, first, invoices)),
+      ...rest.map((part) => `INSERT INTO ${RUN_CHARGES} SELECT * FROM (${chargesQuery(rules, part, invoices)})`),
       temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES)),
     ],
     tables: [

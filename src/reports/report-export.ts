@@ -34,6 +34,7 @@ export interface ReportSummary {
 }
 
 type ReportWork = ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> };
+type ReportRange = { readonly from: string; readonly to: string };
 
 async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
   return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
@@ -91,17 +92,61 @@ export async function withOrderCodes(
     : scope;
 }
 
+/** Orders a charges report computes at once; a scope of more is computed a month at a time. */
+const ORDERS_AT_ONCE = 2_000_000;
+
+/** The first day of the month after `day`'s (YYYY-MM-DD). */
+function nextMonth(day: string): string {
+  const date = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  date.setUTCMonth(date.getUTCMonth() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+function dayBefore(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * A scope of more than `ordersAtOnce` orders as parts: each calendar month of the range, then the
+ * scope's orders outside the range's days (an open end, or no accept date), each with its range of
+ * codes. None for a smaller scope.
+ */
+export async function monthParts(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  range: ReportRange,
+  ordersAtOnce = ORDERS_AT_ONCE,
+): Promise<ReportScope[]> {
+  const [size] = await rows(
+    warehouse,
+    `SELECT count(*) AS orders FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}`,
+  );
+  if (Number(size?.orders ?? 0) <= ordersAtOnce) return [];
+  const parts: ReportScope[] = [];
+  for (let from = range.from; from <= range.to; from = nextMonth(from)) {
+    const monthEnd = dayBefore(nextMonth(from));
+    parts.push({ fromDay: from, toDay: [monthEnd, range.to].sort()[0], account: scope.account });
+  }
+  if (scope.fromDay === undefined || scope.toDay === undefined) {
+    const days = scopeCondition({ fromDay: range.from, toDay: range.to }, ORDER_COLUMNS);
+    parts.push({ ...scope, condition: `accept_date IS NULL OR NOT (${days})` });
+  }
+  const withCodes: ReportScope[] = [];
+  for (const part of parts) withCodes.push(await withOrderCodes(warehouse, part, 'orders', ORDER_COLUMNS));
+  return withCodes;
+}
+
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
 async function exportReport(
   warehouse: Warehouse,
   report: string,
   request: ReportRequest,
   earliestOf: RangeStart,
-  work: () => Promise<ReportWork>,
+  work: (range: ReportRange) => Promise<ReportWork>,
 ): Promise<ReportSummary> {
   const range = await settleReportRange(warehouse, request.scope, request.now, earliestOf);
   await mkdir(request.outDir, { recursive: true });
-  const { prepare, tables, summarize } = await work();
+  const { prepare, tables, summarize } = await work(range);
   for (const statement of prepare) await warehouse.run(statement);
   const files = await writeReportTables(warehouse.connection, tables, {
     outDir: request.outDir,
@@ -118,14 +163,15 @@ export function exportChargesReport(
   request: ReportRequest,
   options: { readonly invoices?: PartnerRecordsSource | undefined; readonly flaggedOnly?: boolean } = {},
 ): Promise<ReportSummary> {
-  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async () => {
+  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async (range) => {
     let invoices: string | undefined;
     if (options.invoices !== undefined) {
       await loadPartnerRecords(warehouse.connection, options.invoices);
       invoices = partnerInvoicesQuery();
     }
     const scope = await withOrderCodes(warehouse, request.scope, 'orders', ORDER_COLUMNS);
-    const report = chargesTables(rules, scope, { invoices, flaggedOnly: options.flaggedOnly === true });
+    const parts = await monthParts(warehouse, request.scope, range);
+    const report = chargesTables(rules, scope, { invoices, flaggedOnly: options.flaggedOnly === true, parts });
     return {
       ...report,
       summarize: async () => {

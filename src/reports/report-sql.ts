@@ -27,6 +27,8 @@ export interface ReportScope {
    * lets DuckDB skip the row groups outside it, which a join on the codes alone does not.
    */
   readonly codes?: { readonly first: string; readonly last: string } | undefined;
+  /** A further SQL condition on the rows: a part of a scope that a report computes on its own. */
+  readonly condition?: string | undefined;
 }
 
 /** The condition keeping rows whose `column` lies in the scope's range of order codes (`true` when unknown). */
@@ -60,6 +62,7 @@ export function scopeCondition(
   if (scope.toDay !== undefined)
     conditions.push(`${columns.time} < ${timestampLiteral(nextCarrierDayStart(carrierDayStart(scope.toDay)))}`);
   if (scope.account !== undefined) conditions.push(`${columns.account} = ${sqlText(scope.account)}`);
+  if (scope.condition !== undefined) conditions.push(`(${scope.condition})`);
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }
 

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
-import { chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
+import { chargesQuery, chargesTables, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
 import { ATTEMPT_COLUMNS, failuresQuery, scopedFailuresQuery } from '../../src/reports/failures-report.js';
-import { ORDER_COLUMNS, withOrderCodes } from '../../src/reports/report-export.js';
+import { monthParts, ORDER_COLUMNS, withOrderCodes } from '../../src/reports/report-export.js';
 import { type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
@@ -76,6 +76,18 @@ describe('a month of a long history', () => {
     const whole = `SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE ${scopeCondition(MONTH, ORDER_COLUMNS)}`;
     expect(await count(`(${month})`)).toBeGreaterThan(ORDERS / 20);
     expect(await difference(month, whole)).toBe(0);
+  });
+
+  it('charges of a large scope, computed a month at a time, are the rows of the scope computed at once', async () => {
+    for (const scope of [{}, { toDay: '2026-09-30', account: 'shop-2' }] as ReportScope[]) {
+      const parts = await monthParts(warehouse, scope, { from: '2025-12-01', to: scope.toDay ?? '2026-12-05' }, 0);
+      expect(parts.length).toBeGreaterThan(10);
+      const report = chargesTables(DEFAULT_CHARGE_RULES, scope, { parts });
+      for (const statement of report.prepare) await warehouse.run(statement);
+      const charges = report.tables[0]!.query;
+      expect(await count(`(${charges})`)).toBeGreaterThan(ORDERS / 20);
+      expect(await difference(charges, chargesQuery(DEFAULT_CHARGE_RULES, scope))).toBe(0);
+    }
   });
 
   it('failures: the month of the whole history, each attempt numbered among all of its order', async () => {
