@@ -153,3 +153,17 @@ export async function exportSnapshot(
   await removeLeftovers(store, [id, previous]);
   return { to: dir, folder, manifest };
 }
+
+/** The export's figures: what a monitor reads with --json, and the lines a person reads. */
+export function snapshotSummary(written: SnapshotExport) {
+  const { relations } = written.manifest;
+  return {
+    to: written.to,
+    folder: written.folder,
+    schemaVersion: written.manifest.schemaVersion,
+    exportedAt: written.manifest.exportedAt,
+    tables: relations.filter((relation) => relation.kind === 'table').length,
+    views: relations.filter((relation) => relation.kind === 'view').length,
+    rows: Object.fromEntries(relations.map((relation) => [relation.name, relation.rows])),
+  };
+}

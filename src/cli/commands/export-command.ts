@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { snapshotStoreOf } from '../../warehouse/parquet-snapshot.js';
-import { exportSnapshot, type SnapshotExport } from '../../warehouse/parquet-snapshot-export.js';
+import { exportSnapshot, type SnapshotExport, snapshotSummary } from '../../warehouse/parquet-snapshot-export.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
@@ -13,20 +13,6 @@ import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
 /** The report views are computed as they are written, over every order: as much memory as a report's. */
 const EXPORT_MEMORY_LIMIT = '2GB';
-
-/** The export's figures: what a monitor reads with --json, and the lines a person reads. */
-export function snapshotSummary(written: SnapshotExport): Record<string, unknown> {
-  const { relations } = written.manifest;
-  return {
-    to: written.to,
-    folder: written.folder,
-    schemaVersion: written.manifest.schemaVersion,
-    exportedAt: written.manifest.exportedAt,
-    tables: relations.filter((relation) => relation.kind === 'table').length,
-    views: relations.filter((relation) => relation.kind === 'view').length,
-    rows: Object.fromEntries(relations.map((relation) => [relation.name, relation.rows])),
-  };
-}
 
 /** `export --to DIR`: the warehouse as a Parquet snapshot that readers open while a writer holds the warehouse. */
 export function exportCommand(): Command {
