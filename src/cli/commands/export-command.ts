@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -28,8 +28,8 @@ export function exportCommand(): Command {
       const memoryLimit = memoryLimitSchema('2GB').safeParse(flags.memoryLimit);
       if (!memoryLimit.success) throw new UserError(`--memory-limit: ${memoryLimit.error.issues[0]!.message}`);
       const exportedAt = new Date(runClock(process.env)());
+      // The folder the export creates and writes in; DuckDB may write nowhere else.
       const store = snapshotStoreOf(flags.to);
-      await mkdir(store, { recursive: true });
       // A read-only warehouse gets no spill directory of its own; what the views hold past the limit goes here.
       const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-export-'));
       try {
