@@ -231,6 +231,12 @@ describe('a Parquet snapshot of the warehouse', () => {
     expect(writes.code).toBe(2);
     expect(writes.stderr).toContain('query refused');
     expect(await readdir(snap)).not.toContain('x.csv');
+    const outside = await cli(
+      ['sql', `SELECT * FROM read_csv('${join(workspace.dir, 'orders.csv')}')`, '--snapshot', snap],
+      {},
+    );
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('query refused');
     const taken = await cli(['export', '--to', workspace.dir, '--db', workspace.dbPath], {});
     expect(taken.code).toBe(2);
     expect(taken.stderr.trim().split('\n')).toHaveLength(1);
