@@ -55,11 +55,12 @@ export function sqlCommand(): Command {
     .action(async (query: string, flags: { db?: string; snapshot?: string; format: 'table' | 'csv' | 'json' }) => {
       const warehouse = await openForReading(flags, process.env[DB_ENV] ?? DEFAULT_DB, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
-        if (flags.snapshot !== undefined) await refuseAllButQueries(warehouse.connection, query);
         let reader: DuckDBResultReader;
         try {
+          if (flags.snapshot !== undefined) await refuseAllButQueries(warehouse.connection, query);
           reader = await warehouse.connection.runAndReadAll(query);
         } catch (error) {
+          if (error instanceof UserError) throw error;
           if (isAccessRefusal(error)) throw new UserError(`query refused: ${firstLineOf(error)}`, 'QUERY_REFUSED');
           throw new UserError(`query failed: ${firstLineOf(error)}`);
         }
