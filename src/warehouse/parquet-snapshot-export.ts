@@ -124,10 +124,9 @@ export async function exportSnapshot(
   exportedAt: Date,
 ): Promise<SnapshotExport> {
   const dir = resolve(to);
-  const previous = await currentSnapshotId(dir);
   const store = snapshotStoreOf(dir);
   await mkdir(store, { recursive: true });
-  await removeLeftovers(store, [previous]);
+  await removeLeftovers(store, [await currentSnapshotId(dir)]);
   const id = snapshotId(exportedAt);
   const partial = join(store, `${id}.partial-${process.pid}`);
   await mkdir(partial);
@@ -148,9 +147,11 @@ export async function exportSnapshot(
   const link = join(store, `link.partial-${process.pid}`);
   await rm(link, { force: true });
   await symlink(linkTargetOf(dir, id), link);
+  // Read again just before the swap: another export may have published a snapshot since this one began.
+  const replaced = await currentSnapshotId(dir);
   await rename(link, dir);
   await fsyncPath(linkFolderOf(dir));
-  await removeLeftovers(store, [id, previous]);
+  await removeLeftovers(store, [id, replaced]);
   return { to: dir, folder, manifest };
 }
 

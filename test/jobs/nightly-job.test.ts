@@ -277,6 +277,12 @@ describe('jobs run nightly', () => {
     );
     expect(rows.code, rows.stderr).toBe(0);
     expect(rows.stdout).toBe('orders\n3\n');
+    // Exported before the job ends: its own run is still running in the snapshot.
+    const runs = await runCli(
+      ['sql', 'SELECT job, exit_state FROM runs ORDER BY job', '--snapshot', snapshot, '--format', 'csv'],
+      {},
+    );
+    expect(runs.stdout).toBe('job,exit_state\nnightly,running\nnightly-track,ok\n');
   });
 
   /**
