@@ -176,7 +176,7 @@ export class WarehouseSession implements SqlRunner {
   }
 }
 
-/** The path an in-memory database stands under among the open ones: never a file's. */
+/** DuckDB's name of an in-memory database, and the path it stands under among the open ones: never a file's. */
 const IN_MEMORY = ':memory:';
 
 /**
@@ -269,7 +269,7 @@ export class Warehouse extends WarehouseSession {
   static async openInMemory(label: string, options: WarehouseOptions = {}): Promise<Warehouse> {
     let instance: DuckDBInstance;
     try {
-      instance = await DuckDBInstance.create(':memory:', instanceConfig(options));
+      instance = await DuckDBInstance.create(IN_MEMORY, instanceConfig(options));
     } catch (error) {
       throw new WarehouseError(`cannot open ${label}: ${firstLineOf(error)}`, { cause: error });
     }
