@@ -29,6 +29,8 @@ export interface JobSettings {
   readonly trackMemoryLimit: string | undefined;
   /** What the nightly job prunes after tracking (`prune --older-than`), and whether it then compacts the warehouse. */
   readonly retention: { readonly olderThanDays: number; readonly compact: boolean } | undefined;
+  /** Where the nightly job exports the warehouse's Parquet snapshot at its end (`export.to`); none when undefined. */
+  readonly snapshotTo: string | undefined;
   /** The callback receiver's journal, ingested first when it exists. */
   readonly callbacksJournalDir: string;
   /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */

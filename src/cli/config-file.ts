@@ -176,6 +176,11 @@ export const ConfigFileSchema = z
       .strict()
       .optional(),
     notify: NotifySectionSchema.optional(),
+    /** Where the nightly job writes the warehouse's Parquet snapshot at its end, as `export --to` would. */
+    export: z
+      .object({ to: z.string().min(1) })
+      .strict()
+      .optional(),
     jobs: z.record(z.string(), JobScheduleSchema).default({}),
   })
   .strict();

@@ -46,6 +46,8 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   TRANSPORT: EXIT.FAILURE,
   UNSAFE_PATH: EXIT.FAILURE,
   PATH_NOT_WRITABLE: EXIT.BAD_INPUT,
+  SNAPSHOT_NOT_FOUND: EXIT.BAD_INPUT,
+  SNAPSHOT_PATH_TAKEN: EXIT.BAD_INPUT,
 };
 
 export function exitCodeOf(code: ErrorCode): ExitCode {
@@ -72,6 +74,9 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
   if (error instanceof WarehouseOutOfMemoryError) return memoryAdvice(error.settings, wording);
   if (error.code === 'QUERY_REFUSED')
     return 'a query on the warehouse reads no other file, writes none, loads no extension and changes no setting';
+  if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';
+  if (error.code === 'SNAPSHOT_PATH_TAKEN')
+    return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote`;
   if (error instanceof WarehouseBusyError)
     return error.readOnly
       ? 'DuckDB lets no other process open it, even read-only, while it is written; try again once that process has finished'

@@ -52,6 +52,7 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
       format: config.reports.format,
       periodDays: config.reports.periodDays,
     },
+    snapshotTo: config.export?.to,
     financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
     trackMemoryLimit: config.track.memoryLimit,
     retention:

@@ -24,6 +24,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   images: async () => (await import('./commands/images-command.js')).imagesCommand(),
   quota: async () => (await import('./commands/quota-command.js')).quotaCommand(),
   sql: async () => (await import('./commands/sql-command.js')).sqlCommand(),
+  export: async () => (await import('./commands/export-command.js')).exportCommand(),
   sandbox: async () => (await import('./commands/sandbox-command.js')).sandboxCommand(),
   replay: async () => (await import('./commands/replay-command.js')).replayCommand(),
   callbacks: async () => (await import('./commands/callbacks-command.js')).callbacksCommand(),

@@ -1,6 +1,8 @@
 import { installReportViews } from '../reports/report-views.js';
+import { openSnapshot } from '../warehouse/parquet-snapshot-reader.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
+import { UserError } from './exit-codes.js';
 
 const BUSY_RETRY_MS = 100;
 
@@ -36,4 +38,20 @@ async function openWaiting(path: string, options: WarehouseOptions, busyWaitMs: 
       await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
     }
   }
+}
+
+/**
+ * What a reading command reads: the snapshot `--snapshot` names (which no writer holds), else the
+ * warehouse `--db` names, or `defaultDb`, opened read-only.
+ */
+export async function openForReading(
+  flags: { readonly db?: string; readonly snapshot?: string },
+  defaultDb: string,
+  options: Omit<WarehouseOptions, 'readOnly'>,
+  busyWaitMs: number,
+): Promise<Warehouse> {
+  if (flags.snapshot === undefined)
+    return openWarehouseForCommand(flags.db ?? defaultDb, { ...options, readOnly: true }, busyWaitMs);
+  if (flags.db !== undefined) throw new UserError('--snapshot and --db: give one of them');
+  return openSnapshot(flags.snapshot, options);
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { fsyncPath } from './durable-files.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import type { Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -25,15 +26,6 @@ async function sizeOf(path: string): Promise<number> {
 async function removeCompactionFile(target: string): Promise<void> {
   await rm(target, { force: true });
   await rm(`${target}.wal`, { force: true });
-}
-
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**

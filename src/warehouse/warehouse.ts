@@ -176,6 +176,9 @@ export class WarehouseSession implements SqlRunner {
   }
 }
 
+/** DuckDB's name of an in-memory database, and the path it stands under among the open ones: never a file's. */
+const IN_MEMORY = ':memory:';
+
 /**
  * The DuckDB warehouse file and its main connection. `openSession` gives another connection to the same
  * file with its own queue, so short writes (the quota ledger) need not wait behind a batch load.
@@ -258,6 +261,30 @@ export class Warehouse extends WarehouseSession {
     }
   }
 
+  /**
+   * An in-memory database confined as a read-only open is: it reads and writes no file but in
+   * `options.directories`, where the files it reads are (a Parquet snapshot of the warehouse). Given
+   * directories, its settings stay unlocked: the caller locks them once it has made what it reads through.
+   */
+  static async openInMemory(label: string, options: WarehouseOptions = {}): Promise<Warehouse> {
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(IN_MEMORY, instanceConfig(options));
+    } catch (error) {
+      throw new WarehouseError(`cannot open ${label}: ${firstLineOf(error)}`, { cause: error });
+    }
+    const connection = await instance.connect();
+    try {
+      await connection.run("SET GLOBAL TimeZone = 'UTC'");
+      await confineConnection(connection, options.directories ?? []);
+    } catch (error) {
+      connection.closeSync();
+      instance.closeSync();
+      throw error;
+    }
+    return new Warehouse(label, IN_MEMORY, instance, connection, true, tuningOf(options));
+  }
+
   /** Another connection to the warehouse, with its own queue; closed with the warehouse. */
   async openSession(): Promise<WarehouseSession> {
     const connection = await this.instance.connect();
@@ -304,20 +331,23 @@ function tuningOf(options: WarehouseOptions): Required<WarehouseTuning> {
   };
 }
 
+function instanceConfig(options: WarehouseOptions): Record<string, string> {
+  const tuning = tuningOf(options);
+  return {
+    memory_limit: tuning.memoryLimit,
+    threads: String(tuning.threads),
+    checkpoint_threshold: tuning.checkpointThreshold,
+    ...(options.tempDirectory === undefined ? {} : { temp_directory: options.tempDirectory }),
+  };
+}
+
 async function createInstance(
   path: string,
   absolutePath: string,
   readOnly: boolean,
   options: WarehouseOptions,
 ): Promise<DuckDBInstance> {
-  const tuning = tuningOf(options);
-  const config: Record<string, string> = {
-    memory_limit: tuning.memoryLimit,
-    threads: String(tuning.threads),
-    checkpoint_threshold: tuning.checkpointThreshold,
-    access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
-    ...(options.tempDirectory === undefined ? {} : { temp_directory: options.tempDirectory }),
-  };
+  const config = { ...instanceConfig(options), access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE' };
   try {
     return await DuckDBInstance.create(absolutePath, config);
   } catch (error) {

@@ -247,6 +247,50 @@ describe('jobs run nightly', () => {
     }
   });
 
+  it("exports the warehouse's Parquet snapshot as its last step when the configuration has export.to", async () => {
+    const dbPath = join(workspace.dir, 'export.duckdb');
+    const snapshot = join(workspace.dir, 'export-snap');
+    const account = sandbox.state.world.accounts[0]!;
+    const csv = await workspace.writeCsv('export.csv', [
+      ['order_code', 'account'],
+      ...[0, 1, 2].map((i) => [sandbox.state.world.orderCode(account.index, i), account.alias]),
+    ]);
+    const jobConfig = join(workspace.dir, 'export.config.json');
+    await writeFile(
+      jobConfig,
+      JSON.stringify({
+        warehouse: dbPath,
+        dataDir: join(workspace.dir, 'export'),
+        trackingUrl: sandbox.url,
+        source: { inputs: [csv] },
+        export: { to: snapshot },
+      }),
+    );
+    const result = await runCli(['jobs', 'run', 'nightly', '--config', jobConfig, '--json'], nowEnv());
+    expect(result.code, result.stderr).toBe(0);
+    const night = JSON.parse(result.stdout) as JobSummary;
+    expect(night.steps.map((s) => s.step)).toEqual([
+      'track',
+      'charges report',
+      'failures report',
+      'html report',
+      'export',
+    ]);
+    expect(night.steps[4]!.summary).toMatchObject({ to: snapshot, schemaVersion: 1, rows: { orders: 3 } });
+    const rows = await runCli(
+      ['sql', 'SELECT count(*) AS orders FROM orders', '--snapshot', snapshot, '--format', 'csv'],
+      {},
+    );
+    expect(rows.code, rows.stderr).toBe(0);
+    expect(rows.stdout).toBe('orders\n3\n');
+    // Exported before the job ends: its own run is still running in the snapshot.
+    const runs = await runCli(
+      ['sql', 'SELECT job, exit_state FROM runs ORDER BY job', '--snapshot', snapshot, '--format', 'csv'],
+      {},
+    );
+    expect(runs.stdout).toBe('job,exit_state\nnightly,running\nnightly-track,ok\n');
+  });
+
   /**
    * A nightly job into a warehouse of its own, with `track.memoryLimit` set to `memoryLimit`, over one
    * order and `otherCodes` codes more (of orders the carrier does not have).

@@ -25,7 +25,7 @@ import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
 import { unwritablePathError } from '../unwritable-path.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
+import { openForReading } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
 
 const day = z
@@ -39,6 +39,7 @@ const REPORT_MEMORY_LIMIT = '2GB';
 /** The flags every report takes, checked once; every message names the flag. */
 const CommonFlagsSchema = z.object({
   db: z.string().optional(),
+  snapshot: z.string().min(1).optional(),
   from: day.optional(),
   to: day.optional(),
   account: z.string().min(1).optional(),
@@ -68,6 +69,7 @@ function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
 function withScopeOptions(command: Command): Command {
   return command
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+    .option('--snapshot <dir>', 'read the Parquet snapshot export --to wrote instead of the warehouse')
     .option(
       '--from <YYYY-MM-DD>',
       'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)',
@@ -108,7 +110,7 @@ function printSummary(summary: ReportSummary, json: boolean): void {
  */
 async function runReport(
   report: string,
-  flags: Pick<CommonFlags, 'db' | 'from' | 'to' | 'memoryLimit' | 'json'>,
+  flags: Pick<CommonFlags, 'db' | 'snapshot' | 'from' | 'to' | 'memoryLimit' | 'json'>,
   outDir: string | undefined,
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
 ): Promise<void> {
@@ -118,10 +120,10 @@ async function runReport(
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
-    const warehouse = await openWarehouseForCommand(
-      flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+    const warehouse = await openForReading(
+      flags,
+      process.env[DB_ENV] ?? DEFAULT_DB,
       {
-        readOnly: true,
         memoryLimit: flags.memoryLimit,
         tempDirectory: spillDir,
         directories: outDir === undefined ? [] : [outDir],

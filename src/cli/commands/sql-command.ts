@@ -1,11 +1,11 @@
-import { type DuckDBResultReader, DuckDBTypeId } from '@duckdb/node-api';
+import { type DuckDBConnection, type DuckDBResultReader, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
+import { openForReading } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from './track-command.js';
 
 type Cell = string | number | boolean | null | object;
@@ -28,26 +28,39 @@ function formatTable(columns: string[], rows: Record<string, Cell>[]): string {
 }
 
 /**
- * Runs one read-only SQL query on the warehouse: for analysts without the duckdb command line. The
- * query reads no file but the warehouse, writes none, loads no extension and changes no setting.
+ * A snapshot's folder is open to its reader, so that DuckDB reads its files: a statement that could
+ * write there (COPY, EXPORT) is refused before it runs, and only queries are let through.
+ */
+async function refuseAllButQueries(connection: DuckDBConnection, query: string): Promise<void> {
+  const statements = await connection.extractStatements(query);
+  for (let i = 0; i < statements.count; i++) {
+    const type = (await statements.prepare(i)).statementType;
+    if (type !== StatementType.SELECT && type !== StatementType.EXPLAIN)
+      throw new UserError('query refused: a snapshot answers queries (SELECT) only', 'QUERY_REFUSED');
+  }
+}
+
+/**
+ * Runs one read-only SQL query on the warehouse, or on its Parquet snapshot: for analysts without the
+ * duckdb command line. The query reads no file but the warehouse's (the snapshot's), writes none,
+ * loads no extension and changes no setting.
  */
 export function sqlCommand(): Command {
   return new Command('sql')
     .description('Run a read-only SQL query on the warehouse and print the rows.')
     .argument('<query>', 'the SQL query')
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+    .option('--snapshot <dir>', 'read the Parquet snapshot export --to wrote instead of the warehouse')
     .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
-    .action(async (query: string, flags: { db?: string; format: 'table' | 'csv' | 'json' }) => {
-      const warehouse = await openWarehouseForCommand(
-        flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
-        { readOnly: true },
-        WAREHOUSE_BUSY_WAIT_MS,
-      );
+    .action(async (query: string, flags: { db?: string; snapshot?: string; format: 'table' | 'csv' | 'json' }) => {
+      const warehouse = await openForReading(flags, process.env[DB_ENV] ?? DEFAULT_DB, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
         let reader: DuckDBResultReader;
         try {
+          if (flags.snapshot !== undefined) await refuseAllButQueries(warehouse.connection, query);
           reader = await warehouse.connection.runAndReadAll(query);
         } catch (error) {
+          if (error instanceof UserError) throw error;
           if (isAccessRefusal(error)) throw new UserError(`query refused: ${firstLineOf(error)}`, 'QUERY_REFUSED');
           throw new UserError(`query failed: ${firstLineOf(error)}`);
         }

@@ -1,0 +1,57 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { snapshotStoreOf } from '../../warehouse/parquet-snapshot.js';
+import { exportSnapshot, type SnapshotExport, snapshotSummary } from '../../warehouse/parquet-snapshot-export.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { UserError } from '../exit-codes.js';
+import { runClock } from '../run-clock.js';
+import { memoryLimitSchema } from '../tracking-memory.js';
+import { openWarehouseForCommand } from '../warehouse-access.js';
+import { DB_ENV, DEFAULT_DB } from './track-command.js';
+
+/** The report views are computed as they are written, over every order: as much memory as a report's. */
+const EXPORT_MEMORY_LIMIT = '2GB';
+
+/** `export --to DIR`: the warehouse as a Parquet snapshot that readers open while a writer holds the warehouse. */
+export function exportCommand(): Command {
+  return new Command('export')
+    .description(
+      'Write every table and report view of the warehouse as Parquet into a new snapshot folder, then swap it in at DIR.',
+    )
+    .requiredOption('--to <dir>', 'the snapshot: a link to its newest folder, DIR.snapshots/<id>/')
+    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+    .option('--memory-limit <size>', "DuckDB's memory_limit for the export", EXPORT_MEMORY_LIMIT)
+    .option('--json', 'print the summary as JSON')
+    .action(async (flags: { to: string; db?: string; memoryLimit: string; json?: boolean }) => {
+      const memoryLimit = memoryLimitSchema('2GB').safeParse(flags.memoryLimit);
+      if (!memoryLimit.success) throw new UserError(`--memory-limit: ${memoryLimit.error.issues[0]!.message}`);
+      const exportedAt = new Date(runClock(process.env)());
+      // The folder the export creates and writes in; DuckDB may write nowhere else.
+      const store = snapshotStoreOf(flags.to);
+      // A read-only warehouse gets no spill directory of its own; what the views hold past the limit goes here.
+      const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-export-'));
+      try {
+        const warehouse = await openWarehouseForCommand(
+          flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+          { readOnly: true, memoryLimit: memoryLimit.data, tempDirectory: spillDir, directories: [store] },
+          WAREHOUSE_BUSY_WAIT_MS,
+        );
+        let written: SnapshotExport;
+        try {
+          written = await exportSnapshot(warehouse, flags.to, exportedAt);
+        } finally {
+          await warehouse.close();
+        }
+        const summary = snapshotSummary(written);
+        if (flags.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+        else
+          process.stdout.write(
+            `snapshot ${written.to} -> ${written.folder}: ${summary.tables} tables, ${summary.views} views, schema version ${summary.schemaVersion}\n`,
+          );
+      } finally {
+        await rm(spillDir, { recursive: true, force: true });
+      }
+    });
+}
