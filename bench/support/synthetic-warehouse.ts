@@ -1,18 +1,44 @@
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
+/** How the synthetic orders spread over time. */
+export interface SyntheticHistory {
+  /**
+   * Days of history ending 2026-11-29: order i accepted at its share of the span, so codes and accept
+   * dates rise together, as the carrier assigns them, and orders older than two weeks have finished.
+   * Without it, orders scatter over 60 days from 2026-10-01.
+   */
+  readonly historyDays?: number;
+}
+
+/** The end (exclusive) of a `historyDays` span. */
+const HISTORY_END = "TIMESTAMPTZ '2026-11-30 00:00:00+07'";
+
 /**
- * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01: order i's charges follow the published relations unless
+ * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01 (or `historyDays`): order i's charges follow the published relations unless
  * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
  * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
  */
-export async function buildSyntheticWarehouse(path: string, orders: number, partnerCsv?: string): Promise<void> {
+export async function buildSyntheticWarehouse(
+  path: string,
+  orders: number,
+  partnerCsv?: string,
+  history: SyntheticHistory = {},
+): Promise<void> {
+  const acceptDate =
+    history.historyDays === undefined
+      ? "TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds((i * 86413) % (60 * 86400))"
+      : `${HISTORY_END} - to_days(${history.historyDays}) + to_seconds(CAST((i - 1) * ${history.historyDays * 86400} // ${orders} AS BIGINT))`;
+  // In a history, orders accepted more than two weeks before its end have finished: none still awaits handling or delivery.
+  const recent = history.historyDays === undefined ? 'true' : `${acceptDate} >= ${HISTORY_END} - INTERVAL 14 DAY`;
+  // A history keeps each order's rows together in code order, as nightly loads of rising codes leave them.
+  const inOrder = (keys: string) => (history.historyDays === undefined ? '' : ` ORDER BY ${keys}`);
   const warehouse = await Warehouse.open(path, { memoryLimit: '4GB' });
   try {
     const statements = [
       `CREATE TEMP TABLE synthetic AS
        SELECT i, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
-              TIMESTAMPTZ '2026-10-01 00:00:00+07' + to_seconds((i * 86413) % (60 * 86400)) AS accept_date,
-              CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN i % 10 = 3 THEN '16' WHEN i % 10 = 4 THEN '25' ELSE '30' END AS status,
+              ${acceptDate} AS accept_date,
+              CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN ${recent} AND i % 10 = 3 THEN '16' WHEN ${recent} AND i % 10 = 4 THEN '25' ELSE '30' END AS status,
               10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
               CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned
        FROM generate_series(1, ${orders}) AS t(i)`,
@@ -32,16 +58,16 @@ export async function buildSyntheticWarehouse(path: string, orders: number, part
          UNION ALL SELECT order_code, 2, 'VSVX', 'Phụ phí vùng sâu vùng xa', far_region_fee_amount FROM orders WHERE far_region_fee_amount > 0
          UNION ALL SELECT order_code, 3, 'CH', 'Cước chuyển hoàn', price_fr FROM orders WHERE price_fr > 0
          UNION ALL SELECT order_code, 4, 'Fuel', 'Phụ phí xăng dầu', fuel_fee_amount FROM orders
-         UNION ALL SELECT order_code, 5, 'VAT', 'Thuế VAT', vat_amount FROM orders)`,
+         UNION ALL SELECT order_code, 5, 'VAT', 'Thuế VAT', vat_amount FROM orders)${inOrder('1, 2')}`,
       `INSERT INTO order_statuses
        SELECT order_code, k, accept_date + to_hours(k * 6), CASE k WHEN 1 THEN '21' WHEN 2 THEN '23' WHEN 3 THEN '24' WHEN 4 THEN '25'
               ELSE CASE WHEN status = '28' THEN '27' ELSE status END END, NULL, NULL, 'Hà Nội', 'Bưu cục ' || (i % 300)
-       FROM synthetic, range(1, 6) AS r(k)`,
+       FROM synthetic, range(1, 6) AS r(k)${inOrder('i, k')}`,
       `INSERT INTO delivery_failures
        SELECT order_code, accept_date + to_hours(20 + a * 24), lpad(CAST(1 + (i + a) % 40 AS VARCHAR), 2, '0'), 'Người nhận hẹn lại',
               'Tỉnh ' || (i % 63), 'Bưu cục ' || (i % 300), accept_date + to_hours(21 + a * 24), 'tracking', 'bench', NULL
        FROM synthetic, range(0, 2) AS r(a)
-       WHERE i % 3 = 0 AND (a = 0 OR i % 9 = 0)`,
+       WHERE i % 3 = 0 AND (a = 0 OR i % 9 = 0)${inOrder('i, a')}`,
       `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
          real_weight, client_hub_id, service_type_id, ok, total_service_cost, quoted_at)
        SELECT 'Q' || order_code, 'bench', order_code, account_alias, 'Hà Nội', 'Ba Đình', 'Phúc Xá', length, width, height, real_weight, 'HUB', 'DE', true,

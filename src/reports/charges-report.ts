@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
 import { sumMoney } from '../carrier/money.js';
 import {
+  codeRangeCondition,
   moneyText,
   moneyTimesShare,
   type ReportScope,
@@ -99,6 +100,14 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  // A scope's orders' rows only: the other tables are read for the codes of the scope, not aggregated in full.
+  const ofScope = (conditions: string[]) => {
+    const all =
+      orders === 'orders'
+        ? conditions
+        : [...conditions, codeRangeCondition(scope), `order_code IN (SELECT order_code FROM ${orders})`];
+    return all.length === 0 ? '' : `WHERE ${all.join(' AND ')}`;
+  };
   const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
     lines_sum: { expected: 'lines_total', difference: '', flag: '' },
     components_sum: {
@@ -175,7 +184,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
              CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
              -- An unordered list sorted per order: an ordered string_agg sorts far slower.
              array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
-      FROM order_charges GROUP BY order_code
+      FROM order_charges ${ofScope([])} GROUP BY order_code
     ),
     history AS (
       SELECT order_code,
@@ -183,12 +192,12 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
              bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
              max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
       -- Only the statuses the checks look at: an order without any has no row, which reads the same.
-      FROM order_statuses WHERE status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')
+      FROM order_statuses ${ofScope([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
       GROUP BY order_code
     ),
     quotes AS (
       SELECT order_code, total_service_cost AS quote_total, quote_id, quoted_at
-      FROM price_quotes WHERE ok AND order_code IS NOT NULL
+      FROM price_quotes ${ofScope(['ok', 'order_code IS NOT NULL'])}
       QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
     ),
     rebills AS (
@@ -279,17 +288,21 @@ const RUN_SUMMARY = 'report_run_charges_summary';
 
 /**
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
- * summary per check and account over every order.
+ * summary per check and account over every order. `parts`, scopes that together hold the scope's
+ * orders once each, are computed one after another into the rows, so DuckDB holds one part's lines,
+ * statuses and quotes at a time instead of the whole range's.
  */
 export function chargesTables(
   rules: ChargeRules,
   scope: ReportScope,
-  options: { readonly invoices?: string; readonly flaggedOnly?: boolean } = {},
+  options: { readonly invoices?: string; readonly flaggedOnly?: boolean; readonly parts?: readonly ReportScope[] } = {},
 ): ReportTables {
   const invoices = options.invoices;
+  const [first = scope, ...rest] = options.parts ?? [];
   return {
     prepare: [
-      temporaryTable(RUN_CHARGES, chargesQuery(rules, scope, invoices)),
+      temporaryTable(RUN_CHARGES, chargesQuery(rules, first, invoices)),
+      ...rest.map((part) => `INSERT INTO ${RUN_CHARGES} SELECT * FROM (${chargesQuery(rules, part, invoices)})`),
       temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES)),
     ],
     tables: [

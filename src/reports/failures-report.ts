@@ -3,8 +3,10 @@ import { sqlText } from '../warehouse/sql-literals.js';
 import {
   carrierDate,
   carrierIsoWeek,
+  codeRangeCondition,
   type ReportScope,
   type ReportTables,
+  scopeCondition,
   scoped,
   temporaryTable,
 } from './report-sql.js';
@@ -13,25 +15,38 @@ import {
 export const UNKNOWN_REASON = 'reason not observed';
 
 /**
- * One row per failed delivery attempt (`delivery_failures`, from tracking snapshots and callbacks),
- * with its order's account and status now, the reason's meaning, its carrier-local day and ISO week,
- * and its number among the order's attempts.
+ * One row per failed delivery attempt (`delivery_failures`, from tracking snapshots and callbacks, or
+ * `attempts`, a relation of its rows holding every attempt of each of its orders), with its order's
+ * account and status now, the reason's meaning, its carrier-local day and ISO week, and its number
+ * among the order's attempts.
  */
-export function failuresQuery(): string {
+export function failuresQuery(attempts = 'delivery_failures'): string {
   return `
     SELECT f.order_code, o.account_alias, f.attempted_at, ${carrierDate('f.attempted_at')} AS attempted_day,
            ${carrierIsoWeek('f.attempted_at')} AS iso_week,
            row_number() OVER (PARTITION BY f.order_code ORDER BY f.attempted_at) AS attempt_no,
            f.delay_code, coalesce(d.meaning, CASE WHEN f.delay_code IS NULL THEN '${UNKNOWN_REASON}' END) AS delay_meaning,
            f.delay_note, f.province_name, f.post_office_name, f.source, f.observed_at, o.status AS status_now
-    FROM delivery_failures AS f
+    FROM ${attempts} AS f
     LEFT JOIN orders AS o ON o.order_code = f.order_code
     LEFT JOIN delay_reasons AS d ON d.code = f.delay_code`;
 }
 
-/** The attempts of a scope: days of the attempt, the order's account. */
-export function scopedFailures(failures: string, scope: ReportScope): string {
-  return scoped(failures, scope, { time: 'attempted_at', account: 'account_alias' });
+/** The columns a scope limits attempts by: the attempt's time, its order's account. */
+export const ATTEMPT_COLUMNS = { time: 'attempted_at', account: 'account_alias' } as const;
+
+/**
+ * The attempts of a scope (days of the attempt, the order's account), numbered among all of their
+ * order's attempts: only the orders with an attempt in the days are numbered, which reads the days'
+ * row groups, not the whole history.
+ */
+export function scopedFailuresQuery(scope: ReportScope): string {
+  const days = scopeCondition({ fromDay: scope.fromDay, toDay: scope.toDay }, ATTEMPT_COLUMNS);
+  const attempts =
+    days === 'true'
+      ? 'delivery_failures'
+      : `(SELECT * FROM delivery_failures WHERE ${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM delivery_failures WHERE ${days}))`;
+  return `SELECT * FROM ${scoped(`(${failuresQuery(attempts)})`, scope, ATTEMPT_COLUMNS)}`;
 }
 
 /** Counts and shares of the failures of a relation of failuresQuery rows, grouped by `keys`. */
@@ -90,13 +105,17 @@ export function repeatedFailuresQuery(failures: string): string {
  */
 export function awaitingHandlingQuery(now: string, account?: string): string {
   return `
-    WITH since AS (
+    WITH awaiting AS (
+      SELECT * FROM orders
+      WHERE status = '${STATUS.AWAITING_HANDLING}'${account === undefined ? '' : ` AND account_alias = ${sqlText(account)}`}
+    ),
+    since AS (
       SELECT order_code, "time" AS awaiting_since, province_name, post_office_name
-      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}'
+      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}' AND order_code IN (SELECT order_code FROM awaiting)
       QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY "time" DESC, seq DESC) = 1
     ),
     last_failure AS (
-      SELECT order_code, delay_code, delay_note FROM delivery_failures
+      SELECT order_code, delay_code, delay_note FROM delivery_failures WHERE order_code IN (SELECT order_code FROM awaiting)
       QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY attempted_at DESC) = 1
     )
     SELECT o.order_code, o.account_alias, s.awaiting_since,
@@ -104,11 +123,10 @@ export function awaitingHandlingQuery(now: string, account?: string): string {
            coalesce(o.delay_note, f.delay_note) AS delay_note,
            round((epoch_us(${now}) - epoch_us(s.awaiting_since)) / 3600e6, 1) AS waited_hours,
            s.province_name, s.post_office_name
-    FROM orders AS o
+    FROM awaiting AS o
     LEFT JOIN since AS s ON s.order_code = o.order_code
     LEFT JOIN last_failure AS f ON f.order_code = o.order_code
     LEFT JOIN delay_reasons AS d ON d.code = coalesce(o.delay_code, f.delay_code)
-    WHERE o.status = '${STATUS.AWAITING_HANDLING}'${account === undefined ? '' : ` AND o.account_alias = ${sqlText(account)}`}
     ORDER BY waited_hours DESC NULLS LAST, o.order_code`;
 }
 
@@ -118,7 +136,7 @@ const RUN_FAILURES = 'report_run_failures';
 /** The files of a failures report: the attempts, the breakdowns, repeated failures and orders awaiting handling. */
 export function failuresTables(scope: ReportScope, now: string): ReportTables {
   return {
-    prepare: [temporaryTable(RUN_FAILURES, `SELECT * FROM ${scopedFailures(`(${failuresQuery()})`, scope)}`)],
+    prepare: [temporaryTable(RUN_FAILURES, scopedFailuresQuery(scope))],
     tables: [
       { name: 'failures', query: `SELECT * FROM ${RUN_FAILURES} ORDER BY attempted_at, order_code` },
       { name: 'failures-by-reason', query: failuresByReasonQuery(RUN_FAILURES) },

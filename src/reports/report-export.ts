@@ -3,7 +3,7 @@ import { carrierDayOf } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
-import { failuresTables } from './failures-report.js';
+import { ATTEMPT_COLUMNS, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
 import {
   FINDING_KINDS,
@@ -12,7 +12,7 @@ import {
   RUN_FINDINGS,
   reconcileTables,
 } from './reconcile-report.js';
-import { carrierDate, type ReportScope, type ReportTables } from './report-sql.js';
+import { carrierDate, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
 import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -34,6 +34,7 @@ export interface ReportSummary {
 }
 
 type ReportWork = ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> };
+type ReportRange = { readonly from: string; readonly to: string };
 
 async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
   return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
@@ -50,6 +51,8 @@ export interface RangeStart {
 }
 
 export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
+/** The columns a scope limits orders by. */
+export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
 const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 
 /** A report's days: the scope's, else from the earliest day of `earliestOf` to the carrier day of `now`. */
@@ -68,17 +71,82 @@ export async function settleReportRange(
   return { from: typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to, to };
 }
 
+/**
+ * The scope with the range of its orders' codes (the orders of `table` in the scope's days, and its
+ * account where `table` has the column), when it limits the days: what a report over a few days of a
+ * long history reads of the per-order tables.
+ */
+export async function withOrderCodes(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  table: string,
+  columns: { readonly time: string; readonly account: string },
+): Promise<ReportScope> {
+  if (scope.fromDay === undefined && scope.toDay === undefined) return scope;
+  const [codes] = await rows(
+    warehouse,
+    `SELECT min(order_code) AS first, max(order_code) AS last FROM ${table} WHERE ${scopeCondition(scope, columns)}`,
+  );
+  return typeof codes?.first === 'string' && typeof codes.last === 'string'
+    ? { ...scope, codes: { first: codes.first, last: codes.last } }
+    : scope;
+}
+
+/** Orders a charges report computes at once; a scope of more is computed a month at a time. */
+const ORDERS_AT_ONCE = 2_000_000;
+
+/** The first day of the month after `day`'s (YYYY-MM-DD). */
+function nextMonth(day: string): string {
+  const date = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
+  date.setUTCMonth(date.getUTCMonth() + 1);
+  return date.toISOString().slice(0, 10);
+}
+
+function dayBefore(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * A scope of more than `ordersAtOnce` orders as parts: each calendar month of the range, then the
+ * scope's orders outside the range's days (an open end, or no accept date), each with its range of
+ * codes. None for a smaller scope.
+ */
+export async function monthParts(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  range: ReportRange,
+  ordersAtOnce = ORDERS_AT_ONCE,
+): Promise<ReportScope[]> {
+  const [size] = await rows(
+    warehouse,
+    `SELECT count(*) AS orders FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}`,
+  );
+  if (Number(size?.orders ?? 0) <= ordersAtOnce) return [];
+  const parts: ReportScope[] = [];
+  for (let from = range.from; from <= range.to; from = nextMonth(from)) {
+    const monthEnd = dayBefore(nextMonth(from));
+    parts.push({ fromDay: from, toDay: [monthEnd, range.to].sort()[0], account: scope.account });
+  }
+  if (scope.fromDay === undefined || scope.toDay === undefined) {
+    const days = scopeCondition({ fromDay: range.from, toDay: range.to }, ORDER_COLUMNS);
+    parts.push({ ...scope, condition: `accept_date IS NULL OR NOT (${days})` });
+  }
+  const withCodes: ReportScope[] = [];
+  for (const part of parts) withCodes.push(await withOrderCodes(warehouse, part, 'orders', ORDER_COLUMNS));
+  return withCodes;
+}
+
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
 async function exportReport(
   warehouse: Warehouse,
   report: string,
   request: ReportRequest,
   earliestOf: RangeStart,
-  work: () => Promise<ReportWork>,
+  work: (range: ReportRange) => Promise<ReportWork>,
 ): Promise<ReportSummary> {
   const range = await settleReportRange(warehouse, request.scope, request.now, earliestOf);
   await mkdir(request.outDir, { recursive: true });
-  const { prepare, tables, summarize } = await work();
+  const { prepare, tables, summarize } = await work(range);
   for (const statement of prepare) await warehouse.run(statement);
   const files = await writeReportTables(warehouse.connection, tables, {
     outDir: request.outDir,
@@ -95,13 +163,15 @@ export function exportChargesReport(
   request: ReportRequest,
   options: { readonly invoices?: PartnerRecordsSource | undefined; readonly flaggedOnly?: boolean } = {},
 ): Promise<ReportSummary> {
-  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async () => {
+  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async (range) => {
     let invoices: string | undefined;
     if (options.invoices !== undefined) {
       await loadPartnerRecords(warehouse.connection, options.invoices);
       invoices = partnerInvoicesQuery();
     }
-    const report = chargesTables(rules, request.scope, { invoices, flaggedOnly: options.flaggedOnly === true });
+    const scope = await withOrderCodes(warehouse, request.scope, 'orders', ORDER_COLUMNS);
+    const parts = await monthParts(warehouse, request.scope, range);
+    const report = chargesTables(rules, scope, { invoices, flaggedOnly: options.flaggedOnly === true, parts });
     return {
       ...report,
       summarize: async () => {
@@ -128,7 +198,13 @@ export function exportChargesReport(
 /** Failed delivery attempts per reason, province, post office and week; repeated failures; orders awaiting handling. */
 export function exportFailuresReport(warehouse: Warehouse, request: ReportRequest): Promise<ReportSummary> {
   return exportReport(warehouse, 'failures', request, FAILURES_BY_ATTEMPT, async () => {
-    const report = failuresTables(request.scope, `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`);
+    // Attempts carry no account: the range of codes is that of the days' attempts.
+    const days = { fromDay: request.scope.fromDay, toDay: request.scope.toDay };
+    const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
+    const report = failuresTables(
+      { ...request.scope, codes },
+      `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`,
+    );
     const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
     return {
       ...report,

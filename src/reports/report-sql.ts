@@ -1,4 +1,4 @@
-import { CARRIER_UTC_OFFSET_MINUTES } from '../carrier/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 
 /** The carrier-local wall time of a TIMESTAMPTZ column, whatever the connection's time zone. */
@@ -21,17 +21,48 @@ export interface ReportScope {
   readonly fromDay?: string | undefined;
   readonly toDay?: string | undefined;
   readonly account?: string | undefined;
+  /**
+   * The lowest and highest order code of the scope's orders, when known. The carrier hands out codes
+   * in order, so an order's rows in the other tables lie close to those of its days: a range of codes
+   * lets DuckDB skip the row groups outside it, which a join on the codes alone does not.
+   */
+  readonly codes?: { readonly first: string; readonly last: string } | undefined;
+  /** A further SQL condition on the rows: a part of a scope that a report computes on its own. */
+  readonly condition?: string | undefined;
 }
 
-/** SQL conditions (joined with AND, `true` when none) keeping the rows of a scope. */
+/** The condition keeping rows whose `column` lies in the scope's range of order codes (`true` when unknown). */
+export function codeRangeCondition(scope: ReportScope, column = 'order_code'): string {
+  return scope.codes === undefined
+    ? 'true'
+    : `${column} BETWEEN ${sqlText(scope.codes.first)} AND ${sqlText(scope.codes.last)}`;
+}
+
+/** The first instant of a carrier day (YYYY-MM-DD), epoch ms. */
+function carrierDayStart(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`) - CARRIER_UTC_OFFSET_MINUTES * 60_000;
+}
+
+function timestampLiteral(epochMs: number): string {
+  return `TIMESTAMPTZ ${sqlText(new Date(epochMs).toISOString())}`;
+}
+
+/**
+ * SQL conditions (joined with AND, `true` when none) keeping the rows of a scope. The days compare the
+ * time column itself with the instants they start and end at, which DuckDB checks against each row
+ * group's minimum and maximum and skips the groups outside the range.
+ */
 export function scopeCondition(
   scope: ReportScope,
   columns: { readonly time: string; readonly account: string },
 ): string {
   const conditions: string[] = [];
-  if (scope.fromDay !== undefined) conditions.push(`${carrierDate(columns.time)} >= DATE ${sqlText(scope.fromDay)}`);
-  if (scope.toDay !== undefined) conditions.push(`${carrierDate(columns.time)} <= DATE ${sqlText(scope.toDay)}`);
+  if (scope.fromDay !== undefined)
+    conditions.push(`${columns.time} >= ${timestampLiteral(carrierDayStart(scope.fromDay))}`);
+  if (scope.toDay !== undefined)
+    conditions.push(`${columns.time} < ${timestampLiteral(nextCarrierDayStart(carrierDayStart(scope.toDay)))}`);
   if (scope.account !== undefined) conditions.push(`${columns.account} = ${sqlText(scope.account)}`);
+  if (scope.condition !== undefined) conditions.push(`(${scope.condition})`);
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }
 

@@ -1,6 +1,6 @@
 /**
- * CSV files of many chunks: DuckDB hands rows over 2,048 at a time and every batch after the first is
- * stringified in a worker thread. The files must hold every row once, in the query's order, each value
+ * CSV files of many chunks: DuckDB works on rows 2,048 at a time, on every thread. The files must hold
+ * every row once, in the query's order, each value
  * as DuckDB writes it as text: the same as the Parquet file of the same run read back as text. The
  * charges rows may come in any order, which lets DuckDB write them on every thread: the JSON file of
  * many chunks must still be one JSON array holding every order once.

@@ -1,8 +1,7 @@
 /**
  * Text from the carrier or a partner's file that starts like a formula (`=`, `+`, `-`, `@`, tab,
  * carriage return) is written to every CSV after a `'`, so a spreadsheet shows it as text; numbers keep
- * their digits and sign. Covers both paths of the CSV writer: a table of one chunk stringified in the
- * process, and one of many chunks stringified in worker threads (the built CLI).
+ * their digits and sign, in a small table and in a report of many chunks (the built CLI).
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { CsvStringifyPool } from './csv-stringify-pool.js';
 import { writeCsv } from './csv-writer.js';
 import { writeWithCopy } from './duckdb-copy-writer.js';
 
@@ -30,9 +29,9 @@ export function reportFileName(
 }
 
 /**
- * Runs `write` with DuckDB free to give the rows in any order when `anyOrder`: a COPY then writes and a
- * streamed query computes on every thread, without the ordered batches that cost the charges JSON a
- * large share of its CPU time. The connection's setting is put back after.
+ * Runs `write` with DuckDB free to give the rows in any order when `anyOrder`: a COPY then writes on
+ * every thread, without the ordered batches that cost the charges files a large share of their CPU
+ * time. The connection's setting is put back after.
  */
 async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, write: () => Promise<T>): Promise<T> {
   if (!anyOrder) return write();
@@ -58,19 +57,14 @@ export async function writeReportTables(
   },
 ): Promise<WrittenFile[]> {
   const written: WrittenFile[] = [];
-  const pool = new CsvStringifyPool();
-  try {
-    for (const table of tables) {
-      const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
-      const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
-        options.format === 'csv'
-          ? writeCsv(connection, table.query, path, pool)
-          : writeWithCopy(connection, table.query, path, options.format),
-      );
-      written.push({ table: table.name, path, rows });
-    }
-  } finally {
-    await pool.close();
+  for (const table of tables) {
+    const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
+    const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
+      options.format === 'csv'
+        ? writeCsv(connection, table.query, path)
+        : writeWithCopy(connection, table.query, path, options.format),
+    );
+    written.push({ table: table.name, path, rows });
   }
   return written;
 }

@@ -1,0 +1,115 @@
+/**
+ * Report CSV files are written by DuckDB's COPY, each cell built in SQL as csv-stringify writes it: the
+ * bytes of a file of tricky values (quotes, commas, line breaks, Vietnamese text, text that starts a
+ * formula, nulls and empty text, money decimals) are exactly the expected ones, and what csv-stringify
+ * gives for the same values as text.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeReportTables } from '../../src/reports/writers/report-writer.js';
+import { formulaSafeText } from '../../src/warehouse/formula-safe-text.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** Each row: a text, a money amount, a flag, a time. */
+const ROWS: readonly [string | null, string | null, boolean | null, string | null][] = [
+  ['plain', '1184800.0000', true, '2026-11-03 08:15:00+07'],
+  ['Khách hẹn "giao lại", sáng mai', '12.5000', false, '2026-11-03 23:59:59.5+07'],
+  ['dòng một\ndòng hai', '-5000.0000', null, null],
+  ['cr\rhere', '0.0001', true, '2026-11-01 00:00:00+07'],
+  ['=HYPERLINK("http://evil.example","x")', '99999999999999.9999', false, '2026-11-30 12:00:00+07'],
+  ['+84 912 345 678', null, true, '2026-11-02 01:02:03+07'],
+  ['-1 khách vắng', '-0.5000', true, '2026-11-02 01:02:03+07'],
+  ['@SUM(A1)', '0.0000', false, '2026-11-02 01:02:03+07'],
+  ['\t=1', '1.0000', false, '2026-11-02 01:02:03+07'],
+  ['Bưu cục #3; Đống Đa', '30000.0000', false, '2026-11-02 01:02:03+07'],
+  ['', '7.1000', false, '2026-11-02 01:02:03+07'],
+  [null, null, null, null],
+  ["'quoted already", '2.0000', true, '2026-11-02 01:02:03+07'],
+];
+
+const EXPECTED = [
+  '\uFEFFno,note,amount,ok,seen_at\n',
+  '1,plain,1184800.0000,true,2026-11-03 01:15:00+00\n',
+  '2,"Khách hẹn ""giao lại"", sáng mai",12.5000,false,2026-11-03 16:59:59.5+00\n',
+  '3,"dòng một\ndòng hai",-5000.0000,,\n',
+  '4,"cr\rhere",0.0001,true,2026-10-31 17:00:00+00\n',
+  `5,"'=HYPERLINK(""http://evil.example"",""x"")",99999999999999.9999,false,2026-11-30 05:00:00+00\n`,
+  "6,'+84 912 345 678,,true,2026-11-01 18:02:03+00\n",
+  "7,'-1 khách vắng,-0.5000,true,2026-11-01 18:02:03+00\n",
+  "8,'@SUM(A1),0.0000,false,2026-11-01 18:02:03+00\n",
+  "9,'\t=1,1.0000,false,2026-11-01 18:02:03+00\n",
+  '10,Bưu cục #3; Đống Đa,30000.0000,false,2026-11-01 18:02:03+00\n',
+  '11,,7.1000,false,2026-11-01 18:02:03+00\n',
+  '12,,,,\n',
+  "13,'quoted already,2.0000,true,2026-11-01 18:02:03+00\n",
+].join('');
+
+describe('report CSV written by COPY', () => {
+  let dir: string;
+  let warehouse: Warehouse;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-csv-copy-'));
+    warehouse = await Warehouse.open(join(dir, 'recon.duckdb'));
+    await warehouse.run(
+      'CREATE TABLE tricky (no INTEGER, note VARCHAR, amount DECIMAL(20,4), ok BOOLEAN, seen_at TIMESTAMPTZ)',
+    );
+    for (const [i, [note, amount, ok, seenAt]] of ROWS.entries())
+      await warehouse.run(
+        'INSERT INTO tricky VALUES ($1, $2, CAST($3 AS DECIMAL(20,4)), $4, CAST($5 AS TIMESTAMPTZ))',
+        [i + 1, note, amount, ok, seenAt],
+      );
+  });
+
+  afterAll(async () => {
+    await warehouse?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function written(query: string, anyOrder = false): Promise<string> {
+    const [file] = await writeReportTables(warehouse.connection, [{ name: 'tricky', query, anyOrder }], {
+      outDir: dir,
+      format: 'csv',
+      range: { from: '2026-11-01', to: '2026-11-30' },
+    });
+    expect(file!.rows).toBe(ROWS.length);
+    return readFile(file!.path, 'utf8');
+  }
+
+  it('writes the expected bytes: header, byte order mark, quoting, formula-safe text, nulls, money', async () => {
+    expect(await written('SELECT * FROM tricky ORDER BY no')).toBe(EXPECTED);
+  });
+
+  it('writes what csv-stringify writes for the same values as text', async () => {
+    const text = (await warehouse.readAll('SELECT * FROM tricky ORDER BY no')).getRows();
+    const asText = (
+      await warehouse.readAll('SELECT CAST(amount AS VARCHAR), CAST(seen_at AS VARCHAR) FROM tricky ORDER BY no')
+    ).getRows();
+    const rows = text.map((row, i) => [
+      String(row[0]),
+      row[1] === null ? null : formulaSafeText(String(row[1])),
+      asText[i]![0] as string | null,
+      row[3] === null ? null : String(row[3]),
+      asText[i]![1] as string | null,
+    ]);
+    const stringified = stringify(rows, {
+      bom: true,
+      header: true,
+      columns: ['no', 'note', 'amount', 'ok', 'seen_at'],
+    });
+    expect(await written('SELECT * FROM tricky ORDER BY no')).toBe(stringified);
+  });
+
+  it('writes every row once when the rows may come in any order', async () => {
+    const lines = (await written('SELECT * FROM tricky', true)).slice(1).split(/\n(?=\d+,)/);
+    expect(lines.slice(1).sort()).toEqual(
+      EXPECTED.slice(1)
+        .split(/\n(?=\d+,)/)
+        .slice(1)
+        .sort(),
+    );
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * A month's report over a year of history reads that month's row groups: the scope's days compare the
+ * time columns themselves, and the other per-order tables are read within the range of the month's
+ * order codes. The month's rows are exactly the whole history's rows of that month.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
+import { chargesQuery, chargesTables, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
+import { ATTEMPT_COLUMNS, failuresQuery, scopedFailuresQuery } from '../../src/reports/failures-report.js';
+import { monthParts, ORDER_COLUMNS, withOrderCodes } from '../../src/reports/report-export.js';
+import { type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+const MONTH: ReportScope = { fromDay: '2026-06-01', toDay: '2026-06-30' };
+/** Enough orders for a dozen row groups (122,880 rows each) of charge lines and of statuses. */
+const ORDERS = 300_000;
+
+interface ProfileNode {
+  operator_name?: string;
+  operator_rows_scanned?: number;
+  extra_info?: { Table?: string };
+  children?: ProfileNode[];
+}
+
+describe('a month of a long history', () => {
+  let dir: string;
+  let warehouse: Warehouse;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-month-range-'));
+    const dbPath = join(dir, 'recon.duckdb');
+    await buildSyntheticWarehouse(dbPath, ORDERS, undefined, { historyDays: 365 });
+    warehouse = await Warehouse.open(dbPath, { readOnly: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await warehouse?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The most rows one scan of each table reads running `query` (after skipping row groups), from EXPLAIN ANALYZE. */
+  async function rowsScanned(query: string): Promise<Record<string, number>> {
+    const [row] = (await warehouse.readAll(`EXPLAIN (ANALYZE, FORMAT json) ${query}`)).getRows();
+    const scanned: Record<string, number> = {};
+    const walk = (node: ProfileNode) => {
+      const table = node.extra_info?.Table;
+      if (table !== undefined && node.operator_rows_scanned !== undefined) {
+        const name = table.split('.').at(-1)!;
+        scanned[name] = Math.max(scanned[name] ?? 0, node.operator_rows_scanned);
+      }
+      for (const child of node.children ?? []) walk(child);
+    };
+    walk(JSON.parse(String(row![1])) as ProfileNode);
+    return scanned;
+  }
+
+  async function count(table: string): Promise<number> {
+    return Number((await warehouse.readAll(`SELECT count(*) AS n FROM ${table}`)).getRowObjectsJson()[0]!.n);
+  }
+
+  /** Rows in one query and not the other, both ways (0 when they hold the same rows). */
+  async function difference(a: string, b: string): Promise<number> {
+    const [x, y] = [`SELECT * FROM (${a})`, `SELECT * FROM (${b})`];
+    return count(`((${x} EXCEPT ALL ${y}) UNION ALL (${y} EXCEPT ALL ${x}))`);
+  }
+
+  it('charges: reads a fraction of each per-order table, and gives the month of the whole history', async () => {
+    const scope = await withOrderCodes(warehouse, MONTH, 'orders', ORDER_COLUMNS);
+    const month = chargesQuery(DEFAULT_CHARGE_RULES, scope);
+    const scanned = await rowsScanned(month);
+    for (const table of ['order_charges', 'order_statuses'])
+      expect(scanned[table] ?? 0, table).toBeLessThan((await count(table)) / 4);
+    const whole = `SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE ${scopeCondition(MONTH, ORDER_COLUMNS)}`;
+    expect(await count(`(${month})`)).toBeGreaterThan(ORDERS / 20);
+    expect(await difference(month, whole)).toBe(0);
+  });
+
+  it('charges of a large scope, computed a month at a time, are the rows of the scope computed at once', async () => {
+    for (const scope of [{}, { toDay: '2026-09-30', account: 'shop-2' }] as ReportScope[]) {
+      const parts = await monthParts(warehouse, scope, { from: '2025-12-01', to: scope.toDay ?? '2026-12-05' }, 0);
+      expect(parts.length).toBeGreaterThan(10);
+      const report = chargesTables(DEFAULT_CHARGE_RULES, scope, { parts });
+      for (const statement of report.prepare) await warehouse.run(statement);
+      const charges = report.tables[0]!.query;
+      expect(await count(`(${charges})`)).toBeGreaterThan(ORDERS / 20);
+      expect(await difference(charges, chargesQuery(DEFAULT_CHARGE_RULES, scope))).toBe(0);
+    }
+  });
+
+  it('failures: the month of the whole history, each attempt numbered among all of its order', async () => {
+    const days = await withOrderCodes(warehouse, MONTH, 'delivery_failures', ATTEMPT_COLUMNS);
+    const month = scopedFailuresQuery(days);
+    const whole = `SELECT * FROM (${failuresQuery()}) WHERE ${scopeCondition(MONTH, ATTEMPT_COLUMNS)}`;
+    expect(await count(`(${month})`)).toBeGreaterThan(0);
+    expect(await difference(month, whole)).toBe(0);
+  });
+});
