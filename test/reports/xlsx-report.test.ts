@@ -297,6 +297,10 @@ describe('reports as workbooks', () => {
     expect(first.code).toBe(2);
     expect(first.stderr).toContain('no order_code column');
 
+    const notWorkbook = await findings(['--partner', csv, '--sheet', 'Hóa đơn']);
+    expect(notWorkbook.code).toBe(2);
+    expect(notWorkbook.stderr).toContain(`--sheet: ${csv} is not a .xlsx workbook`);
+
     const unknown = await findings(['--partner', two, '--sheet', 'Tháng 12']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr.trim().split('\n')).toEqual([
