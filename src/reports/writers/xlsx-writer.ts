@@ -84,10 +84,11 @@ function cellValue(value: unknown, kind: CellKind): CellValue {
   }
 }
 
-function columnDefinition(header: string, kind: CellKind): Partial<ExcelJS.Column> {
+/** A column's header, width and style: one style object, which each of its cells then shares. */
+function columnDefinition(header: string, kind: CellKind): Partial<ExcelJS.Column> & { style: Partial<ExcelJS.Style> } {
   const numFmt = { money: MONEY_FORMAT, time: TIME_FORMAT, day: DAY_FORMAT }[kind as string];
   const width = Math.max(header.length + 2, kind === 'time' ? 20 : 12);
-  return { header, width, ...(numFmt === undefined ? {} : { style: { numFmt } }) };
+  return { header, width, style: numFmt === undefined ? {} : { numFmt } };
 }
 
 /** One table's sheets: its rows (the header not counted) and the names of the sheets they went to. */
@@ -171,7 +172,13 @@ export class ReportWorkbook {
             sheets.push(sheet.name);
             sheetRows = 0;
           }
-          sheet.addRow(values.map((column, i) => cellValue(column[r], kinds[i]!))).commit();
+          const row = sheet.addRow(values.map((column, i) => cellValue(column[r], kinds[i]!)));
+          // exceljs gives each cell a copy of its column's style and looks every copy up among the
+          // workbook's styles; the column's own object it looks up once.
+          row.eachCell((cell, column) => {
+            cell.style = columns[column - 1]!.style;
+          });
+          row.commit();
           sheetRows++;
           rows++;
         }
