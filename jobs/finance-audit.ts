@@ -1,6 +1,6 @@
 import { orderPriceRequests, type PriceInputSource } from '../src/pipeline/price-inputs.js';
 import { runPriceQuotes } from '../src/pipeline/price-run.js';
-import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
+import { type PartnerRecordsSource, partnerFile } from '../src/reports/partner-records.js';
 import { carrierDate } from '../src/reports/report-sql.js';
 import type { JobContext, JobDefinition, JobStepResult } from './job-definition.js';
 import { chargesStep, jobReportRequest, reconcileStep } from './reports-step.js';
@@ -58,8 +58,7 @@ export const financeAudit: JobDefinition = {
         summary: { ...summary, ordersToQuote: wanted.size },
       });
     }
-    const partner: PartnerRecordsSource | undefined =
-      invoices === undefined ? undefined : { kind: 'csv', file: invoices };
+    const partner: PartnerRecordsSource | undefined = invoices === undefined ? undefined : partnerFile(invoices);
     steps.push(await chargesStep(context, request, partner));
     if (partner !== undefined) steps.push(await reconcileStep(context, request, partner));
     return steps;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
 import type { RunExitState } from '../src/pipeline/run-lifecycle.js';
 import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
+import type { ReportFormat } from '../src/reports/writers/report-writer.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 
@@ -36,7 +37,7 @@ export interface JobSettings {
   /** Where each job's reports go (a folder per job), their format, and how many carrier days back they cover. */
   readonly reports: {
     readonly outDir: string;
-    readonly format: 'csv' | 'parquet' | 'json';
+    readonly format: ReportFormat;
     readonly periodDays: number;
   };
   /** The price run's options; throws the user's error when the configuration lacks a base URL or keys. */

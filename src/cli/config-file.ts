@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
+import { REPORT_FORMATS } from '../reports/writers/report-writer.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
 import { RETENTION_AGE_HINT, retentionDays } from './retention-age.js';
@@ -133,7 +134,7 @@ export const ConfigFileSchema = z
     reports: z
       .object({
         outDir: z.string().min(1).optional(),
-        format: z.enum(['csv', 'parquet', 'json']).default('csv'),
+        format: z.enum(REPORT_FORMATS).default('csv'),
         /** Carrier days the jobs' reports cover, ending with the day of the run. */
         periodDays: positiveInt.max(366).default(30),
       })

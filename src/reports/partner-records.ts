@@ -6,10 +6,12 @@ import type { QueryArrayResult } from 'pg';
 import { ProductError } from '../errors/product-error.js';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
+import { workbookRows } from './workbook-rows.js';
 
-/** Where the partner's own records come from: a CSV file, or a query on a DuckDB file or a PostgreSQL server. */
+/** Where the partner's own records come from: a CSV or `.xlsx` file, or a query on a DuckDB file or a PostgreSQL server. */
 export type PartnerRecordsSource =
   | { readonly kind: 'csv'; readonly file: string }
+  | { readonly kind: 'xlsx'; readonly file: string; readonly sheet?: string | undefined }
   | { readonly kind: 'duckdb'; readonly file: string; readonly query: string }
   | { readonly kind: 'postgres'; readonly url: string; readonly query: string };
 
@@ -95,6 +97,36 @@ async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
   }
 }
 
+/** A workbook's sheet read as its CSV would be: the first row with a value is the header. */
+async function* xlsxLines(file: string, sheet: string | undefined): AsyncGenerator<PartnerLine> {
+  try {
+    await access(file);
+  } catch {
+    throw new PartnerRecordsError(`partner records ${file}: no such file`);
+  }
+  let positions: Map<Field, number> | undefined;
+  try {
+    for await (const { row, values } of workbookRows(file, sheet)) {
+      if (positions === undefined) {
+        positions = fieldPositions(
+          values.map((v) => v ?? ''),
+          `partner records ${file}`,
+        );
+        continue;
+      }
+      yield lineOf(`${file}:${row}`, positions, values);
+    }
+  } catch (error) {
+    if (error instanceof PartnerRecordsError) throw error;
+    throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
+  }
+}
+
+/** The partner's records in a file: a workbook when it ends in `.xlsx` (its first sheet, or `sheet`), else a CSV. */
+export function partnerFile(file: string, sheet?: string): PartnerRecordsSource {
+  return file.toLowerCase().endsWith('.xlsx') ? { kind: 'xlsx', file, sheet } : { kind: 'csv', file };
+}
+
 async function* duckdbLines(file: string, query: string): AsyncGenerator<PartnerLine> {
   let instance: DuckDBInstance;
   try {
@@ -172,6 +204,8 @@ function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
   switch (source.kind) {
     case 'csv':
       return csvLines(source.file);
+    case 'xlsx':
+      return xlsxLines(source.file, source.sheet);
     case 'duckdb':
       return duckdbLines(source.file, source.query);
     case 'postgres':

@@ -1,5 +1,6 @@
 import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
+import { endStreamingQuery } from '../warehouse/streaming-query.js';
 import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
 import {
@@ -69,24 +70,9 @@ export async function* duckdbQueryRows(
     }
     unfinished = undefined;
   } finally {
-    if (connection !== undefined && unfinished !== undefined) await endQuery(connection, unfinished);
+    if (connection !== undefined && unfinished !== undefined) await endStreamingQuery(connection, unfinished);
     connection?.closeSync();
     instance.closeSync();
-  }
-}
-
-/**
- * Ends a streaming query left unread, which would otherwise keep the database file open (and locked
- * against writers) until the garbage collector finalizes the result: the bindings give no other way
- * to free it. Once interrupted, the query yields only the few chunks it had buffered.
- */
-async function endQuery(connection: DuckDBConnection, result: DuckDBResult): Promise<void> {
-  connection.interrupt();
-  try {
-    let chunk = await nextChunk(result);
-    while (chunk !== null) chunk = await nextChunk(result);
-  } catch {
-    // The query failed or was interrupted: either way it is over, which is all that is needed here.
   }
 }
 

@@ -103,6 +103,11 @@ describe('the configuration file', () => {
     );
   });
 
+  it("takes every report format a command writes for a job's reports, workbooks included", () => {
+    expect(parseConfig({ reports: { format: 'xlsx' } }, 'x.json').reports.format).toBe('xlsx');
+    expect(() => parseConfig({ reports: { format: 'xls' } }, 'x.json')).toThrow(/reports\.format/);
+  });
+
   it('fills defaults for an empty configuration', () => {
     const config = parseConfig({}, 'x.json');
     expect(config.dayUtcOffset).toBe(420);

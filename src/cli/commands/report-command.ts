@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
-import { PartnerRecordsError, type PartnerRecordsSource } from '../../reports/partner-records.js';
+import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
 import {
   exportChargesReport,
@@ -99,7 +99,10 @@ function printSummary(summary: ReportSummary, json: boolean): void {
   const scope = `${summary.range.from} to ${summary.range.to}${summary.account === null ? '' : `, account ${summary.account}`}`;
   process.stdout.write(`${summary.report} report, ${scope}\n`);
   for (const line of summary.lines) process.stdout.write(`  ${line}\n`);
-  for (const file of summary.files) process.stdout.write(`  ${file.path}: ${file.rows} rows\n`);
+  for (const file of summary.files) {
+    const sheets = file.sheets === undefined ? '' : `, sheet ${file.sheets.join(', ')}`;
+    process.stdout.write(`  ${file.path}${sheets}: ${file.rows} rows\n`);
+  }
 }
 
 /**
@@ -159,16 +162,26 @@ function requestOf(flags: CommonFlags, now: number): ReportRequest {
   };
 }
 
-/** The partner records named by --partner, or --from-duckdb / --from-postgres with --query. */
+/** The records of a file flag (`--partner`, `--invoices`): a `.xlsx` file's first sheet or `--sheet`, else a CSV. */
+function recordsFile(file: string, sheet: string | undefined): PartnerRecordsSource {
+  const source = partnerFile(file, sheet);
+  if (sheet !== undefined && source.kind !== 'xlsx') throw new UserError(`--sheet: ${file} is not a .xlsx workbook`);
+  return source;
+}
+
+/** The partner records named by --partner (and --sheet), or --from-duckdb / --from-postgres with --query. */
 function partnerSource(flags: {
   partner?: string;
+  sheet?: string;
   fromDuckdb?: string;
   fromPostgres?: string | true;
   query?: string;
 }): PartnerRecordsSource | undefined {
   const given = [flags.partner, flags.fromDuckdb, flags.fromPostgres].filter((f) => f !== undefined).length;
   if (given > 1) throw new UserError('--partner, --from-duckdb and --from-postgres: give one of them');
-  if (flags.partner !== undefined) return { kind: 'csv', file: flags.partner };
+  if (flags.sheet !== undefined && flags.partner === undefined)
+    throw new UserError('--sheet: names a sheet of the --partner workbook');
+  if (flags.partner !== undefined) return recordsFile(flags.partner, flags.sheet);
   if (flags.fromDuckdb !== undefined) {
     if (flags.query === undefined)
       throw new UserError(
@@ -200,13 +213,17 @@ function chargesCommand(): Command {
     .option('--quote-tolerance <dong>', 'how far the total may be from the price quote', '1')
     .option(
       '--invoices <file>',
-      "the partner's records (CSV with order_code, invoiced_amount) to compare the totals with",
+      "the partner's records (CSV or .xlsx with order_code, invoiced_amount) to compare the totals with",
     )
+    .option('--sheet <name>', 'the sheet of an .xlsx --invoices file (default: the first)')
     .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
-      const invoices = typeof raw.invoices === 'string' ? ({ kind: 'csv', file: raw.invoices } as const) : undefined;
+      const sheet = typeof raw.sheet === 'string' ? raw.sheet : undefined;
+      if (sheet !== undefined && typeof raw.invoices !== 'string')
+        throw new UserError('--sheet: names a sheet of the --invoices workbook');
+      const invoices = typeof raw.invoices === 'string' ? recordsFile(raw.invoices, sheet) : undefined;
       await runReport('charges', flags, flags.out, (warehouse, now) =>
         exportChargesReport(warehouse, rules, requestOf(flags, now), {
           invoices,
@@ -235,7 +252,8 @@ function reconcileCommand(): Command {
       "Compare the partner's own records (order_code and any of expected_status, invoiced_amount, cod_amount) with the warehouse.",
     ),
   )
-    .option('--partner <file>', "the partner's records as CSV")
+    .option('--partner <file>', "the partner's records as CSV or .xlsx")
+    .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)')
     .option('--from-duckdb <file>', 'read them from a DuckDB file with --query')
     .option(
       '--from-postgres [url]',
@@ -300,7 +318,7 @@ function htmlCommand(): Command {
 /** `report charges|failures|reconcile|html`: the finance, operations and reconciliation reports. */
 export function reportCommand(): Command {
   const command = new Command('report').description(
-    'Write a report (charges, failures, reconcile) as CSV, Parquet or JSON and print its summary, or the HTML page of them (html).',
+    'Write a report (charges, failures, reconcile) as CSV, Parquet, JSON or an Excel workbook and print its summary, or the HTML page of them (html).',
   );
   for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()])
     command.addCommand(sub.exitOverride());

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { writeCsv } from './csv-writer.js';
 import { writeWithCopy } from './duckdb-copy-writer.js';
+import { ReportWorkbook, SHEET_ROW_LIMIT } from './xlsx-writer.js';
 
-export const REPORT_FORMATS = ['csv', 'parquet', 'json'] as const;
+export const REPORT_FORMATS = ['csv', 'parquet', 'json', 'xlsx'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** One table of a report: its file's name and the query giving its rows; `anyOrder`: the file's rows may come in any order. */
@@ -17,6 +18,8 @@ export interface WrittenFile {
   readonly table: string;
   readonly path: string;
   readonly rows: number;
+  /** In a workbook: the sheets that hold the table's rows. */
+  readonly sheets?: readonly string[];
 }
 
 /** The file of a table: `<table>_<from>_<to>.<format>`, e.g. `charges_2026-11-01_2026-11-22.csv`. */
@@ -46,7 +49,33 @@ async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, wr
   }
 }
 
-/** Writes each table to its file under `outDir` in `format`. */
+/**
+ * Writes the tables as one workbook under `outDir`, a table per sheet, named as the first table: a
+ * report's own table (`charges`, one row per order), which goes last, after the summaries.
+ * `sheetRowLimit`: rows a sheet holds, its header included.
+ */
+async function writeWorkbook(
+  connection: DuckDBConnection,
+  tables: readonly ReportTable[],
+  options: { readonly outDir: string; readonly range: { readonly from: string; readonly to: string } },
+  sheetRowLimit: number,
+): Promise<WrittenFile[]> {
+  const [own, ...summaries] = tables;
+  if (own === undefined) return [];
+  const path = join(options.outDir, reportFileName(own.name, options.range, 'xlsx'));
+  const workbook = await ReportWorkbook.create(path, sheetRowLimit);
+  const written: WrittenFile[] = [];
+  for (const table of [...summaries, own]) {
+    const { rows, sheets } = await inAnyOrder(connection, table.anyOrder === true, () =>
+      workbook.addTable(connection, table),
+    );
+    written.push({ table: table.name, path, rows, sheets });
+  }
+  await workbook.close();
+  return written;
+}
+
+/** Writes each table to its file under `outDir` in `format`; as `xlsx`, all in one workbook. */
 export async function writeReportTables(
   connection: DuckDBConnection,
   tables: readonly ReportTable[],
@@ -54,15 +83,17 @@ export async function writeReportTables(
     readonly outDir: string;
     readonly format: ReportFormat;
     readonly range: { readonly from: string; readonly to: string };
+    /** Rows a sheet of a workbook holds, its header included: Excel's limit unless a test lowers it. */
+    readonly sheetRowLimit?: number;
   },
 ): Promise<WrittenFile[]> {
+  const { format } = options;
+  if (format === 'xlsx') return writeWorkbook(connection, tables, options, options.sheetRowLimit ?? SHEET_ROW_LIMIT);
   const written: WrittenFile[] = [];
   for (const table of tables) {
-    const path = join(options.outDir, reportFileName(table.name, options.range, options.format));
+    const path = join(options.outDir, reportFileName(table.name, options.range, format));
     const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
-      options.format === 'csv'
-        ? writeCsv(connection, table.query, path)
-        : writeWithCopy(connection, table.query, path, options.format),
+      format === 'csv' ? writeCsv(connection, table.query, path) : writeWithCopy(connection, table.query, path, format),
     );
     written.push({ table: table.name, path, rows });
   }
