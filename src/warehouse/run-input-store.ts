@@ -95,7 +95,9 @@ export async function appendRunInputs(
  *
  * The stored orders are read through the run's codes (`IN (SELECT ... FROM first_valid)`), so DuckDB
  * filters their scan by those codes instead of reading every stored order; a run's lookup results are
- * found by its run id, whose rows sit together.
+ * found by its run id, whose rows sit together. The latest callback is ranked as in the
+ * order_latest_callbacks view, but over the run's codes' callbacks only: DuckDB does not push a filter
+ * on the view's result into its window, which would rank every order's callbacks.
  */
 const RUN_WORK = `
   WITH first_valid AS (
@@ -114,7 +116,12 @@ const RUN_WORK = `
       WHERE done.run_id = $runId AND done.order_code = first_valid.order_code AND done.outcome <> 'deferred'
     )
     AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))
-    AND ($refreshTerminal OR first_valid.order_code NOT IN (SELECT order_code FROM order_latest_callbacks WHERE is_terminal))`;
+    AND ($refreshTerminal OR first_valid.order_code NOT IN (
+      SELECT c.order_code FROM callback_events AS c LEFT JOIN status_codes AS s ON s.code = c.status
+      WHERE c.order_code IN (SELECT order_code FROM first_valid)
+      QUALIFY row_number() OVER (PARTITION BY c.order_code ORDER BY c.event_time DESC, c.received_at DESC) = 1
+        AND coalesce(s.is_terminal, false)
+    ))`;
 
 /** Rows of the work list's Parquet row groups: a chunk's read decodes one or two of them, not a large part of the list. */
 const WORK_LIST_ROW_GROUP = 10_000;

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
@@ -15,6 +15,24 @@ import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
+
+const OTHER_CALLBACKS = 200_000;
+
+interface ProfileNode {
+  readonly operator_type?: string;
+  readonly operator_cardinality?: number;
+  readonly extra_info?: { readonly Table?: string };
+  readonly children?: readonly ProfileNode[];
+}
+
+/** Rows that the profiled statement's scans of `callback_events` passed on, after the filters pushed into them. */
+function callbackRowsRead(node: ProfileNode): number {
+  const own =
+    node.operator_type === 'TABLE_SCAN' && /(^|\.)callback_events$/.test(node.extra_info?.Table ?? '')
+      ? (node.operator_cardinality ?? 0)
+      : 0;
+  return own + (node.children ?? []).reduce((sum, child) => sum + callbackRowsRead(child), 0);
+}
 
 function input(
   seq: number,
@@ -178,6 +196,43 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'CANCELLED1',
       'ONTHEWAY01',
     ]);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(3);
+  });
+
+  it("skips orders whose latest callback is terminal, ranking only the run's codes' callbacks", async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const callback = (orderCode: string, status: string, at: string) =>
+      `('${orderCode}-${status}', '${orderCode}', '${status}', TIMESTAMPTZ '${at}', 'api_key', TIMESTAMPTZ '${at}', '{}')`;
+    await warehouse.run(
+      `INSERT INTO callback_events (event_id, order_code, status, event_time, auth_method, received_at, body) VALUES
+       ${callback('DELIVERED1', '25', '2026-11-01 08:00:00+00')}, ${callback('DELIVERED1', '30', '2026-11-01 10:00:00+00')},
+       ${callback('REOPENED01', '30', '2026-11-01 08:00:00+00')}, ${callback('REOPENED01', '25', '2026-11-01 10:00:00+00')}`,
+    );
+    // A year of other orders' callbacks, which the run's work list has no need to rank.
+    await warehouse.run(
+      `INSERT INTO callback_events (event_id, order_code, status, event_time, auth_method, received_at, body)
+       SELECT 'other-' || i, 'OTHER' || lpad(CAST(i // 2 AS VARCHAR), 7, '0'), CASE WHEN i % 2 = 0 THEN '25' ELSE '30' END,
+              TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_minutes(i), 'api_key', TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_minutes(i), '{}'
+       FROM range(0, ${OTHER_CALLBACKS}) AS t(i)`,
+    );
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [input(1, 'DELIVERED1'), input(2, 'REOPENED01'), input(3, 'NOCALLBACK')],
+      spoolDir,
+    );
+
+    expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual([
+      'REOPENED01',
+      'NOCALLBACK',
+    ]);
+    const profile = join(dir, 'profile.json');
+    await warehouse.run("SET enable_profiling = 'json'");
+    await warehouse.run(`SET profiling_output = '${profile}'`);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: false })).toBe(2);
+    await warehouse.run("SET enable_profiling = 'no_output'");
+    expect(callbackRowsRead(JSON.parse(await readFile(profile, 'utf8')))).toBeLessThan(OTHER_CALLBACKS / 10);
     expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(3);
   });
 
