@@ -36,6 +36,7 @@ export const END_TO_END_TESTS = [
   'test/reports/formula-safe-csv.test.ts',
   'test/reports/reconcile-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',
+  'test/warehouse/charge-audit-rows.test.ts',
   // PostgreSQL.
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',

@@ -1,4 +1,21 @@
+import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** Orders whose audit rows one statement computes: a bound on the memory of the build. */
+const AUDIT_CHUNK = 2_000_000;
+
+/** The orders' audit rows, as the loaders write them, computed by the same SQL a chunk of codes at a time. */
+function chargeAuditStatements(orders: number): string[] {
+  const code = (i: number) => `'EX${String(i).padStart(9, '0')}'`;
+  const statements: string[] = [];
+  for (let first = 1; first <= orders; first += AUDIT_CHUNK) {
+    const codes = `order_code BETWEEN ${code(first)} AND ${code(Math.min(orders, first + AUDIT_CHUNK - 1))}`;
+    statements.push(
+      `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${codes})`, codes)} ORDER BY o.order_code`,
+    );
+  }
+  return statements;
+}
 
 /** Past nightly runs' `lookup_results`: `nights` runs, one a day up to `lastNight`, each looking up `perNight` stored orders in turn. */
 export interface LookupHistory {
@@ -104,6 +121,7 @@ export async function buildSyntheticWarehouse(
       ...(options.lookupHistory === undefined || orders === 0
         ? []
         : lookupHistoryStatements(options.lookupHistory, orders)),
+      ...chargeAuditStatements(orders),
       'DROP TABLE synthetic',
       'CHECKPOINT',
     ];
