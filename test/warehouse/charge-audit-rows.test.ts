@@ -10,10 +10,10 @@ import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
-import { postControl, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
-import { cli } from '../support/cli-process.js';
-import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 import { sandboxNow } from '../reports/report-fixtures.js';
+import { postControl, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
+import { cli, sandboxEnv } from '../support/cli-process.js';
+import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 describe('order_charge_audit', () => {
   let sandbox: RunningSandbox;
@@ -49,7 +49,7 @@ describe('order_charge_audit', () => {
     await writeFile(path, `order_code,ToProvinceName,ToDistrictName,ToWardName,ClientHubID\n${lines.join('\n')}\n`);
     const result = await cli(
       ['price', '--for-orders', path, '--db', workspace.dbPath, '--rate', '200', '--concurrency', '8', '--json'],
-      sandboxNow(sandbox),
+      sandboxEnv(sandbox),
     );
     expect(result.code, result.stderr).toBe(0);
   }
