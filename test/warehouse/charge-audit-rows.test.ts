@@ -4,7 +4,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayRuns } from '../../src/pipeline/tracking/replay-runs.js';
 import { chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -118,6 +120,22 @@ describe('order_charge_audit', () => {
     await worker.track(sandbox, [await ordersCsv(worker, 'later.csv', truth.slice(40))]);
     const result = await cli(['merge', worker.dbPath, '--into', workspace.dbPath], sandboxNow(sandbox));
     expect(result.code, result.stderr).toBe(0);
+    await expectAuditAsComputed();
+  }, 300_000);
+
+  it('after replay --rebuild of the spooled runs, is what the rows give when computed from scratch', async () => {
+    const warehouse = await Warehouse.open(workspace.dbPath);
+    try {
+      await replayRuns({
+        warehouse,
+        dataDir: workspace.dir,
+        runIds: [],
+        rebuild: true,
+        logger: pino({ level: 'silent' }),
+      });
+    } finally {
+      await warehouse.close();
+    }
     await expectAuditAsComputed();
   }, 300_000);
 });
