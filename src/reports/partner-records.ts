@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
 import { Parser } from 'csv-parse';
 import type { QueryArrayResult } from 'pg';
@@ -77,6 +78,10 @@ async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
   } catch {
     throw new PartnerRecordsError(`partner records ${file}: no such file`);
   }
+  if (await isPlainCsv(file)) {
+    yield* plainCsvLines(file);
+    return;
+  }
   const parser = createReadStream(file).pipe(
     new LineNumberedParser({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true }),
   );
@@ -93,6 +98,51 @@ async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
     if (error instanceof PartnerRecordsError) throw error;
     throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
   }
+}
+
+/**
+ * A file without a quote or a carriage return: csv-parse, as csvLines sets it, reads each line as one
+ * record split at every `,` and `;`, so splitting the lines in JavaScript gives the same records,
+ * several times faster, which matters for the millions of lines of a year's invoices.
+ */
+async function isPlainCsv(file: string): Promise<boolean> {
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>)
+    if (chunk.includes(QUOTE) || chunk.includes(CARRIAGE_RETURN)) return false;
+  return true;
+}
+
+const QUOTE = 0x22;
+const CARRIAGE_RETURN = 0x0d;
+const BYTE_ORDER_MARK = '\uFEFF';
+
+/** csvLines for a plain file (isPlainCsv): the same records, line numbers, header rules and byte-order mark. */
+async function* plainCsvLines(file: string): AsyncGenerator<PartnerLine> {
+  const decoder = new StringDecoder('utf8');
+  let positions: Map<Field, number> | undefined;
+  let lineNo = 0;
+  let rest = '';
+  const recordOf = (line: string): PartnerLine | undefined => {
+    lineNo++;
+    const text = lineNo === 1 && line.startsWith(BYTE_ORDER_MARK) ? line.slice(1) : line;
+    // Empty lines are skipped, and counted.
+    if (text === '') return undefined;
+    const values = text.split(/[,;]/);
+    if (positions === undefined) {
+      positions = fieldPositions(values, `partner records ${file}`);
+      return undefined;
+    }
+    return lineOf(`${file}:${lineNo}`, positions, values);
+  };
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    const lines = (rest + decoder.write(chunk)).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) {
+      const record = recordOf(line);
+      if (record !== undefined) yield record;
+    }
+  }
+  const last = recordOf(rest + decoder.end());
+  if (last !== undefined) yield last;
 }
 
 async function* duckdbLines(file: string, query: string): AsyncGenerator<PartnerLine> {
