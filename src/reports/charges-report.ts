@@ -259,34 +259,33 @@ export function chargesSummaryQuery(charges: string): string {
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 
-/** The temporary tables a charges run computes its rows and summary into, once, then writes and prints. */
-const RUN_CHARGES = 'report_run_charges';
+/** The temporary table a charges run computes its summary into, once, then writes and prints. */
 const RUN_SUMMARY = 'report_run_charges_summary';
 
 /**
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
  * summary per check and account over every order. `parts`, scopes that together hold the scope's
- * orders once each, are computed one after another into the rows, so DuckDB holds one part's lines,
- * statuses and quotes at a time instead of the whole range's.
+ * orders once each, are computed one after another, so DuckDB joins one part's orders with their
+ * audit rows at a time instead of the whole range's. The rows are computed again for each file
+ * rather than kept: the checks over the audit rows cost less than holding (and spilling) every
+ * order's row.
  */
 export function chargesTables(
   rules: ChargeRules,
   scope: ReportScope,
   options: { readonly invoices?: string; readonly flaggedOnly?: boolean; readonly parts?: readonly ReportScope[] } = {},
 ): ReportTables {
-  const invoices = options.invoices;
-  const [first = scope, ...rest] = options.parts ?? [];
+  const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
+  const charges = parts
+    .map((part) => `SELECT * FROM (${chargesQuery(rules, part, options.invoices)})`)
+    .join('\nUNION ALL\n');
   return {
-    prepare: [
-      temporaryTable(RUN_CHARGES, chargesQuery(rules, first, invoices)),
-      ...rest.map((part) => `INSERT INTO ${RUN_CHARGES} SELECT * FROM (${chargesQuery(rules, part, invoices)})`),
-      temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES)),
-    ],
+    prepare: [temporaryTable(RUN_SUMMARY, chargesSummaryQuery(`(${charges})`))],
     tables: [
-      // One row per order in no particular order: keeping the temporary table's would cost its writers the most.
+      // One row per order in no particular order: an order would cost the writer a sort of every row.
       {
         name: 'charges',
-        query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
+        query: `SELECT * FROM (${charges})${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
         anyOrder: true,
       },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },
