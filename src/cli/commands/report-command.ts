@@ -33,11 +33,8 @@ const day = z
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
   .refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
 
-/**
- * A report holds its rows in temporary tables, which for a million orders outgrow the warehouse's
- * default memory limit; past this one they spill to disk, so the process stays under 1 GB.
- */
-const REPORT_MEMORY_LIMIT = '600MB';
+/** A report holds its rows in temporary tables, which for a million orders outgrow the warehouse's default memory limit. */
+const REPORT_MEMORY_LIMIT = '2GB';
 
 /** The flags every report takes, checked once; every message names the flag. */
 const CommonFlagsSchema = z.object({
