@@ -42,7 +42,8 @@ const HISTORY_END = "TIMESTAMPTZ '2026-11-30 00:00:00+07'";
 /**
  * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01 (or `historyDays`): order i's charges follow the published relations unless
  * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
- * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
+ * and quota ledger rows per day, every order's charge audit row; with `partnerCsv`, a partner CSV of
+ * every order there.
  */
 export async function buildSyntheticWarehouse(
   path: string,
