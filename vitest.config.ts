@@ -38,6 +38,7 @@ export const END_TO_END_TESTS = [
   'test/reports/xlsx-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',
   'test/warehouse/parquet-snapshot.test.ts',
+  'test/warehouse/charge-audit-rows.test.ts',
   // PostgreSQL.
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',

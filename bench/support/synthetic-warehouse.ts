@@ -1,4 +1,21 @@
+import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** Orders whose audit rows one statement computes: a bound on the memory of the build. */
+const AUDIT_CHUNK = 2_000_000;
+
+/** The orders' audit rows, as the loaders write them, computed by the same SQL a chunk of codes at a time. */
+function chargeAuditStatements(orders: number): string[] {
+  const code = (i: number) => `'EX${String(i).padStart(9, '0')}'`;
+  const statements: string[] = [];
+  for (let first = 1; first <= orders; first += AUDIT_CHUNK) {
+    const codes = `order_code BETWEEN ${code(first)} AND ${code(Math.min(orders, first + AUDIT_CHUNK - 1))}`;
+    statements.push(
+      `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${codes})`, codes)} ORDER BY o.order_code`,
+    );
+  }
+  return statements;
+}
 
 /** Past nightly runs' `lookup_results`: `nights` runs, one a day up to `lastNight`, each looking up `perNight` stored orders in turn. */
 export interface LookupHistory {
@@ -25,7 +42,8 @@ const HISTORY_END = "TIMESTAMPTZ '2026-11-30 00:00:00+07'";
 /**
  * The synthetic warehouse, all in SQL, its orders spread over 60 days from 2026-10-01 (or `historyDays`): order i's charges follow the published relations unless
  * i % 100 = 0; five statuses each, failed attempts on a third of the orders, quotes for half, a run
- * and quota ledger rows per day; with `partnerCsv`, a partner CSV of every order there.
+ * and quota ledger rows per day, every order's charge audit row; with `partnerCsv`, a partner CSV of
+ * every order there.
  */
 export async function buildSyntheticWarehouse(
   path: string,
@@ -104,6 +122,7 @@ export async function buildSyntheticWarehouse(
       ...(options.lookupHistory === undefined || orders === 0
         ? []
         : lookupHistoryStatements(options.lookupHistory, orders)),
+      ...chargeAuditStatements(orders),
       'DROP TABLE synthetic',
       'CHECKPOINT',
     ];

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { PRICE_SERVICE, PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
+import { PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
 import { sumMoney } from '../carrier/money.js';
+import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
 import {
   codeRangeCondition,
-  moneyText,
   moneyTimesShare,
   type ReportScope,
   type ReportTables,
@@ -94,20 +94,22 @@ function beyond(difference: string, tolerance: string): string {
  * One row per order with its billed components, weights, and for every check its flag, the expected
  * value and the difference (billed minus expected); then flags_failed and amount_at_stake (the largest
  * money difference among its failed checks). `invoices`, when given, is a relation of
- * (order_code, invoiced_amount) with one row per order.
+ * (order_code, invoiced_amount) with one row per order. The orders' audit rows are read from
+ * order_charge_audit, or with `from` 'computed' computed from the rows they come from, which is what
+ * the stored ones must always equal.
  */
-export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoices?: string): string {
+export function chargesQuery(
+  rules: ChargeRules,
+  scope: ReportScope = {},
+  invoices?: string,
+  from: 'stored' | 'computed' = 'stored',
+): string {
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
-  // A scope's orders' rows only: the other tables are read for the codes of the scope, not aggregated in full.
-  const ofScope = (conditions: string[]) => {
-    const all =
-      orders === 'orders'
-        ? conditions
-        : [...conditions, codeRangeCondition(scope), `order_code IN (SELECT order_code FROM ${orders})`];
-    return all.length === 0 ? '' : `WHERE ${all.join(' AND ')}`;
-  };
+  // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
+  const ofScope =
+    orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
   const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
     lines_sum: { expected: 'lines_total', difference: '', flag: '' },
     components_sum: {
@@ -178,50 +180,25 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, invoic
   const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(
     ({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`,
   );
+  const audit =
+    from === 'computed'
+      ? `(${chargeAuditQuery(orders, ofScope)})`
+      : orders === 'orders'
+        ? CHARGE_AUDIT_TABLE
+        : `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofScope})`;
   return `
-    WITH lines AS (
-      SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
-             CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
-             -- An unordered list sorted per order: an ordered string_agg sorts far slower.
-             array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
-      FROM order_charges ${ofScope([])} GROUP BY order_code
-    ),
-    history AS (
-      SELECT order_code,
-             bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
-             bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
-             max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
-      -- Only the statuses the checks look at: an order without any has no row, which reads the same.
-      FROM order_statuses ${ofScope([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
-      GROUP BY order_code
-    ),
-    quotes AS (
-      SELECT order_code, total_service_cost AS quote_total, quote_id, quoted_at
-      FROM price_quotes ${ofScope(['ok', 'order_code IS NOT NULL'])}
-      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
-    ),
-    rebills AS (
-      SELECT c.order_code, arg_min(TRY_CAST(c.old_value AS ${MONEY}), c.seen_at) AS total_at_delivery,
-             min(c.seen_at) AS changed_at
-      FROM order_changes AS c JOIN history AS h ON h.order_code = c.order_code
-      WHERE c.field = 'total_service_cost' AND c.seen_at > h.delivered_at
-      GROUP BY c.order_code
-    ),
-    base AS (
+    WITH base AS (
       SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
              o.price, o.price_fr, o.far_region_fee_amount, o.fuel_fee_amount, o.vat_amount, o.cod_amount, o.total_service_cost,
-             l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
-             CAST(coalesce(l.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
+             a.price_info, CAST(coalesce(a.lines_total, 0) AS ${MONEY}) AS lines_total,
+             CAST(coalesce(a.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
              o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight,
-             coalesce(h.returned, false) OR o.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
-             coalesce(h.cancelled, false) OR o.status = '${STATUS.CANCELLED}' AS cancelled,
-             h.delivered_at, q.quote_id, q.quote_total, r.total_at_delivery, r.changed_at AS total_changed_at,
+             coalesce(a.returned_in_history, false) OR o.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
+             coalesce(a.cancelled_in_history, false) OR o.status = '${STATUS.CANCELLED}' AS cancelled,
+             a.delivered_at, a.quote_id, a.quote_total, a.total_at_delivery, a.total_changed_at,
              ${invoices === undefined ? `CAST(NULL AS ${MONEY})` : 'i.invoiced_amount'} AS invoiced_amount
       FROM ${orders} AS o
-      LEFT JOIN lines AS l ON l.order_code = o.order_code
-      LEFT JOIN history AS h ON h.order_code = o.order_code
-      LEFT JOIN quotes AS q ON q.order_code = o.order_code
-      LEFT JOIN rebills AS r ON r.order_code = o.order_code
+      LEFT JOIN ${audit} AS a ON a.order_code = o.order_code
       ${invoices === undefined ? '' : `LEFT JOIN ${invoices} AS i ON i.order_code = o.order_code`}
     ),
     expected AS (
@@ -282,34 +259,33 @@ export function chargesSummaryQuery(charges: string): string {
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 
-/** The temporary tables a charges run computes its rows and summary into, once, then writes and prints. */
-const RUN_CHARGES = 'report_run_charges';
+/** The temporary table a charges run computes its summary into, once, then writes and prints. */
 const RUN_SUMMARY = 'report_run_charges_summary';
 
 /**
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
  * summary per check and account over every order. `parts`, scopes that together hold the scope's
- * orders once each, are computed one after another into the rows, so DuckDB holds one part's lines,
- * statuses and quotes at a time instead of the whole range's.
+ * orders once each, are computed one after another, so DuckDB joins one part's orders with their
+ * audit rows at a time instead of the whole range's. The rows are computed again for each file
+ * rather than kept: the checks over the audit rows cost less than holding (and spilling) every
+ * order's row.
  */
 export function chargesTables(
   rules: ChargeRules,
   scope: ReportScope,
   options: { readonly invoices?: string; readonly flaggedOnly?: boolean; readonly parts?: readonly ReportScope[] } = {},
 ): ReportTables {
-  const invoices = options.invoices;
-  const [first = scope, ...rest] = options.parts ?? [];
+  const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
+  const charges = parts
+    .map((part) => `SELECT * FROM (${chargesQuery(rules, part, options.invoices)})`)
+    .join('\nUNION ALL\n');
   return {
-    prepare: [
-      temporaryTable(RUN_CHARGES, chargesQuery(rules, first, invoices)),
-      ...rest.map((part) => `INSERT INTO ${RUN_CHARGES} SELECT * FROM (${chargesQuery(rules, part, invoices)})`),
-      temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_CHARGES)),
-    ],
+    prepare: [temporaryTable(RUN_SUMMARY, chargesSummaryQuery(`(${charges})`))],
     tables: [
-      // One row per order in no particular order: keeping the temporary table's would cost its writers the most.
+      // One row per order in no particular order: an order would cost the writer a sort of every row.
       {
         name: 'charges',
-        query: `SELECT * FROM ${RUN_CHARGES}${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
+        query: `SELECT * FROM (${charges})${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
         anyOrder: true,
       },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },

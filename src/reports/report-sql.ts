@@ -77,15 +77,6 @@ export function scoped(
 }
 
 /**
- * Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. Works
- * in DECIMAL(18,4), held in 64 bits, which DuckDB converts faster than the 128-bit DECIMAL(20,4).
- */
-export function moneyText(column: string): string {
-  const small = `CAST(${column} AS DECIMAL(18,4))`;
-  return `CASE WHEN ${small} = trunc(${small}) THEN CAST(CAST(${small} AS BIGINT) AS VARCHAR) ELSE CAST(${small} AS VARCHAR) END`;
-}
-
-/**
  * A money expression times a share (decimal text such as `0.2`), rounded to DECIMAL(20,4). Where the
  * amount is small enough for the product to fit 18 digits, DuckDB multiplies and rounds it in 64 bits;
  * rounding the 128-bit product of a DECIMAL(20,4) costs far more. The same value either way.

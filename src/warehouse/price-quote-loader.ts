@@ -1,5 +1,6 @@
 import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
 import { moneyDecimal } from './carrier-value-sql.js';
+import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -151,6 +152,12 @@ export async function loadPriceQuotes(
                 isDefaultService AS is_default_service
          FROM ${spoolFileRows('$file', linesFile, QUOTE_LINE_FIELDS)}`,
           { file: linesFile.path },
+        );
+        // A quote's latest success is an input of its order's audit row.
+        await refreshChargeAudit(
+          sql,
+          `SELECT order_code FROM price_quotes WHERE order_code IS NOT NULL AND quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
+          { file: quotesFile.path },
         );
       },
       `a batch of ${rows.length} price quotes`,

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { CHARGE_AUDIT_TABLE, refreshChargeAudit } from './charge-audit-rows.js';
 import { isDuckDbFile } from './duckdb-file.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -20,8 +21,11 @@ const NEWEST_WINS = [
   { table: 'price_quotes', key: 'quote_id', time: 'quoted_at', parts: ['price_quote_lines'] },
   { table: 'order_image_lists', key: 'order_code', time: 'fetched_at', parts: ['order_images'] },
 ] as const;
-/** Tables a merge leaves alone: the schema's own bookkeeping. */
-const NOT_MERGED = new Set(['schema_migrations']);
+/**
+ * Tables a merge does not copy: the schema's own bookkeeping, and the audit rows, which are computed
+ * again from the merged rows of the file's orders.
+ */
+const NOT_MERGED = new Set(['schema_migrations', CHARGE_AUDIT_TABLE]);
 const SOURCE = 'merge_source';
 
 export interface MergedFile {
@@ -119,5 +123,12 @@ async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<
       ? await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} ON CONFLICT DO NOTHING`)
       : await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} EXCEPT SELECT * FROM ${name}`);
   }
+  // Every order the file holds rows of, whether or not they won: a superset of the orders whose audit inputs changed.
+  await refreshChargeAudit(
+    sql,
+    `SELECT order_code FROM ${src('orders')}
+     UNION ALL SELECT order_code FROM ${src('price_quotes')} WHERE order_code IS NOT NULL
+     UNION ALL SELECT order_code FROM ${src('order_changes')}`,
+  );
   return rows;
 }

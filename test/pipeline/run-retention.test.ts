@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf, epochMsToInstant } from '../../src/carrier/contract.js';
 import { installReportViews } from '../../src/reports/report-views.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { compactionFileOf } from '../../src/warehouse/warehouse-compaction.js';
 import { DAY_MS, startTestSandbox } from '../sandbox/sandbox-http.js';
@@ -123,6 +124,8 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
            FROM range(0, ${HISTORY_DAYS}, 20) AS d(day) ON CONFLICT DO NOTHING`,
       ])
         await warehouse.run(statement, statement.includes('$now') ? { now } : undefined);
+      // As the loaders do for the orders they write.
+      await refreshChargeAudit(warehouse);
       // As every command's writable open leaves it.
       await installReportViews(warehouse);
     } finally {

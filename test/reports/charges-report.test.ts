@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHARGE_CHECKS, chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { AnomalyKind } from '../../src/sandbox/world/order-plan.js';
+import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox, truthAnomalies } from '../sandbox/sandbox-http.js';
 import { cli } from '../support/cli-process.js';
@@ -125,6 +126,8 @@ describe('the published price example', () => {
         `INSERT INTO order_charges VALUES ('EXPUBLISHED1', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EXPUBLISHED1', 2, 'Fuel', 'Phụ phí xăng dầu', 236960),
            ('EXPUBLISHED1', 3, 'VAT', 'Thuế VAT', 142176)`,
       );
+      // As the loaders do for the orders they write.
+      await refreshChargeAudit(warehouse);
       const [row] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<
         string,
         unknown

@@ -73,9 +73,13 @@ describe('a month of a long history', () => {
     const scanned = await rowsScanned(month);
     for (const table of ['order_charges', 'order_statuses'])
       expect(scanned[table] ?? 0, table).toBeLessThan((await count(table)) / 4);
+    // Three row groups of audit rows here: the month's codes lie within one of them.
+    expect(scanned.order_charge_audit ?? 0).toBeLessThan((await count('order_charge_audit')) / 2);
     const whole = `SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE ${scopeCondition(MONTH, ORDER_COLUMNS)}`;
     expect(await count(`(${month})`)).toBeGreaterThan(ORDERS / 20);
     expect(await difference(month, whole)).toBe(0);
+    // The stored audit rows are those computed from the month's other rows.
+    expect(await difference(month, chargesQuery(DEFAULT_CHARGE_RULES, scope, undefined, 'computed'))).toBe(0);
   }, 120_000);
 
   it('charges of a large scope, computed a month at a time, are the rows of the scope computed at once', async () => {

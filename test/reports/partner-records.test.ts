@@ -46,3 +46,55 @@ describe('partner records from a DuckDB file', () => {
     }
   });
 });
+
+describe('partner records from a CSV file with mixed separators and blank lines', () => {
+  /** The records loaded from a CSV file: each row's line number, origin (its line) and fields. */
+  async function loaded(path: string): Promise<unknown[][]> {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await loadPartnerRecords(connection, { kind: 'csv', file: path });
+      const reader = await connection.runAndReadAll(
+        `SELECT line_no, replace(origin, ${`'${dir}'`}, ''), order_code, expected_status, invoiced_amount, cod_amount FROM partner_records ORDER BY line_no`,
+      );
+      return reader.getRows();
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }
+
+  it('reads the same records, line numbers and values whether or not the file quotes a value', async () => {
+    const lines = [
+      '\uFEFF Extra ; OrderCode,Invoiced_Amount,expected_status',
+      'a;EX000000001,  12000 ,30',
+      '',
+      'b,EX000000002;;',
+      'c,EX000000003',
+      ',,,,,,',
+      'd;EX000000004,5000.5,Đã giao hàng,tail',
+      ' ',
+      '',
+      'e,EX000000005,\t7 \u00A0,18',
+    ];
+    const plain = join(dir, 'plain.csv');
+    await writeFile(plain, `${lines.join('\n')}\n`);
+    // One quoted value makes the file one the CSV parser reads in full; the lines before it are the same.
+    const quoted = join(dir, 'quoted.csv');
+    await writeFile(quoted, `${[...lines, 'f,"EX000000006",1,30'].join('\n')}\n`);
+    const fast = (await loaded(plain)).map(([n, origin, ...values]) => [
+      n,
+      String(origin).replace('plain', ''),
+      ...values,
+    ]);
+    const full = (await loaded(quoted)).map(([n, origin, ...values]) => [
+      n,
+      String(origin).replace('quoted', ''),
+      ...values,
+    ]);
+    expect(full).toHaveLength(fast.length + 1);
+    expect(fast).toEqual(full.slice(0, -1));
+    expect(fast[0]).toEqual([1n, '/.csv:2', 'EX000000001', '30', '12000', null]);
+    expect(fast.at(-1)).toEqual([7n, '/.csv:10', 'EX000000005', '18', '7', null]);
+  });
+});

@@ -1,6 +1,7 @@
 /** What the report tests share: the sandbox's clock for the command line, a tracked sandbox world, price quotes for its orders. */
 import { readFile } from 'node:fs/promises';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import {
   clientHubs,
@@ -91,6 +92,8 @@ export async function quoteTrackedOrders(sandbox: RunningSandbox, dbPath: string
         ],
       );
     }
+    // As the price loader does for the orders it quotes.
+    await refreshChargeAudit(warehouse);
     return quoted.length;
   } finally {
     await warehouse.close();

@@ -48,6 +48,7 @@ describe('Warehouse.open', () => {
       'lookup_results',
       'missed_callbacks',
       'order_changes',
+      'order_charge_audit',
       'order_charges',
       'order_image_lists',
       'order_images',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../../carrier/answer-body.js';
 import { checkTrackingResult } from '../../carrier/contract.js';
 import { ProductError } from '../../errors/product-error.js';
+import { CHARGE_AUDIT_TABLE } from '../../warehouse/charge-audit-rows.js';
 import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from '../raw-spool.js';
@@ -40,7 +41,14 @@ export class UnknownSpoolError extends ProductError {
 }
 
 /** The tables replay rebuilds: the orders and what the loader derives from their snapshots. */
-const REBUILT_TABLES = ['order_changes', 'order_charges', 'order_statuses', 'order_trackings', 'orders'] as const;
+const REBUILT_TABLES = [
+  'order_changes',
+  'order_charges',
+  'order_statuses',
+  'order_trackings',
+  'orders',
+  CHARGE_AUDIT_TABLE,
+] as const;
 
 /**
  * Loads the snapshots of runs' raw spools into the warehouse through the same loader as a live run,

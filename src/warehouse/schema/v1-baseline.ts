@@ -189,6 +189,25 @@ const ORDER_HISTORY_TABLES = `
     PRIMARY KEY (order_code, attempted_at)
   );`;
 
+// What the charge checks read of an order's other rows (charge lines, statuses, latest quote, changes
+// after delivery), one row per order, recomputed by the writers of those rows for the orders they
+// change: a report reads its range's rows here instead of aggregating the history tables. No key:
+// an index over every order would cost each load more than the rewrite of a batch's rows.
+const CHARGE_AUDIT_TABLE = `
+  CREATE TABLE order_charge_audit (
+    order_code VARCHAR NOT NULL,
+    price_info VARCHAR,
+    lines_total DECIMAL(20,4) NOT NULL,
+    far_region_line_cost DECIMAL(20,4) NOT NULL,
+    returned_in_history BOOLEAN NOT NULL,
+    cancelled_in_history BOOLEAN NOT NULL,
+    delivered_at TIMESTAMPTZ,
+    quote_id VARCHAR,
+    quote_total DECIMAL(20,4),
+    total_at_delivery DECIMAL(20,4),
+    total_changed_at TIMESTAMPTZ
+  );`;
+
 // One row per distinct callback: event_id is the TransactionId when the carrier sent one, else a
 // hash of order, status and time. The ApiKey of the body is never stored, only the alias it matched.
 // The receiver journals callbacks to NDJSON segment files before it acknowledges them; how much of
@@ -339,6 +358,7 @@ export const migration: Migration = {
     ORDER_TABLES,
     RUN_TABLES,
     ORDER_HISTORY_TABLES,
+    CHARGE_AUDIT_TABLE,
     CALLBACK_TABLES,
     QUOTE_AND_IMAGE_TABLES,
     CALLBACK_VIEWS,

@@ -1,0 +1,90 @@
+import { PRICE_SERVICE, STATUS } from '../carrier/contract.js';
+import type { SqlParameters, SqlRunner } from './warehouse.js';
+
+/** The table of per-order audit rows (schema v1-baseline.ts). */
+export const CHARGE_AUDIT_TABLE = 'order_charge_audit';
+
+const MONEY = 'DECIMAL(20,4)';
+
+/**
+ * Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. Works
+ * in DECIMAL(18,4), held in 64 bits, which DuckDB converts faster than the 128-bit DECIMAL(20,4).
+ */
+export function moneyText(column: string): string {
+  const small = `CAST(${column} AS DECIMAL(18,4))`;
+  return `CASE WHEN ${small} = trunc(${small}) THEN CAST(CAST(${small} AS BIGINT) AS VARCHAR) ELSE CAST(${small} AS VARCHAR) END`;
+}
+
+/**
+ * The audit row of every order in `orders` (a relation of orders' rows) whose rows in the other tables
+ * match `condition` (a condition on `order_code`, `true` for all): what the charge checks read from
+ * the order's charge lines, status history, latest successful price quote and changes after delivery.
+ * The checks themselves depend on a report's rules and invoices, so they are computed from these rows
+ * when the report runs.
+ */
+export function chargeAuditQuery(orders = 'orders', condition = 'true'): string {
+  const where = (conditions: string[]) => `WHERE ${[condition, ...conditions].join(' AND ')}`;
+  return `
+    WITH lines AS (
+      SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
+             CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
+             -- An unordered list sorted per order: an ordered string_agg sorts far slower.
+             array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
+      FROM order_charges ${where([])} GROUP BY order_code
+    ),
+    history AS (
+      SELECT order_code,
+             bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
+             bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
+             max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
+      -- Only the statuses the checks look at: an order without any has no row, which reads the same.
+      FROM order_statuses ${where([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
+      GROUP BY order_code
+    ),
+    quotes AS (
+      SELECT order_code, total_service_cost AS quote_total, quote_id
+      FROM price_quotes ${where(['ok', 'order_code IS NOT NULL'])}
+      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
+    ),
+    rebills AS (
+      SELECT c.order_code, arg_min(TRY_CAST(c.old_value AS ${MONEY}), c.seen_at) AS total_at_delivery,
+             min(c.seen_at) AS changed_at
+      FROM (SELECT * FROM order_changes ${where(["field = 'total_service_cost'"])}) AS c
+      JOIN history AS h ON h.order_code = c.order_code
+      WHERE c.seen_at > h.delivered_at
+      GROUP BY c.order_code
+    )
+    SELECT o.order_code, l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
+           CAST(coalesce(l.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
+           coalesce(h.returned, false) AS returned_in_history, coalesce(h.cancelled, false) AS cancelled_in_history,
+           h.delivered_at, q.quote_id, q.quote_total, r.total_at_delivery, r.changed_at AS total_changed_at
+    FROM ${orders} AS o
+    LEFT JOIN lines AS l ON l.order_code = o.order_code
+    LEFT JOIN history AS h ON h.order_code = o.order_code
+    LEFT JOIN quotes AS q ON q.order_code = o.order_code
+    LEFT JOIN rebills AS r ON r.order_code = o.order_code`;
+}
+
+/**
+ * Recomputes the audit rows of the orders `codes` selects (a query of one column, order_code): the
+ * writers of an audit's inputs call it in their transaction for the orders they changed, so the
+ * audit rows always match the rows they come from. `codes` undefined recomputes every order's.
+ * Rows go in code order, as the orders' other rows lie, so a report's range of codes skips the rest.
+ */
+export async function refreshChargeAudit(sql: SqlRunner, codes?: string, parameters?: SqlParameters): Promise<void> {
+  if (codes === undefined) {
+    await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE}`);
+    await sql.run(`INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery()} ORDER BY o.order_code`);
+    return;
+  }
+  await sql.run(
+    `CREATE OR REPLACE TEMP TABLE charge_audit_codes AS SELECT DISTINCT order_code FROM (${codes})`,
+    parameters,
+  );
+  const ofCodes = 'order_code IN (SELECT order_code FROM charge_audit_codes)';
+  await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
+  await sql.run(
+    `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes)} ORDER BY o.order_code`,
+  );
+  await sql.run('DROP TABLE charge_audit_codes');
+}
