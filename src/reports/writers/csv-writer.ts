@@ -2,6 +2,7 @@ import { type DuckDBConnection, DuckDBTypeId } from '@duckdb/node-api';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName, sqlText } from '../../warehouse/sql-literals.js';
 import { narrowDecimals } from './narrow-decimals.js';
+import { NUMBER_TYPES } from './number-column-types.js';
 
 /** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
 export async function asTextQuery(
@@ -32,18 +33,8 @@ function csvCellSql(expression: string): string {
 
 /** Types whose text never holds a comma, a quote or a line break: their cells need no quoting rule. */
 const PLAIN_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
+  ...NUMBER_TYPES,
   DuckDBTypeId.BOOLEAN,
-  DuckDBTypeId.TINYINT,
-  DuckDBTypeId.SMALLINT,
-  DuckDBTypeId.INTEGER,
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UTINYINT,
-  DuckDBTypeId.USMALLINT,
-  DuckDBTypeId.UINTEGER,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.FLOAT,
-  DuckDBTypeId.DOUBLE,
   DuckDBTypeId.DECIMAL,
   DuckDBTypeId.DATE,
   DuckDBTypeId.TIMESTAMP,

@@ -7,6 +7,7 @@ import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { endStreamingQuery } from '../../warehouse/streaming-query.js';
+import { NUMBER_TYPES } from './number-column-types.js';
 
 /** The most rows a worksheet holds, its header row included (Excel's limit). */
 export const SHEET_ROW_LIMIT = 1_048_576;
@@ -20,20 +21,6 @@ const CARRIER_ZONE = `UTC+${String(CARRIER_UTC_OFFSET_MINUTES / 60).padStart(2, 
 
 /** What a column's cells hold in the sheet, from its DuckDB type. */
 type CellKind = 'text' | 'money' | 'number' | 'boolean' | 'time' | 'day';
-
-const NUMBER_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
-  DuckDBTypeId.TINYINT,
-  DuckDBTypeId.SMALLINT,
-  DuckDBTypeId.INTEGER,
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UTINYINT,
-  DuckDBTypeId.USMALLINT,
-  DuckDBTypeId.UINTEGER,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.FLOAT,
-  DuckDBTypeId.DOUBLE,
-]);
 
 function cellKind(type: DuckDBTypeId): CellKind {
   if (type === DuckDBTypeId.DECIMAL) return 'money';
