@@ -113,7 +113,8 @@ export function formatCarrierDateTime(epochMs: number, fractionDigits = 0, subMi
   return `${base}${fractionDigits > 0 ? `.${fraction}` : ''}+07:00`;
 }
 
-const DAY_MS = 86_400_000;
+/** A day's milliseconds: the carrier's zone keeps no daylight saving, so every carrier day is this long. */
+export const DAY_MS = 86_400_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /** Whole milliseconds from 0000-01-01 to 9999-12-31, the instants ISO 8601 writes with four-digit years. */

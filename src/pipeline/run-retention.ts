@@ -1,11 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { carrierDayOf, epochMsToInstant } from '../carrier/contract.js';
+import { carrierDayOf, DAY_MS, epochMsToInstant } from '../carrier/contract.js';
 import { type PrunedRows, pruneRunRows } from '../warehouse/run-retention.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { rawSpoolRoot } from './raw-spool.js';
-
-const DAY_MS = 86_400_000;
 
 export interface RetentionOptions {
   readonly warehouse: Warehouse;

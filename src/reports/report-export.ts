@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { carrierDayOf } from '../carrier/contract.js';
+import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
@@ -103,7 +103,7 @@ function nextMonth(day: string): string {
 }
 
 function dayBefore(day: string): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  return new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 }
 
 /**

@@ -10,7 +10,7 @@ const MONEY = 'DECIMAL(20,4)';
  * Money text without the DECIMAL's zero fraction: `1184800.0000` -> `1184800`, `12.5000` stays. Works
  * in DECIMAL(18,4), held in 64 bits, which DuckDB converts faster than the 128-bit DECIMAL(20,4).
  */
-export function moneyText(column: string): string {
+function moneyText(column: string): string {
   const small = `CAST(${column} AS DECIMAL(18,4))`;
   return `CASE WHEN ${small} = trunc(${small}) THEN CAST(CAST(${small} AS BIGINT) AS VARCHAR) ELSE CAST(${small} AS VARCHAR) END`;
 }
@@ -69,7 +69,6 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true'): string 
  * Recomputes the audit rows of the orders `codes` selects (a query of one column, order_code): the
  * writers of an audit's inputs call it in their transaction for the orders they changed, so the
  * audit rows always match the rows they come from. `codes` undefined recomputes every order's.
- * Rows go in code order, as the orders' other rows lie, so a report's range of codes skips the rest.
  */
 export async function refreshChargeAudit(sql: SqlRunner, codes?: string, parameters?: SqlParameters): Promise<void> {
   if (codes === undefined) {
@@ -81,10 +80,19 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
     `CREATE OR REPLACE TEMP TABLE charge_audit_codes AS SELECT DISTINCT order_code FROM (${codes})`,
     parameters,
   );
-  const ofCodes = 'order_code IN (SELECT order_code FROM charge_audit_codes)';
-  await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
+  await refreshChargeAuditOf(sql, 'charge_audit_codes', true);
+  await sql.run('DROP TABLE charge_audit_codes');
+}
+
+/**
+ * Recomputes the audit rows of the orders in `table` (each order_code once). Without `anyStored`, the
+ * caller knows none of them had an order row before, so none had an audit row to delete.
+ * Rows go in code order, as the orders' other rows lie, so a report's range of codes skips the rest.
+ */
+export async function refreshChargeAuditOf(sql: SqlRunner, table: string, anyStored: boolean): Promise<void> {
+  const ofCodes = `order_code IN (SELECT order_code FROM ${table})`;
+  if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
   await sql.run(
     `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes)} ORDER BY o.order_code`,
   );
-  await sql.run('DROP TABLE charge_audit_codes');
 }

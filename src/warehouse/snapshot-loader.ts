@@ -1,5 +1,5 @@
 import type { CarrierInstant } from '../carrier/contract.js';
-import { refreshChargeAudit } from './charge-audit-rows.js';
+import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { countOf } from './result-values.js';
@@ -161,7 +161,8 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
      ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
-  await refreshChargeAudit(sql, `SELECT order_code FROM ${STAGED}`);
+  // The staged snapshots are one per order (latestOfEachOrder).
+  await refreshChargeAuditOf(sql, STAGED, anyStored);
   // Dropped at once: kept until the next batch, a batch's staged rows would hold DuckDB memory for nothing.
   await sql.run(`DROP TABLE ${STAGED}`);
   if (!newOrdersOnly) await sql.run(`DROP TABLE ${STORED}`);
