@@ -28,6 +28,8 @@ const ROWS: readonly [string | null, string | null, boolean | null, string | nul
   ['', '7.1000', false, '2026-11-02 01:02:03+07'],
   [null, null, null, null],
   ["'quoted already", '2.0000', true, '2026-11-02 01:02:03+07'],
+  // Past 18 digits: the one amount converted to text from its full 128 bits.
+  ['vượt mức', '-1234567890123456.7890', true, '2026-11-02 01:02:03+07'],
 ];
 
 const EXPECTED = [
@@ -45,6 +47,7 @@ const EXPECTED = [
   '11,,7.1000,false,2026-11-01 18:02:03+00\n',
   '12,,,,\n',
   "13,'quoted already,2.0000,true,2026-11-01 18:02:03+00\n",
+  '14,vượt mức,-1234567890123456.7890,true,2026-11-01 18:02:03+00\n',
 ].join('');
 
 describe('report CSV written by COPY', () => {
