@@ -30,6 +30,8 @@ const ROWS: readonly [string | null, string | null, boolean | null, string | nul
   ["'quoted already", '2.0000', true, '2026-11-02 01:02:03+07'],
   // Past 18 digits: the one amount converted to text from its full 128 bits.
   ['vượt mức', '-1234567890123456.7890', true, '2026-11-02 01:02:03+07'],
+  ['trước 1970', '3.0000', false, '1969-12-31 23:59:59.999+00'],
+  ['vô hạn', '4.0000', false, 'infinity'],
 ];
 
 const EXPECTED = [
@@ -48,6 +50,8 @@ const EXPECTED = [
   '12,,,,\n',
   "13,'quoted already,2.0000,true,2026-11-01 18:02:03+00\n",
   '14,vượt mức,-1234567890123456.7890,true,2026-11-01 18:02:03+00\n',
+  '15,trước 1970,3.0000,false,1969-12-31 23:59:59.999+00\n',
+  '16,vô hạn,4.0000,false,infinity\n',
 ].join('');
 
 describe('report CSV written by COPY', () => {

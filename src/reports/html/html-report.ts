@@ -6,7 +6,7 @@ import { CHARGE_CHECKS, chargesTables, DEFAULT_CHARGE_RULES } from '../charges-r
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import type { ReportScope } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
-import { asTextQuery } from '../writers/csv-writer.js';
+import { asTextQuery } from '../writers/column-text.js';
 import {
   type Column,
   chartFigure,

@@ -1,18 +1,8 @@
 import { type DuckDBConnection, DuckDBTypeId } from '@duckdb/node-api';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName, sqlText } from '../../warehouse/sql-literals.js';
-import { columnsOf, textOfColumnSql } from './narrow-decimals.js';
+import { columnsOf, showsTimesInUtc, textOfColumnSql } from './column-text.js';
 import { NUMBER_TYPES } from './number-column-types.js';
-
-/** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
-export async function asTextQuery(
-  connection: DuckDBConnection,
-  query: string,
-): Promise<{ readonly columns: string[]; readonly query: string }> {
-  const columns = (await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`)).columnNames();
-  const asText = columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR) AS ${sqlName(c)}`).join(', ');
-  return { columns, query: `SELECT ${asText} FROM (${query})` };
-}
 
 /** UTF-8's byte order mark, which tells spreadsheets the file is UTF-8 (Vietnamese text). */
 const BOM = '\uFEFF';
@@ -52,10 +42,11 @@ const PLAIN_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
  */
 export async function writeCsv(connection: DuckDBConnection, query: string, path: string): Promise<number> {
   const { columns, types } = await columnsOf(connection, query);
+  const utc = await showsTimesInUtc(connection);
   const texts = columns.map((c, i) => {
     const type = types[i]!;
     const text =
-      type.typeId === DuckDBTypeId.VARCHAR ? formulaSafeTextSql(sqlName(c)) : textOfColumnSql(sqlName(c), type);
+      type.typeId === DuckDBTypeId.VARCHAR ? formulaSafeTextSql(sqlName(c)) : textOfColumnSql(sqlName(c), type, utc);
     return `${text} AS ${sqlName(`c${i}`)}`;
   });
   const cells = columns.map((_, i) =>

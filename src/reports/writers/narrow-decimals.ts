@@ -1,33 +1,6 @@
-import { type DuckDBConnection, DuckDBDecimalType, type DuckDBType } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { sqlName } from '../../warehouse/sql-literals.js';
-
-/** The widest DECIMAL DuckDB holds in 64 bits; wider ones take 128-bit integers. */
-const NARROW_WIDTH = 18;
-
-function isWide(type: DuckDBType | undefined): type is DuckDBDecimalType {
-  return type instanceof DuckDBDecimalType && type.width > NARROW_WIDTH && type.scale < NARROW_WIDTH;
-}
-
-/**
- * A column's value as DuckDB spells it as text. A DECIMAL wider than 18 digits is converted through
- * DECIMAL(18, same scale) wherever the value fits, which gives the same digits about ten times faster
- * than converting the 128-bit value, without a pass over the rows to learn whether they all fit.
- */
-export function textOfColumnSql(expression: string, type: DuckDBType): string {
-  const text = `CAST(${expression} AS VARCHAR)`;
-  return isWide(type)
-    ? `coalesce(CAST(TRY_CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR), ${text})`
-    : text;
-}
-
-/** A query's column names and types, from DuckDB's plan of it, without running it. */
-export async function columnsOf(
-  connection: DuckDBConnection,
-  query: string,
-): Promise<{ readonly columns: string[]; readonly types: DuckDBType[] }> {
-  const shape = await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`);
-  return { columns: shape.columnNames(), types: shape.columnTypes() };
-}
+import { columnsOf, isWideDecimal, NARROW_WIDTH } from './column-text.js';
 
 /**
  * The query's column names and types, and the query with each DECIMAL wider than 18 digits (money is
@@ -42,7 +15,7 @@ export async function narrowDecimals(
   const { columns, types } = await columnsOf(connection, query);
   const wide = columns.flatMap((name, i) => {
     const type = types[i];
-    return isWide(type) ? [{ name, scale: type.scale }] : [];
+    return isWideDecimal(type) ? [{ name, scale: type.scale }] : [];
   });
   if (wide.length === 0) return { columns, types, query };
   const checks = wide.map(

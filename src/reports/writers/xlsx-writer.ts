@@ -7,6 +7,7 @@ import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { endStreamingQuery } from '../../warehouse/streaming-query.js';
+import { columnsOf } from './column-text.js';
 import { NUMBER_TYPES } from './number-column-types.js';
 
 /** The most rows a worksheet holds, its header row included (Excel's limit). */
@@ -135,9 +136,8 @@ export class ReportWorkbook {
     connection: DuckDBConnection,
     table: { readonly name: string; readonly query: string },
   ): Promise<TableSheets> {
-    const shape = await connection.runAndReadAll(`SELECT * FROM (${table.query}) LIMIT 0`);
-    const names = shape.columnNames();
-    const kinds = shape.columnTypes().map((t) => cellKind(t.typeId));
+    const { columns: names, types } = await columnsOf(connection, table.query);
+    const kinds = types.map((t) => cellKind(t.typeId));
     const select = names.map((n, i) => `${cellSql(n, kinds[i]!)} AS ${sqlName(`c${i}`)}`).join(', ');
     const headers = names.map((n, i) => (kinds[i] === 'time' ? `${n} (${CARRIER_ZONE})` : n));
     const columns = headers.map((h, i) => columnDefinition(h, kinds[i]!));

@@ -1,0 +1,50 @@
+import { type DuckDBConnection, DuckDBDecimalType, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
+import { sqlName } from '../../warehouse/sql-literals.js';
+
+/** The widest DECIMAL DuckDB holds in 64 bits; wider ones take 128-bit integers. */
+export const NARROW_WIDTH = 18;
+
+export function isWideDecimal(type: DuckDBType | undefined): type is DuckDBDecimalType {
+  return type instanceof DuckDBDecimalType && type.width > NARROW_WIDTH && type.scale < NARROW_WIDTH;
+}
+
+/** A query's column names and types, from DuckDB's plan of it, without running it. */
+export async function columnsOf(
+  connection: DuckDBConnection,
+  query: string,
+): Promise<{ readonly columns: string[]; readonly types: DuckDBType[] }> {
+  const shape = await connection.runAndReadAll(`SELECT * FROM (${query}) LIMIT 0`);
+  return { columns: shape.columnNames(), types: shape.columnTypes() };
+}
+
+/** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
+export async function asTextQuery(
+  connection: DuckDBConnection,
+  query: string,
+): Promise<{ readonly columns: string[]; readonly query: string }> {
+  const { columns } = await columnsOf(connection, query);
+  const asText = columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR) AS ${sqlName(c)}`).join(', ');
+  return { columns, query: `SELECT ${asText} FROM (${query})` };
+}
+
+/** Whether the connection shows times with time zone in UTC, as the warehouse's connections do. */
+export async function showsTimesInUtc(connection: DuckDBConnection): Promise<boolean> {
+  const [zone] = (await connection.runAndReadAll("SELECT current_setting('TimeZone')")).getRows()[0] ?? [];
+  return zone === 'UTC';
+}
+
+/**
+ * A column's value as DuckDB spells it as text, by faster ways to the same characters where the type
+ * allows. A DECIMAL wider than 18 digits goes through DECIMAL(18, same scale) wherever the value fits:
+ * about ten times faster than converting the 128-bit value, and no pass over the rows to learn
+ * whether they all fit. With `utc` (the connection shows times in UTC), a finite time with time zone
+ * is spelled as the UTC wall time plus `+00`, which spares a time zone lookup per value.
+ */
+export function textOfColumnSql(expression: string, type: DuckDBType, utc: boolean): string {
+  const text = `CAST(${expression} AS VARCHAR)`;
+  if (isWideDecimal(type))
+    return `coalesce(CAST(TRY_CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR), ${text})`;
+  if (utc && type.typeId === DuckDBTypeId.TIMESTAMP_TZ)
+    return `CASE WHEN isfinite(${expression}) THEN CAST(make_timestamp(epoch_us(${expression})) AS VARCHAR) || '+00' ELSE ${text} END`;
+  return text;
+}
