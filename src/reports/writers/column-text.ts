@@ -42,8 +42,13 @@ export async function showsTimesInUtc(connection: DuckDBConnection): Promise<boo
  */
 export function textOfColumnSql(expression: string, type: DuckDBType, utc: boolean): string {
   const text = `CAST(${expression} AS VARCHAR)`;
-  if (isWideDecimal(type))
-    return `coalesce(CAST(TRY_CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR), ${text})`;
+  if (isWideDecimal(type)) {
+    const largest = `${'9'.repeat(NARROW_WIDTH - type.scale)}${type.scale > 0 ? `.${'9'.repeat(type.scale)}` : ''}`;
+    return `CASE WHEN ${expression} BETWEEN -${largest} AND ${largest} THEN CAST(CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR) ELSE ${text} END`;
+  }
+  // DuckDB spells a boolean true or false; a constant per value costs less than converting it.
+  if (type.typeId === DuckDBTypeId.BOOLEAN)
+    return `CASE WHEN ${expression} THEN 'true' WHEN NOT ${expression} THEN 'false' END`;
   if (utc && type.typeId === DuckDBTypeId.TIMESTAMP_TZ)
     return `CASE WHEN isfinite(${expression}) THEN CAST(make_timestamp(epoch_us(${expression})) AS VARCHAR) || '+00' ELSE ${text} END`;
   return text;
