@@ -161,8 +161,11 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
      ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
-  // The staged snapshots are one per order (latestOfEachOrder).
-  await refreshChargeAuditOf(sql, STAGED, anyStored);
+  // The staged snapshots are one per order (latestOfEachOrder), and their lists are the history rows just stored.
+  await refreshChargeAuditOf(sql, STAGED, anyStored, {
+    charges: `(${historyRowsSelect('order_charges', STAGED)})`,
+    statuses: `(${historyRowsSelect('order_statuses', STAGED)})`,
+  });
   // Dropped at once: kept until the next batch, a batch's staged rows would hold DuckDB memory for nothing.
   await sql.run(`DROP TABLE ${STAGED}`);
   if (!newOrdersOnly) await sql.run(`DROP TABLE ${STORED}`);
