@@ -79,8 +79,7 @@ function notificationText(summary: JobRunSummary): string {
 }
 
 /** The body in the receiver's form: Slack and other JSON receivers, strict `{text}` ones (Google Chat), or Telegram's sendMessage. */
-function notificationBody(summary: JobRunSummary, settings: JobNotifySettings): unknown {
-  const text = notificationText(summary);
+function notificationBody(text: string, summary: unknown, settings: JobNotifySettings): unknown {
   if (settings.format === 'telegram') return { chat_id: settings.telegramChatId, text };
   if (settings.format === 'text') return { text };
   return { text, summary };
@@ -103,6 +102,42 @@ function receiverHost(url: string): string | undefined {
 export async function notifyJobRun(summary: JobRunSummary, settings: JobNotifySettings, logger: Logger): Promise<void> {
   const reasons = notificationReasons(summary, settings);
   if (reasons.length === 0) return;
+  await sendNotification(notificationText(summary), summary, reasons, settings, logger);
+}
+
+/** What a job that could not start tells its receiver in place of a run's summary. */
+export interface JobNotStarted {
+  readonly job: string;
+  readonly exitState: 'failed';
+  readonly started: false;
+  readonly error: string;
+}
+
+/**
+ * Sends word of a job that could not start, when the settings ask for failed runs: its lock held by
+ * a run still going, or its warehouse that would not open. Such a job has no run and no summary
+ * file, and without this its night would pass in silence.
+ */
+export async function notifyJobNotStarted(
+  job: string,
+  error: unknown,
+  settings: JobNotifySettings,
+  logger: Logger,
+): Promise<void> {
+  if (!settings.on.includes('failed')) return;
+  const message = error instanceof Error ? error.message : String(error);
+  const notStarted: JobNotStarted = { job, exitState: 'failed', started: false, error: message };
+  const text = `parcel-recon ${job} on ${hostname()}: failed to start\nerror: ${message.slice(0, ERROR_LIMIT)}`;
+  await sendNotification(text, notStarted, ['failed'], settings, logger);
+}
+
+async function sendNotification(
+  text: string,
+  summary: unknown,
+  reasons: readonly string[],
+  settings: JobNotifySettings,
+  logger: Logger,
+): Promise<void> {
   if (settings.url === undefined) {
     logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not set`);
     return;
@@ -112,7 +147,7 @@ export async function notifyJobRun(summary: JobRunSummary, settings: JobNotifySe
     logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not an http(s) URL`);
     return;
   }
-  const outcome = await deliverJson(settings.url, notificationBody(summary, settings), settings);
+  const outcome = await deliverJson(settings.url, notificationBody(text, summary, settings), settings);
   if (outcome.delivered) logger.info({ receiver, reasons, attempts: outcome.attempts }, 'job notification sent');
   else
     logger.warn(

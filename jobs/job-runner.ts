@@ -9,7 +9,7 @@ import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
-import { type JobNotifySettings, notifyJobRun } from './job-notification.js';
+import { type JobNotifySettings, notifyJobNotStarted, notifyJobRun } from './job-notification.js';
 
 /** What a job run leaves for a monitor: the JSON file, the `runs` row's summary and the notification. */
 export interface JobRunSummary {
@@ -55,12 +55,14 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
  * Runs a job under its lock: a second run while one holds it fails at once with JobLockHeldError, and
  * the lock of a killed run is taken over. The run gets its own `runs` row (job = the job's name) and a
  * JSON summary under `<dataDir>/jobs/<job>/`, then a notification when the `notify` settings ask for
- * one. A step that throws ends the job; the summary records why and the error goes on to the caller.
+ * one; a job that cannot take its lock or open its warehouse has neither, but still notifies. A step that throws ends the job; the summary records why and the error goes on to the caller.
  * A job that compacts the warehouse does so once it has closed it, still under its lock.
  */
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;
-  const lock = await acquireJobLock(join(settings.dataDir, 'locks'), definition.name);
+  const lock = await notStartedIfThrows(definition, options, () =>
+    acquireJobLock(join(settings.dataDir, 'locks'), definition.name),
+  );
   try {
     if (lock.tookOverFrom !== null)
       logger.warn(
@@ -78,10 +80,25 @@ export async function runJob(definition: JobDefinition, options: JobRunOptions):
   }
 }
 
+/** Runs what the job needs before it can start; when that throws, says so to the notify receiver, then throws. */
+async function notStartedIfThrows<T>(
+  definition: JobDefinition,
+  options: JobRunOptions,
+  prepare: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await prepare();
+  } catch (error) {
+    if (options.notify !== undefined)
+      await notifyJobNotStarted(definition.name, error, options.notify, options.logger.child({ job: definition.name }));
+    throw error;
+  }
+}
+
 /** The job's run with the warehouse open: its `runs` row, its steps, its summary file and notification. */
 async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger, now } = options;
-  const warehouse = await options.openWarehouse();
+  const warehouse = await notStartedIfThrows(definition, options, options.openWarehouse);
   try {
     const startedAt = runStartTime(now);
     const carrierDay = carrierDayOf(startedAt.epochMs, settings.dayUtcOffsetMinutes);

@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { acquireJobLock } from '../../jobs/job-lock.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
@@ -69,6 +70,20 @@ describe('job notifications', () => {
     settings: Record<string, unknown>,
     env: Record<string, string> = {},
   ): Promise<{ result: CliResult; summary: JobSummary; summaryText: string }> {
+    const result = await runNightly(name, sandbox, settings, env);
+    const summaryFile = result.stdout.trim()
+      ? (JSON.parse(result.stdout) as JobSummary).summaryFile
+      : await onlySummaryFile(join(workspace.dir, name, 'jobs', 'nightly'));
+    const summaryText = await readFile(summaryFile, 'utf8');
+    return { result, summary: JSON.parse(summaryText) as JobSummary, summaryText };
+  }
+
+  async function runNightly(
+    name: string,
+    sandbox: RunningSandbox,
+    settings: Record<string, unknown>,
+    env: Record<string, string>,
+  ): Promise<CliResult> {
     const config = join(workspace.dir, `${name}.config.json`);
     await writeFile(
       config,
@@ -81,18 +96,13 @@ describe('job notifications', () => {
         ...settings,
       }),
     );
-    const result = await runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], {
+    return runCli(['jobs', 'run', 'nightly', '--config', config, '--json'], {
       PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox))
         .map(([alias, key]) => `${alias}=${key}`)
         .join(','),
       PARCEL_RECON_NOW: new Date(sandbox.state.clock.now()).toISOString(),
       ...env,
     });
-    const summaryFile = result.stdout.trim()
-      ? (JSON.parse(result.stdout) as JobSummary).summaryFile
-      : await onlySummaryFile(join(workspace.dir, name, 'jobs', 'nightly'));
-    const summaryText = await readFile(summaryFile, 'utf8');
-    return { result, summary: JSON.parse(summaryText) as JobSummary, summaryText };
   }
 
   async function onlySummaryFile(dir: string): Promise<string> {
@@ -139,6 +149,38 @@ describe('job notifications', () => {
     expect(warnings(result)).toEqual([expect.stringMatching(/"msg":"job notification sent"/)]);
     for (const text of [result.stdout, result.stderr, summaryText, await runsRows('failed')])
       expect(text).not.toContain(TOKEN);
+  });
+
+  it('posts a night that cannot start, its lock held by a run still going or its warehouse unreadable', async () => {
+    const hook = await receiver();
+    const env = { PARCEL_RECON_NOTIFY_URL: `${hook.url}/bot${TOKEN}/hook` };
+    const lock = await acquireJobLock(join(workspace.dir, 'locked', 'locks'), 'nightly');
+    let locked: CliResult;
+    try {
+      locked = await runNightly('locked', clean, {}, env);
+    } finally {
+      await lock.release();
+    }
+    await writeFile(join(workspace.dir, 'unreadable.duckdb'), 'not a DuckDB file\n'.repeat(1000));
+    const unreadable = await runNightly('unreadable', clean, {}, env);
+
+    expect(hook.posts).toHaveLength(2);
+    for (const [result, post, error] of [
+      [locked, hook.posts[0]!, /nightly.*running|running.*nightly|lock/i],
+      [unreadable, hook.posts[1]!, /unreadable\.duckdb/],
+    ] as const) {
+      expect(result.code).not.toBe(0);
+      const body = post.body as { text: string; summary: Record<string, unknown> };
+      expect(body.text).toMatch(/^parcel-recon nightly on .+: failed to start\nerror: .+/);
+      expect(body.summary).toEqual({
+        job: 'nightly',
+        exitState: 'failed',
+        started: false,
+        error: expect.stringMatching(error),
+      });
+      expect(warnings(result)).toEqual([expect.stringMatching(/"msg":"job notification sent"/)]);
+      for (const text of [result.stdout, result.stderr, body.text]) expect(text).not.toContain(TOKEN);
+    }
   });
 
   it('posts a partial night, and nothing for a night that ends ok with no charge flagged', async () => {
