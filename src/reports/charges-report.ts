@@ -83,7 +83,44 @@ export const CHARGE_CHECKS = [
 
 export type ChargeCheckName = (typeof CHARGE_CHECKS)[number]['name'];
 
+/** Money as the warehouse stores it, and as every report file gives it. */
 const MONEY = 'DECIMAL(20,4)';
+/** DuckDB computes DECIMALs of up to 18 digits in 64-bit integers, far faster than the 128-bit DECIMAL(20,4). */
+const NARROW_MONEY = 'DECIMAL(18,4)';
+const NARROW_INPUT = 'DECIMAL(15,4)';
+
+/**
+ * Below this many dong (in absolute value), every amount a charges report reads fits DECIMAL(15,4),
+ * and each sum, difference and share the checks compute fits DECIMAL(18,4): the checks then run in
+ * 64-bit decimals and give the same values. One amount at or beyond it makes the report compute in
+ * DECIMAL(20,4), as the warehouse stores money.
+ */
+export const NARROW_MONEY_BOUND = 100_000_000_000;
+
+/** How chargesQuery reads and computes. */
+export interface ChargesQueryOptions {
+  /** A relation of (order_code, invoiced_amount), one row per order: the partner's invoices to compare. */
+  readonly invoices?: string | undefined;
+  /** 'computed': the audit rows computed from the rows they come from, which the stored ones must equal. */
+  readonly from?: 'stored' | 'computed';
+  /** Every amount the scope's orders read is below NARROW_MONEY_BOUND (narrowMoneyQuery says). */
+  readonly narrowMoney?: boolean;
+}
+
+/** The money columns of a charges row: DECIMAL(20,4) whichever way the checks were computed. */
+const MONEY_COLUMNS = [
+  'price',
+  'price_fr',
+  'far_region_fee_amount',
+  'fuel_fee_amount',
+  'vat_amount',
+  'cod_amount',
+  'total_service_cost',
+  'quote_total',
+  'invoiced_amount',
+  ...CHARGE_CHECKS.filter((c) => c.money).flatMap(({ name }) => [`${name}_expected`, `${name}_difference`]),
+  'amount_at_stake',
+];
 
 /** `abs(difference) > tolerance` when the expected value is known. */
 function beyond(difference: string, tolerance: string): string {
@@ -98,29 +135,21 @@ function beyond(difference: string, tolerance: string): string {
  * order_charge_audit, or with `from` 'computed' computed from the rows they come from, which is what
  * the stored ones must always equal.
  */
-export function chargesQuery(
-  rules: ChargeRules,
-  scope: ReportScope = {},
-  invoices?: string,
-  from: 'stored' | 'computed' = 'stored',
-): string {
+export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, options: ChargesQueryOptions = {}): string {
+  const { invoices, from = 'stored', narrowMoney = false } = options;
+  // Every money value a check computes, and its inputs: see NARROW_MONEY_BOUND.
+  const moneyType = narrowMoney ? NARROW_MONEY : MONEY;
+  const input = (column: string) => (narrowMoney ? `CAST(${column} AS ${NARROW_INPUT})` : column);
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
   // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
   const ofScope =
     orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
-  // Codes rise with accept dates, so a range of days' codes holds few other orders: their audit rows cost
-  // the join less than matching every row against the scope's codes. An account or a further condition
-  // leaves many others in the range.
-  const auditOfScope =
-    scope.codes !== undefined && scope.account === undefined && scope.condition === undefined
-      ? codeRangeCondition(scope)
-      : ofScope;
   const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
     lines_sum: { expected: 'lines_total', difference: '', flag: '' },
     components_sum: {
-      expected: `CAST(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0) + coalesce(vat_amount, 0) AS ${MONEY})`,
+      expected: `CAST(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0) + coalesce(vat_amount, 0) AS ${moneyType})`,
       difference: '',
       flag: '',
     },
@@ -141,12 +170,16 @@ export function chargesQuery(
     },
     far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
     quote: {
-      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]))} AS ${MONEY}) END`,
+      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]))} AS ${moneyType}) END`,
       difference: '',
       flag: '',
     },
-    return_not_returned: { expected: `CASE WHEN NOT returned THEN CAST(0 AS ${MONEY}) END`, difference: '', flag: '' },
-    cancelled_charged: { expected: `CASE WHEN cancelled THEN CAST(0 AS ${MONEY}) END`, difference: '', flag: '' },
+    return_not_returned: {
+      expected: `CASE WHEN NOT returned THEN CAST(0 AS ${moneyType}) END`,
+      difference: '',
+      flag: '',
+    },
+    cancelled_charged: { expected: `CASE WHEN cancelled THEN CAST(0 AS ${moneyType}) END`, difference: '', flag: '' },
     changed_after_delivery: { expected: 'total_at_delivery', difference: '', flag: '' },
     invoice: { expected: 'invoiced_amount', difference: '', flag: '' },
   };
@@ -167,7 +200,7 @@ export function chargesQuery(
   for (const { name, money: isMoney } of CHARGE_CHECKS) {
     const check = checks[name];
     check.difference ||= isMoney
-      ? `CAST(${billed[name]} - ${name}_expected AS ${MONEY})`
+      ? `CAST(${billed[name]} - ${name}_expected AS ${moneyType})`
       : `round(${billed[name]} - ${name}_expected, 4)`;
     const tolerance = name === 'quote' ? rules.quoteTolerance : isMoney ? money : weight;
     // A change after delivery is the finding itself, even when the total later went back.
@@ -187,23 +220,18 @@ export function chargesQuery(
   const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(
     ({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`,
   );
-  const audit =
-    from === 'computed'
-      ? `(${chargeAuditQuery(orders, ofScope)})`
-      : orders === 'orders'
-        ? CHARGE_AUDIT_TABLE
-        : `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${auditOfScope})`;
-  return `
+  const audit = from === 'computed' ? `(${chargeAuditQuery(orders, ofScope)})` : storedAuditRows(scope, orders);
+  const rows = `
     WITH base AS (
       SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
-             o.price, o.price_fr, o.far_region_fee_amount, o.fuel_fee_amount, o.vat_amount, o.cod_amount, o.total_service_cost,
-             a.price_info, CAST(coalesce(a.lines_total, 0) AS ${MONEY}) AS lines_total,
-             CAST(coalesce(a.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
+             ${input('o.price')} AS price, ${input('o.price_fr')} AS price_fr, ${input('o.far_region_fee_amount')} AS far_region_fee_amount, ${input('o.fuel_fee_amount')} AS fuel_fee_amount, ${input('o.vat_amount')} AS vat_amount, ${input('o.cod_amount')} AS cod_amount, ${input('o.total_service_cost')} AS total_service_cost,
+             a.price_info, CAST(coalesce(a.lines_total, 0) AS ${moneyType}) AS lines_total,
+             CAST(coalesce(a.far_region_line_cost, 0) AS ${moneyType}) AS far_region_line_cost,
              o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight,
              coalesce(a.returned_in_history, false) OR o.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
              coalesce(a.cancelled_in_history, false) OR o.status = '${STATUS.CANCELLED}' AS cancelled,
-             a.delivered_at, a.quote_id, a.quote_total, a.total_at_delivery, a.total_changed_at,
-             ${invoices === undefined ? `CAST(NULL AS ${MONEY})` : 'i.invoiced_amount'} AS invoiced_amount
+             a.delivered_at, a.quote_id, ${input('a.quote_total')} AS quote_total, ${input('a.total_at_delivery')} AS total_at_delivery, a.total_changed_at,
+             ${invoices === undefined ? `CAST(NULL AS ${moneyType})` : 'i.invoiced_amount'} AS invoiced_amount
       FROM ${orders} AS o
       LEFT JOIN ${audit} AS a ON a.order_code = o.order_code
       ${invoices === undefined ? '' : `LEFT JOIN ${invoices} AS i ON i.order_code = o.order_code`}
@@ -226,8 +254,43 @@ export function chargesQuery(
            returned, cancelled, delivered_at, quote_id, quote_total, total_changed_at, invoiced_amount,
            ${checkColumns},
            ${CHARGE_CHECKS.map(({ name }) => `CAST(${name}_flag AS INTEGER)`).join(' + ')} AS flags_failed,
-           CAST(greatest(${moneyChecks.join(', ')}) AS ${MONEY}) AS amount_at_stake
+           CAST(greatest(${moneyChecks.join(', ')}) AS ${moneyType}) AS amount_at_stake
     FROM flagged`;
+  if (!narrowMoney) return rows;
+  return `SELECT * REPLACE (${MONEY_COLUMNS.map((c) => `CAST(${c} AS ${MONEY}) AS ${c}`).join(', ')}) FROM (${rows})`;
+}
+
+/** The audit rows of a scope's orders (`orders`, the scope's relation of orders), as stored. */
+function storedAuditRows(scope: ReportScope, orders: string): string {
+  if (orders === 'orders') return CHARGE_AUDIT_TABLE;
+  // Codes rise with accept dates, so a range of days' codes holds few other orders: their audit rows
+  // cost the join less than matching every row against the scope's codes. An account or a further
+  // condition leaves many others in the range.
+  const condition =
+    scope.codes !== undefined && scope.account === undefined && scope.condition === undefined
+      ? codeRangeCondition(scope)
+      : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
+  return `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${condition})`;
+}
+
+/** The amounts of orders, and of their audit rows, that the checks read. */
+const ORDER_AMOUNTS = [
+  'price',
+  'price_fr',
+  'far_region_fee_amount',
+  'fuel_fee_amount',
+  'vat_amount',
+  'cod_amount',
+  'total_service_cost',
+];
+const AUDIT_AMOUNTS = ['lines_total', 'far_region_line_cost', 'quote_total', 'total_at_delivery'];
+
+/** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
+export function narrowMoneyQuery(scope: ReportScope): string {
+  const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const largest = (columns: readonly string[], relation: string) =>
+    `(SELECT greatest(${columns.map((c) => `coalesce(max(abs(${c})), 0)`).join(', ')}) FROM ${relation})`;
+  return `SELECT ${largest(ORDER_AMOUNTS, orders)} < ${NARROW_MONEY_BOUND} AND ${largest(AUDIT_AMOUNTS, storedAuditRows(scope, orders))} < ${NARROW_MONEY_BOUND} AS narrow`;
 }
 
 /**
@@ -280,12 +343,14 @@ const RUN_SUMMARY = 'report_run_charges_summary';
 export function chargesTables(
   rules: ChargeRules,
   scope: ReportScope,
-  options: { readonly invoices?: string; readonly flaggedOnly?: boolean; readonly parts?: readonly ReportScope[] } = {},
+  options: Pick<ChargesQueryOptions, 'invoices' | 'narrowMoney'> & {
+    readonly flaggedOnly?: boolean;
+    readonly parts?: readonly ReportScope[];
+  } = {},
 ): ReportTables {
   const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
-  const charges = parts
-    .map((part) => `SELECT * FROM (${chargesQuery(rules, part, options.invoices)})`)
-    .join('\nUNION ALL\n');
+  const query = { invoices: options.invoices, narrowMoney: options.narrowMoney };
+  const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
   return {
     prepare: [temporaryTable(RUN_SUMMARY, chargesSummaryQuery(`(${charges})`))],
     tables: [

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
+import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
 import {
@@ -171,7 +171,13 @@ export function exportChargesReport(
     }
     const scope = await withOrderCodes(warehouse, request.scope, 'orders', ORDER_COLUMNS);
     const parts = await monthParts(warehouse, request.scope, range);
-    const report = chargesTables(rules, scope, { invoices, flaggedOnly: options.flaggedOnly === true, parts });
+    const [amounts] = await rows(warehouse, narrowMoneyQuery(scope));
+    const report = chargesTables(rules, scope, {
+      invoices,
+      flaggedOnly: options.flaggedOnly === true,
+      parts,
+      narrowMoney: amounts?.narrow === true,
+    });
     return {
       ...report,
       summarize: async () => {

@@ -1,6 +1,14 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHARGE_CHECKS, chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
+import {
+  CHARGE_CHECKS,
+  chargesQuery,
+  DEFAULT_CHARGE_RULES,
+  NARROW_MONEY_BOUND,
+  narrowMoneyQuery,
+} from '../../src/reports/charges-report.js';
+import { exportChargesReport } from '../../src/reports/report-export.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { AnomalyKind } from '../../src/sandbox/world/order-plan.js';
 import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';
@@ -90,6 +98,32 @@ describe('report charges', () => {
     );
   });
 
+  it('computes the same rows, of the same types, in 64-bit money as in DECIMAL(20,4)', async () => {
+    const warehouse = await Warehouse.open(workspace.dbPath, { readOnly: true });
+    try {
+      const [fits] = (await warehouse.readAll(narrowMoneyQuery({}))).getRowObjectsJson();
+      expect(fits?.narrow).toBe(true);
+      const wide = chargesQuery(DEFAULT_CHARGE_RULES);
+      const narrow = chargesQuery(DEFAULT_CHARGE_RULES, {}, { narrowMoney: true });
+      const types = async (query: string) =>
+        (await warehouse.readAll(`DESCRIBE ${query}`))
+          .getRowObjectsJson()
+          .map((c) => `${c.column_name} ${c.column_type}`);
+      expect(await types(narrow)).toEqual(await types(wide));
+      const [counts] = (
+        await warehouse.readAll(
+          `SELECT (SELECT count(*) FROM (${wide})) AS orders,
+                  (SELECT count(*) FROM ((${wide}) EXCEPT ALL (${narrow}))) AS only_wide,
+                  (SELECT count(*) FROM ((${narrow}) EXCEPT ALL (${wide}))) AS only_narrow`,
+        )
+      ).getRowObjectsJson();
+      expect(Number(counts?.orders)).toBeGreaterThan(300);
+      expect([Number(counts?.only_wide), Number(counts?.only_narrow)]).toEqual([0, 0]);
+    } finally {
+      await warehouse.close();
+    }
+  });
+
   it('the view report_charges gives the same flags as the command', async () => {
     const warehouse = await Warehouse.open(workspace.dbPath);
     try {
@@ -150,6 +184,28 @@ describe('the published price example', () => {
         unknown
       >[];
       expect(changed).toMatchObject({ fuel_flag: true, fuel_difference: '2.0000', components_sum_flag: true });
+
+      // An amount past what 64-bit decimals hold: the report computes in DECIMAL(20,4), as stored.
+      await warehouse.run(
+        `UPDATE orders SET cod_amount = ${NARROW_MONEY_BOUND} * 50, price = ${NARROW_MONEY_BOUND} WHERE order_code = 'EXPUBLISHED1'`,
+      );
+      const [fits] = (await warehouse.readAll(narrowMoneyQuery({}))).getRowObjectsJson();
+      expect(fits?.narrow).toBe(false);
+      await expect(warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES, {}, { narrowMoney: true }))).rejects.toThrow(
+        /DECIMAL\(15,4\)/,
+      );
+      const out = join(workspace.dir, 'huge');
+      const [file] = (
+        await exportChargesReport(warehouse, DEFAULT_CHARGE_RULES, {
+          scope: {},
+          now: Date.now(),
+          format: 'csv',
+          outDir: out,
+        })
+      ).files;
+      const [, line] = (await readFile(file!.path, 'utf8')).split('\n');
+      expect(line).toContain(',5000000000000.0000,');
+      expect(line).toContain(',100000000000.0000,');
     } finally {
       await warehouse.close();
       await workspace.dispose();

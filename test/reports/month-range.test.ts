@@ -79,7 +79,7 @@ describe('a month of a long history', () => {
     expect(await count(`(${month})`)).toBeGreaterThan(ORDERS / 20);
     expect(await difference(month, whole)).toBe(0);
     // The stored audit rows are those computed from the month's other rows.
-    expect(await difference(month, chargesQuery(DEFAULT_CHARGE_RULES, scope, undefined, 'computed'))).toBe(0);
+    expect(await difference(month, chargesQuery(DEFAULT_CHARGE_RULES, scope, { from: 'computed' }))).toBe(0);
   }, 120_000);
 
   it('charges of a large scope, computed a month at a time, are the rows of the scope computed at once', async () => {

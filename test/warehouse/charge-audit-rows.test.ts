@@ -78,7 +78,7 @@ describe('order_charge_audit', () => {
       expect(Number(counts!.orders)).toBeGreaterThan(0);
       expect(await difference(warehouse, `SELECT * FROM ${CHARGE_AUDIT_TABLE}`, chargeAuditQuery())).toBe(0);
       const stored = chargesQuery(DEFAULT_CHARGE_RULES);
-      const computed = chargesQuery(DEFAULT_CHARGE_RULES, {}, undefined, 'computed');
+      const computed = chargesQuery(DEFAULT_CHARGE_RULES, {}, { from: 'computed' });
       expect(await difference(warehouse, stored, computed)).toBe(0);
     } finally {
       await warehouse.close();
