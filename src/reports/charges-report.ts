@@ -107,8 +107,8 @@ export interface ChargesQueryOptions {
   readonly narrowMoney?: boolean;
 }
 
-/** The money columns of a charges row: DECIMAL(20,4) whichever way the checks were computed. */
-const MONEY_COLUMNS = [
+/** The amounts of orders, and of their audit rows, that the checks read. */
+const ORDER_AMOUNTS = [
   'price',
   'price_fr',
   'far_region_fee_amount',
@@ -116,6 +116,12 @@ const MONEY_COLUMNS = [
   'vat_amount',
   'cod_amount',
   'total_service_cost',
+];
+const AUDIT_AMOUNTS = ['lines_total', 'far_region_line_cost', 'quote_total', 'total_at_delivery'];
+
+/** The money columns of a charges row: DECIMAL(20,4) whichever way the checks were computed. */
+const MONEY_COLUMNS = [
+  ...ORDER_AMOUNTS,
   'quote_total',
   'invoiced_amount',
   ...CHARGE_CHECKS.filter((c) => c.money).flatMap(({ name }) => [`${name}_expected`, `${name}_difference`]),
@@ -272,18 +278,6 @@ function storedAuditRows(scope: ReportScope, orders: string): string {
       : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
   return `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${condition})`;
 }
-
-/** The amounts of orders, and of their audit rows, that the checks read. */
-const ORDER_AMOUNTS = [
-  'price',
-  'price_fr',
-  'far_region_fee_amount',
-  'fuel_fee_amount',
-  'vat_amount',
-  'cod_amount',
-  'total_service_cost',
-];
-const AUDIT_AMOUNTS = ['lines_total', 'far_region_line_cost', 'quote_total', 'total_at_delivery'];
 
 /** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
 export function narrowMoneyQuery(scope: ReportScope): string {
