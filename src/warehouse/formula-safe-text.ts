@@ -11,8 +11,11 @@ export function formulaSafeText(text: string): string {
   return FORMULA_STARTS.includes(text.charAt(0)) ? `'${text}` : text;
 }
 
-/** The same rule in SQL, over a VARCHAR expression (null stays null). */
+/**
+ * The same rule in SQL, over a VARCHAR expression (null stays null). A list, not an IN list: DuckDB
+ * plans an IN list of six values as a join, which gives the rows of an ordered query out of order.
+ */
 export function formulaSafeTextSql(expression: string): string {
   const starts = FORMULA_STARTS.map((c) => `ascii(${sqlText(c)})`).join(', ');
-  return `CASE WHEN ascii(${expression}) IN (${starts}) THEN '''' || ${expression} ELSE ${expression} END`;
+  return `CASE WHEN list_contains([${starts}], ascii(${expression})) THEN '''' || ${expression} ELSE ${expression} END`;
 }

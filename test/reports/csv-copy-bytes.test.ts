@@ -103,6 +103,22 @@ describe('report CSV written by COPY', () => {
     expect(await written('SELECT * FROM tricky ORDER BY no')).toBe(stringified);
   });
 
+  it('keeps the rows of an ordered query of many chunks in their order', async () => {
+    await warehouse.run(
+      "CREATE TABLE many AS SELECT i AS no, CAST(i % 7 AS VARCHAR) || ' x' AS note FROM range(300000) AS t(i)",
+    );
+    const [file] = await writeReportTables(
+      warehouse.connection,
+      [{ name: 'many', query: 'SELECT * FROM many ORDER BY no DESC' }],
+      { outDir: dir, format: 'csv', range: { from: '2026-11-01', to: '2026-11-30' } },
+    );
+    const numbers = (await readFile(file!.path, 'utf8'))
+      .split('\n')
+      .slice(1, -1)
+      .map((line) => Number(line.split(',')[0]));
+    expect(numbers).toEqual(Array.from({ length: 300_000 }, (_, i) => 299_999 - i));
+  });
+
   it('writes every row once when the rows may come in any order', async () => {
     const lines = (await written('SELECT * FROM tricky', true)).slice(1).split(/\n(?=\d+,)/);
     expect(lines.slice(1).sort()).toEqual(
