@@ -297,10 +297,15 @@ async function failuresSections(
   const byWeekAndReason = await allRows(warehouse, failuresByWeekAndReasonQuery(report.attempts));
   const byProvince = await topRows(warehouse, query('failures-by-province'), limit);
   const byPostOffice = await topRows(warehouse, query('failures-by-post-office'), limit);
-  const awaiting = await topRows(warehouse, query('failures-awaiting'), limit);
   const awaitingByReason = await allRows(
     warehouse,
     `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`,
+  );
+  const awaiting = await topRows(
+    warehouse,
+    query('failures-awaiting'),
+    limit,
+    awaitingByReason.reduce((sum, r) => sum + Number(r.orders), 0),
   );
   const topReasons = new Set(byReason.slice(0, CHART_REASONS).map(reasonLabel));
   const total = byReason.reduce((sum, r) => sum + Number(r.failures), 0);
