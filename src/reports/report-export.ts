@@ -265,12 +265,12 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
         // The files' row counts are the repeated and awaiting orders: counting them again would compute them again.
         const written = (table: string) => files.find((f) => f.table === table)!.rows;
         const reasons = await rows(warehouse, query('failures-by-reason'));
-        const repeated = { orders: written('failures-repeated') };
-        const [longest] = await rows(
+        const repeatedOrders = written('failures-repeated');
+        const awaitingOrders = written('failures-awaiting');
+        const [awaiting] = await rows(
           warehouse,
           `SELECT max(waited_hours) AS longest FROM (${query('failures-awaiting')})`,
         );
-        const awaiting = { orders: written('failures-awaiting'), longest: longest?.longest };
         const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
         const lines = [
           `${failures} failed attempts`,
@@ -280,16 +280,11 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
               (r) =>
                 `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`,
             ),
-          `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
-          `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
+          `${repeatedOrders} orders failed twice or more`,
+          `${awaitingOrders} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
         ];
         return {
-          figures: {
-            failures,
-            byReason: reasons,
-            repeatedOrders: Number(repeated?.orders ?? 0),
-            awaitingOrders: Number(awaiting?.orders ?? 0),
-          },
+          figures: { failures, byReason: reasons, repeatedOrders, awaitingOrders },
           lines,
         };
       },
