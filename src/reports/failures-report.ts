@@ -14,6 +14,14 @@ import {
 /** Meaning shown for an attempt whose reason no snapshot or callback brought. */
 export const UNKNOWN_REASON = 'reason not observed';
 
+/** An attempt's columns that do not need its order: the reason's meaning, its carrier-local day and ISO week. */
+function attemptColumns(attempt: string): string {
+  return `${attempt}.order_code, ${attempt}.attempted_at, ${carrierDate(`${attempt}.attempted_at`)} AS attempted_day,
+           ${carrierIsoWeek(`${attempt}.attempted_at`)} AS iso_week, ${attempt}.delay_code,
+           coalesce(d.meaning, CASE WHEN ${attempt}.delay_code IS NULL THEN '${UNKNOWN_REASON}' END) AS delay_meaning,
+           ${attempt}.delay_note, ${attempt}.province_name, ${attempt}.post_office_name, ${attempt}.source, ${attempt}.observed_at`;
+}
+
 /**
  * One row per failed delivery attempt (`delivery_failures`, from tracking snapshots and callbacks, or
  * `attempts`, a relation of its rows holding every attempt of each of its orders), with its order's
@@ -21,19 +29,26 @@ export const UNKNOWN_REASON = 'reason not observed';
  * among the order's attempts.
  */
 export function failuresQuery(attempts = 'delivery_failures'): string {
+  // Numbered before the join with the orders, so the numbering sorts the attempts' rows alone.
   return `
-    SELECT f.order_code, o.account_alias, f.attempted_at, ${carrierDate('f.attempted_at')} AS attempted_day,
-           ${carrierIsoWeek('f.attempted_at')} AS iso_week,
-           row_number() OVER (PARTITION BY f.order_code ORDER BY f.attempted_at) AS attempt_no,
-           f.delay_code, coalesce(d.meaning, CASE WHEN f.delay_code IS NULL THEN '${UNKNOWN_REASON}' END) AS delay_meaning,
-           f.delay_note, f.province_name, f.post_office_name, f.source, f.observed_at, o.status AS status_now
-    FROM ${attempts} AS f
-    LEFT JOIN orders AS o ON o.order_code = f.order_code
-    LEFT JOIN delay_reasons AS d ON d.code = f.delay_code`;
+    SELECT f.order_code, o.account_alias, f.attempted_at, f.attempted_day, f.iso_week, f.attempt_no,
+           f.delay_code, f.delay_meaning, f.delay_note, f.province_name, f.post_office_name, f.source, f.observed_at,
+           o.status AS status_now
+    FROM (
+      SELECT ${attemptColumns('a')}, row_number() OVER (PARTITION BY a.order_code ORDER BY a.attempted_at) AS attempt_no
+      FROM ${attempts} AS a
+      LEFT JOIN delay_reasons AS d ON d.code = a.delay_code
+    ) AS f
+    LEFT JOIN orders AS o ON o.order_code = f.order_code`;
 }
 
 /** The columns a scope limits attempts by: the attempt's time, its order's account. */
 export const ATTEMPT_COLUMNS = { time: 'attempted_at', account: 'account_alias' } as const;
+
+/** The condition keeping the attempts of a scope's days (and of its part's condition); `true` when none. */
+function attemptDays(scope: ReportScope): string {
+  return scopeCondition({ fromDay: scope.fromDay, toDay: scope.toDay, condition: scope.condition }, ATTEMPT_COLUMNS);
+}
 
 /**
  * The attempts of a scope (days of the attempt, the order's account), numbered among all of their
@@ -41,7 +56,7 @@ export const ATTEMPT_COLUMNS = { time: 'attempted_at', account: 'account_alias' 
  * row groups, not the whole history.
  */
 export function scopedFailuresQuery(scope: ReportScope): string {
-  const days = scopeCondition({ fromDay: scope.fromDay, toDay: scope.toDay }, ATTEMPT_COLUMNS);
+  const days = attemptDays(scope);
   const attempts =
     days === 'true'
       ? 'delivery_failures'
@@ -49,7 +64,24 @@ export function scopedFailuresQuery(scope: ReportScope): string {
   return `SELECT * FROM ${scoped(`(${failuresQuery(attempts)})`, scope, ATTEMPT_COLUMNS)}`;
 }
 
-/** Counts and shares of the failures of a relation of failuresQuery rows, grouped by `keys`. */
+/**
+ * The attempts of a scope with the columns the breakdowns and repeated failures read, without their
+ * number or their order's status: read from the warehouse's compressed rows with no window and no join
+ * with every order, each time a table needs them.
+ */
+export function scopedAttemptsQuery(scope: ReportScope): string {
+  const days = attemptDays(scope);
+  const account =
+    scope.account === undefined
+      ? ''
+      : ` AND order_code IN (SELECT order_code FROM orders WHERE account_alias = ${sqlText(scope.account)})`;
+  return `
+    SELECT ${attemptColumns('a')}
+    FROM (SELECT * FROM delivery_failures WHERE ${codeRangeCondition(scope)} AND ${days}${account}) AS a
+    LEFT JOIN delay_reasons AS d ON d.code = a.delay_code`;
+}
+
+/** Counts and shares of the failures of a relation of attempts (failuresQuery or scopedAttemptsQuery rows), grouped by `keys`. */
 function breakdown(failures: string, keys: readonly string[], order: string): string {
   const group = keys.join(', ');
   return `
@@ -85,18 +117,33 @@ export function failuresByWeekAndReasonQuery(failures: string): string {
   );
 }
 
-/** Orders with two or more failed attempts among the rows, their reasons in order. */
-export function repeatedFailuresQuery(failures: string): string {
+/**
+ * Per order with two or more failed attempts among `attempts` (rows with order_code, attempted_at and
+ * delay_code): how many, the first and the last, and its reasons in order.
+ */
+function repeatedAttemptsQuery(attempts: string): string {
   return `
-    SELECT order_code, any_value(account_alias) AS account_alias, count(*) AS attempts,
-           min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
+    SELECT order_code, count(*) AS attempts, min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
            -- An unordered list sorted per order: an ordered string_agg sorts far slower.
-           array_to_string(list_transform(list_sort(list({attempted_at: attempted_at, code: coalesce(delay_code, '?')})), a -> a.code), ', ') AS delay_codes,
-           any_value(status_now) AS status_now
-    FROM ${failures}
+           array_to_string(list_transform(list_sort(list({attempted_at: attempted_at, code: coalesce(delay_code, '?')})), a -> a.code), ', ') AS delay_codes
+    FROM ${attempts}
     GROUP BY order_code
-    HAVING count(*) >= 2
-    ORDER BY attempts DESC, order_code`;
+    HAVING count(*) >= 2`;
+}
+
+/** Rows of repeatedAttemptsQuery with their order's account and status now, the most attempts first. */
+function withOrdersNow(repeated: string): string {
+  return `
+    SELECT r.order_code, o.account_alias, r.attempts, r.first_attempt_at, r.last_attempt_at, r.delay_codes,
+           o.status AS status_now
+    FROM ${repeated} AS r
+    LEFT JOIN orders AS o ON o.order_code = r.order_code
+    ORDER BY r.attempts DESC, r.order_code`;
+}
+
+/** Orders with two or more failed attempts among `attempts`, their reasons in order. */
+export function repeatedFailuresQuery(attempts: string): string {
+  return withOrdersNow(`(${repeatedAttemptsQuery(attempts)})`);
 }
 
 /**
@@ -130,20 +177,60 @@ export function awaitingHandlingQuery(now: string, account?: string): string {
     ORDER BY waited_hours DESC NULLS LAST, o.order_code`;
 }
 
-/** The temporary table a failures run keeps the attempts of its scope in. */
+/** The temporary tables a failures run keeps its parts' attempts in, and groups their repeated attempts into. */
 const RUN_FAILURES = 'report_run_failures';
+const RUN_REPEATED = 'report_run_repeated_failures';
 
-/** The files of a failures report: the attempts, the breakdowns, repeated failures and orders awaiting handling. */
-export function failuresTables(scope: ReportScope, now: string): ReportTables {
+/**
+ * How a failures run splits its work over a long history: `parts`, scopes that hold the scope's
+ * attempts once each in the order of their days, are numbered and sorted one after another;
+ * `orderGroups` statements group the attempts per order, each for the orders of one hash group, as
+ * a list per order takes memory DuckDB cannot spill.
+ */
+export interface FailuresSplit {
+  readonly parts?: readonly ReportScope[];
+  readonly orderGroups?: number;
+}
+
+/** Statements filling a temporary table with the rows of each query in turn. */
+function filledInTurn(table: string, queries: readonly string[]): string[] {
+  return queries.map((query, index) => (index === 0 ? temporaryTable(table, query) : `INSERT INTO ${table} ${query}`));
+}
+
+/**
+ * A failures report's tables, and `attempts`, the relation of its scope's attempts that its breakdowns
+ * read. Only the `failures` and `failures-repeated` tables read what `prepare` fills.
+ */
+export interface FailuresTables extends ReportTables {
+  readonly attempts: string;
+}
+
+/**
+ * The files of a failures report: the attempts, the breakdowns, repeated failures and orders awaiting
+ * handling. The breakdowns read the warehouse's compressed rows themselves, not a table of every
+ * attempt with its order's columns. With parts, each part's attempts are numbered and sorted in a
+ * statement of its own, so no statement holds more than a part, and the file reads them in order.
+ */
+export function failuresTables(scope: ReportScope, now: string, split: FailuresSplit = {}): FailuresTables {
+  const attempts = `(${scopedAttemptsQuery(scope)})`;
+  const ordered = (part: ReportScope) => `${scopedFailuresQuery(part)} ORDER BY attempted_at, order_code`;
+  const parts = split.parts ?? [];
+  const groups = Math.max(1, split.orderGroups ?? 1);
+  const grouped = Array.from({ length: groups }, (_, group) =>
+    repeatedAttemptsQuery(
+      groups === 1 ? attempts : `(SELECT * FROM ${attempts} WHERE hash(order_code) % ${groups} = ${group})`,
+    ),
+  );
   return {
-    prepare: [temporaryTable(RUN_FAILURES, scopedFailuresQuery(scope))],
+    attempts,
+    prepare: [...filledInTurn(RUN_FAILURES, parts.map(ordered)), ...filledInTurn(RUN_REPEATED, grouped)],
     tables: [
-      { name: 'failures', query: `SELECT * FROM ${RUN_FAILURES} ORDER BY attempted_at, order_code` },
-      { name: 'failures-by-reason', query: failuresByReasonQuery(RUN_FAILURES) },
-      { name: 'failures-by-province', query: failuresByProvinceQuery(RUN_FAILURES) },
-      { name: 'failures-by-post-office', query: failuresByPostOfficeQuery(RUN_FAILURES) },
-      { name: 'failures-by-week', query: failuresByWeekQuery(RUN_FAILURES) },
-      { name: 'failures-repeated', query: repeatedFailuresQuery(RUN_FAILURES) },
+      { name: 'failures', query: parts.length === 0 ? ordered(scope) : `SELECT * FROM ${RUN_FAILURES}` },
+      { name: 'failures-by-reason', query: failuresByReasonQuery(attempts) },
+      { name: 'failures-by-province', query: failuresByProvinceQuery(attempts) },
+      { name: 'failures-by-post-office', query: failuresByPostOfficeQuery(attempts) },
+      { name: 'failures-by-week', query: failuresByWeekQuery(attempts) },
+      { name: 'failures-repeated', query: withOrdersNow(RUN_REPEATED) },
       { name: 'failures-awaiting', query: awaitingHandlingQuery(now, scope.account) },
     ],
   };

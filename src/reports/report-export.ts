@@ -3,7 +3,7 @@ import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
-import { ATTEMPT_COLUMNS, failuresTables } from './failures-report.js';
+import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
 import {
   FINDING_KINDS,
@@ -33,7 +33,9 @@ export interface ReportSummary {
   readonly lines: readonly string[];
 }
 
-type ReportWork = ReportTables & { summarize: () => Promise<Pick<ReportSummary, 'figures' | 'lines'>> };
+type ReportWork = ReportTables & {
+  summarize: (files: readonly WrittenFile[]) => Promise<Pick<ReportSummary, 'figures' | 'lines'>>;
+};
 type ReportRange = { readonly from: string; readonly to: string };
 
 async function rows(warehouse: Warehouse, query: string): Promise<Record<string, unknown>[]> {
@@ -53,7 +55,9 @@ export interface RangeStart {
 export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
 /** The columns a scope limits orders by. */
 export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
-const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
+export const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
+/** Attempts carry no account of their own: a failures report splits them by their days alone. */
+const ATTEMPTS_BY_DAY = { table: 'delivery_failures', columns: ATTEMPT_COLUMNS } as const;
 
 /** A report's days: the scope's, else from the earliest day of `earliestOf` to the carrier day of `now`. */
 export async function settleReportRange(
@@ -95,6 +99,9 @@ export async function withOrderCodes(
 /** Orders a charges report computes at once; a scope of more is computed a month at a time. */
 const ORDERS_AT_ONCE = 2_000_000;
 
+/** Attempts a failures report numbers, or groups per order, at once; more are split into parts. */
+const ATTEMPTS_AT_ONCE = 1_000_000;
+
 /** The first day of the month after `day`'s (YYYY-MM-DD). */
 function nextMonth(day: string): string {
   const date = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
@@ -106,34 +113,87 @@ function dayBefore(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
 }
 
+/** Rows a report splits by their days: a table, its time and account columns. */
+interface DayRows {
+  readonly table: string;
+  readonly columns: { readonly time: string; readonly account: string };
+}
+
+const ORDERS_BY_DAY: DayRows = { table: 'orders', columns: ORDER_COLUMNS };
+
+/** The rows of `of` in a scope. */
+async function rowCount(warehouse: Warehouse, scope: ReportScope, of: DayRows): Promise<number> {
+  const [size] = await rows(
+    warehouse,
+    `SELECT count(*) AS n FROM ${of.table} WHERE ${scopeCondition(scope, of.columns)}`,
+  );
+  return Number(size?.n ?? 0);
+}
+
 /**
- * A scope of more than `ordersAtOnce` orders as parts: each calendar month of the range, then the
- * scope's orders outside the range's days (an open end, or no accept date), each with its range of
- * codes. None for a smaller scope.
+ * A scope of more than `rowsAtOnce` rows of `of` (orders by default) as parts: each calendar month of
+ * the range, then the scope's rows outside the range's days (an open end, or no time), each with its
+ * range of codes. None for a smaller scope.
  */
 export async function monthParts(
   warehouse: Warehouse,
   scope: ReportScope,
   range: ReportRange,
-  ordersAtOnce = ORDERS_AT_ONCE,
+  rowsAtOnce = ORDERS_AT_ONCE,
+  of: DayRows = ORDERS_BY_DAY,
 ): Promise<ReportScope[]> {
-  const [size] = await rows(
-    warehouse,
-    `SELECT count(*) AS orders FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}`,
-  );
-  if (Number(size?.orders ?? 0) <= ordersAtOnce) return [];
+  if ((await rowCount(warehouse, scope, of)) <= rowsAtOnce) return [];
   const parts: ReportScope[] = [];
   for (let from = range.from; from <= range.to; from = nextMonth(from)) {
     const monthEnd = dayBefore(nextMonth(from));
     parts.push({ fromDay: from, toDay: [monthEnd, range.to].sort()[0], account: scope.account });
   }
   if (scope.fromDay === undefined || scope.toDay === undefined) {
-    const days = scopeCondition({ fromDay: range.from, toDay: range.to }, ORDER_COLUMNS);
-    parts.push({ ...scope, condition: `accept_date IS NULL OR NOT (${days})` });
+    const days = scopeCondition({ fromDay: range.from, toDay: range.to }, of.columns);
+    parts.push({ ...scope, condition: `${of.columns.time} IS NULL OR NOT (${days})` });
   }
   const withCodes: ReportScope[] = [];
-  for (const part of parts) withCodes.push(await withOrderCodes(warehouse, part, 'orders', ORDER_COLUMNS));
+  for (const part of parts) withCodes.push(await withOrderCodes(warehouse, part, of.table, of.columns));
   return withCodes;
+}
+
+/**
+ * The charges tables of a scope as every charges report computes them: within the range of its
+ * orders' codes, a month at a time when it holds many orders (`range`: its days, settled), in 64-bit
+ * decimals when its amounts allow.
+ */
+export async function scopedChargesTables(
+  warehouse: Warehouse,
+  rules: ChargeRules,
+  scope: ReportScope,
+  range: ReportRange,
+  options: { readonly invoices?: string | undefined; readonly flaggedOnly?: boolean } = {},
+): Promise<ReportTables> {
+  const withCodes = await withOrderCodes(warehouse, scope, 'orders', ORDER_COLUMNS);
+  const parts = await monthParts(warehouse, scope, range);
+  const [amounts] = await rows(warehouse, narrowMoneyQuery(withCodes));
+  return chargesTables(rules, withCodes, { ...options, parts, narrowMoney: amounts?.narrow === true });
+}
+
+/**
+ * The failures tables of a scope as every failures report computes them: within the range of codes
+ * of its days' attempts (attempts carry no account), a month at a time over many attempts (`range`:
+ * its days, settled), orders awaiting handling waiting until `now`.
+ */
+export async function scopedFailuresTables(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  range: ReportRange,
+  now: number,
+): Promise<FailuresTables> {
+  const days = { fromDay: scope.fromDay, toDay: scope.toDay };
+  const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
+  const attempts = await rowCount(warehouse, days, ATTEMPTS_BY_DAY);
+  const parts = await monthParts(warehouse, days, range, ATTEMPTS_AT_ONCE, ATTEMPTS_BY_DAY);
+  return failuresTables({ ...scope, codes }, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`, {
+    parts: parts.map((part) => ({ ...part, account: scope.account })),
+    orderGroups: Math.ceil(attempts / ATTEMPTS_AT_ONCE),
+  });
 }
 
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
@@ -153,7 +213,7 @@ async function exportReport(
     format: request.format,
     range,
   });
-  return { report, range, account: request.scope.account ?? null, files, ...(await summarize()) };
+  return { report, range, account: request.scope.account ?? null, files, ...(await summarize(files)) };
 }
 
 /** The charges audit; `invoices` adds the partner's invoiced amounts to compare the totals with. */
@@ -169,14 +229,9 @@ export function exportChargesReport(
       await loadPartnerRecords(warehouse.connection, options.invoices);
       invoices = partnerInvoicesQuery();
     }
-    const scope = await withOrderCodes(warehouse, request.scope, 'orders', ORDER_COLUMNS);
-    const parts = await monthParts(warehouse, request.scope, range);
-    const [amounts] = await rows(warehouse, narrowMoneyQuery(scope));
-    const report = chargesTables(rules, scope, {
+    const report = await scopedChargesTables(warehouse, rules, request.scope, range, {
       invoices,
       flaggedOnly: options.flaggedOnly === true,
-      parts,
-      narrowMoney: amounts?.narrow === true,
     });
     return {
       ...report,
@@ -203,23 +258,20 @@ export function exportChargesReport(
 
 /** Failed delivery attempts per reason, province, post office and week; repeated failures; orders awaiting handling. */
 export function exportFailuresReport(warehouse: Warehouse, request: ReportRequest): Promise<ReportSummary> {
-  return exportReport(warehouse, 'failures', request, FAILURES_BY_ATTEMPT, async () => {
-    // Attempts carry no account: the range of codes is that of the days' attempts.
-    const days = { fromDay: request.scope.fromDay, toDay: request.scope.toDay };
-    const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
-    const report = failuresTables(
-      { ...request.scope, codes },
-      `TIMESTAMPTZ ${sqlText(new Date(request.now).toISOString())}`,
-    );
+  return exportReport(warehouse, 'failures', request, FAILURES_BY_ATTEMPT, async (range) => {
+    const report = await scopedFailuresTables(warehouse, request.scope, range, request.now);
     const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
     return {
       ...report,
-      summarize: async () => {
+      summarize: async (files) => {
+        // The files' row counts are the repeated and awaiting orders: counting them again would compute them again.
+        const written = (table: string) => files.find((f) => f.table === table)!.rows;
         const reasons = await rows(warehouse, query('failures-by-reason'));
-        const [repeated] = await rows(warehouse, `SELECT count(*) AS orders FROM (${query('failures-repeated')})`);
+        const repeatedOrders = written('failures-repeated');
+        const awaitingOrders = written('failures-awaiting');
         const [awaiting] = await rows(
           warehouse,
-          `SELECT count(*) AS orders, max(waited_hours) AS longest FROM (${query('failures-awaiting')})`,
+          `SELECT max(waited_hours) AS longest FROM (${query('failures-awaiting')})`,
         );
         const failures = reasons.reduce((sum, r) => sum + Number(r.failures), 0);
         const lines = [
@@ -230,16 +282,11 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
               (r) =>
                 `reason ${String(r.delay_code ?? '?')} (${String(r.delay_meaning)}): ${Number(r.failures)} (${(Number(r.share) * 100).toFixed(1)}%)`,
             ),
-          `${Number(repeated?.orders ?? 0)} orders failed twice or more`,
-          `${Number(awaiting?.orders ?? 0)} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
+          `${repeatedOrders} orders failed twice or more`,
+          `${awaitingOrders} orders awaiting handling${awaiting?.longest == null ? '' : `, the longest for ${Number(awaiting.longest)} h`}`,
         ];
         return {
-          figures: {
-            failures,
-            byReason: reasons,
-            repeatedOrders: Number(repeated?.orders ?? 0),
-            awaitingOrders: Number(awaiting?.orders ?? 0),
-          },
+          figures: { failures, byReason: reasons, repeatedOrders, awaitingOrders },
           lines,
         };
       },

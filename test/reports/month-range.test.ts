@@ -9,8 +9,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
 import { chargesQuery, chargesTables, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
-import { ATTEMPT_COLUMNS, failuresQuery, scopedFailuresQuery } from '../../src/reports/failures-report.js';
-import { monthParts, ORDER_COLUMNS, withOrderCodes } from '../../src/reports/report-export.js';
+import {
+  ATTEMPT_COLUMNS,
+  type FailuresTables,
+  failuresQuery,
+  failuresTables,
+  scopedFailuresQuery,
+} from '../../src/reports/failures-report.js';
+import {
+  FAILURES_BY_ATTEMPT,
+  monthParts,
+  ORDER_COLUMNS,
+  settleReportRange,
+  withOrderCodes,
+} from '../../src/reports/report-export.js';
 import { type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
@@ -106,4 +118,31 @@ describe('a month of a long history', () => {
     expect(await count(`(${month})`)).toBeGreaterThan(0);
     expect(await difference(month, whole)).toBe(0);
   }, 120_000);
+
+  it('failures of a large scope, numbered a month at a time and grouped per order in parts, are the files of the scope at once', async () => {
+    const scope: ReportScope = { toDay: '2026-02-28', account: 'shop-2' };
+    const now = Date.parse('2026-03-01T00:00:00Z');
+    const range = await settleReportRange(warehouse, scope, now, FAILURES_BY_ATTEMPT);
+    const days = { toDay: scope.toDay };
+    const parts = await monthParts(warehouse, days, range, 0, { table: 'delivery_failures', columns: ATTEMPT_COLUMNS });
+    expect(parts.length).toBeGreaterThan(3);
+    const at = `TIMESTAMPTZ '2026-03-01T00:00:00Z'`;
+    const split = failuresTables(scope, at, {
+      parts: parts.map((part) => ({ ...part, account: scope.account })),
+      orderGroups: 3,
+    });
+    // Each report's rows are read before the next one replaces its temporary tables.
+    const files = async (report: FailuresTables) => {
+      for (const statement of report.prepare) await warehouse.run(statement);
+      const rows: Record<string, unknown[][]> = {};
+      for (const name of ['failures', 'failures-repeated'])
+        rows[name] = (await warehouse.readAll(report.tables.find((t) => t.name === name)!.query)).getRowsJson();
+      return rows;
+    };
+    const inParts = await files(split);
+    const atOnce = await files(failuresTables(scope, at));
+    expect(inParts.failures!.length).toBeGreaterThan(ORDERS / 100);
+    expect(inParts['failures-repeated']!.length).toBeGreaterThan(0);
+    expect(inParts).toEqual(atOnce);
+  }, 180_000);
 });

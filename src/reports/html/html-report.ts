@@ -1,9 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { sqlText } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { CHARGE_CHECKS, chargesTables, DEFAULT_CHARGE_RULES } from '../charges-report.js';
-import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
+import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
+import { failuresByWeekAndReasonQuery } from '../failures-report.js';
+import {
+  FAILURES_BY_ATTEMPT,
+  ORDERS_BY_ACCEPT_DATE,
+  scopedChargesTables,
+  scopedFailuresTables,
+  settleReportRange,
+} from '../report-export.js';
 import type { ReportScope } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/column-text.js';
@@ -40,19 +46,21 @@ const OTHER_REASONS = 'other reasons';
 /** Runs the run summary lists. */
 const RUNS_SHOWN = 30;
 
-/** The ranked rows of a query, at most `limit`, and how many it has in all. */
+/** The ranked rows of a query, at most `limit`, and how many it has in all (`total`, when known). */
 async function topRows(
   warehouse: Warehouse,
   query: string,
   limit: number,
+  total?: number,
 ): Promise<{ rows: TextRow[]; total: number }> {
   const text = await asTextQuery(warehouse.connection, query);
   const rows = (await warehouse.readAll(`${text.query} LIMIT ${limit}`)).getRowObjects() as TextRow[];
-  const total =
-    rows.length < limit
+  const all =
+    total ??
+    (rows.length < limit
       ? rows.length
-      : Number((await warehouse.readAll(`SELECT count(*) AS n FROM (${query})`)).getRowObjectsJson()[0]!.n);
-  return { rows: rows.map((row) => Object.fromEntries(columnsOf(text.columns, row))), total };
+      : Number((await warehouse.readAll(`SELECT count(*) AS n FROM (${query})`)).getRowObjectsJson()[0]!.n));
+  return { rows: rows.map((row) => Object.fromEntries(columnsOf(text.columns, row))), total: all };
 }
 
 function columnsOf(columns: readonly string[], row: Record<string, unknown>): [string, string | null][] {
@@ -170,8 +178,9 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
   ].join('\n');
 }
 
-async function chargesSection(warehouse: Warehouse, scope: ReportScope, limit: number): Promise<string> {
-  const report = chargesTables(DEFAULT_CHARGE_RULES, scope);
+async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: number, limit: number): Promise<string> {
+  const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ACCEPT_DATE);
+  const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range);
   for (const statement of report.prepare) await warehouse.run(statement);
   const [charges, summary] = [report.tables[0]!.query, report.tables[1]!.query];
   const summaryRows = await allRows(warehouse, summary);
@@ -182,10 +191,12 @@ async function chargesSection(warehouse: Warehouse, scope: ReportScope, limit: n
   const perAccount = summaryRows.filter(
     (r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0,
   );
+  // The flagged orders are counted in the summary (check "any"): counting them again would check every order again.
   const top = await topRows(
     warehouse,
     `SELECT * FROM (${charges}) WHERE flags_failed > 0 ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
     limit,
+    Number(any?.orders_flagged ?? 0),
   );
   const flagsOf = (row: Record<string, unknown>) =>
     CHARGE_CHECKS.filter((c) => row[`${c.name}_flag`] === 'true')
@@ -277,18 +288,24 @@ async function failuresSections(
   now: number,
   limit: number,
 ): Promise<{ failures: string; awaiting: string }> {
-  const report = failuresTables(scope, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`);
-  for (const statement of report.prepare) await warehouse.run(statement);
+  const range = await settleReportRange(warehouse, scope, now, FAILURES_BY_ATTEMPT);
+  const report = await scopedFailuresTables(warehouse, scope, range, now);
+  // Its statements fill the tables of the attempts and of repeated failures, which the page does not show.
   const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
   const byReason = await allRows(warehouse, query('failures-by-reason'));
   const byWeek = await allRows(warehouse, query('failures-by-week'));
-  const byWeekAndReason = await allRows(warehouse, failuresByWeekAndReasonQuery(`(${query('failures')})`));
+  const byWeekAndReason = await allRows(warehouse, failuresByWeekAndReasonQuery(report.attempts));
   const byProvince = await topRows(warehouse, query('failures-by-province'), limit);
   const byPostOffice = await topRows(warehouse, query('failures-by-post-office'), limit);
-  const awaiting = await topRows(warehouse, query('failures-awaiting'), limit);
   const awaitingByReason = await allRows(
     warehouse,
     `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`,
+  );
+  const awaiting = await topRows(
+    warehouse,
+    query('failures-awaiting'),
+    limit,
+    awaitingByReason.reduce((sum, r) => sum + Number(r.orders), 0),
   );
   const topReasons = new Set(byReason.slice(0, CHART_REASONS).map(reasonLabel));
   const total = byReason.reduce((sum, r) => sum + Number(r.failures), 0);
@@ -443,7 +460,7 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
   const scope: ReportScope = { fromDay: options.from, toDay: options.to, account: options.account };
   const limit = options.rowLimit ?? HTML_ROW_LIMIT;
   const runs = await runsSection(warehouse, scope);
-  const charges = await chargesSection(warehouse, scope, limit);
+  const charges = await chargesSection(warehouse, scope, options.now, limit);
   const { failures, awaiting } = await failuresSections(warehouse, scope, options.now, limit);
   const period = `${options.from ?? 'the earliest day'} to ${options.to ?? 'today'} (carrier days, UTC+07:00)`;
   return htmlPage({
