@@ -290,10 +290,12 @@ export function narrowMoneyQuery(scope: ReportScope): string {
 /**
  * Per check and per account (and over all accounts, account_alias '*'): the orders it flags and the
  * money at stake (the sum of the absolute differences; none for the weight checks). The check `any`
- * counts orders with at least one flag, at stake their amount_at_stake.
+ * counts orders with at least one flag, at stake their amount_at_stake. `charges` may hold only the
+ * flagged orders' rows when `checked` (a relation of the orders checked, with account_alias) is given:
+ * the orders checked are counted there, everything else is a sum over flagged rows.
  */
-export function chargesSummaryQuery(charges: string): string {
-  // One pass over the orders: per account and over all, each check's count and sum; then a row per check.
+export function chargesSummaryQuery(charges: string, checked = charges): string {
+  // Per account and over all, each check's count and sum; then a row per check.
   const totals = CHARGE_CHECKS.map(
     ({ name, money }) =>
       `count(*) FILTER (WHERE ${name}_flag) AS ${name}_flagged, ${money ? `sum(CAST(abs(${name}_difference) AS ${MONEY})) FILTER (WHERE ${name}_flag)` : `CAST(NULL AS ${MONEY})`} AS ${name}_at_stake`,
@@ -304,35 +306,47 @@ export function chargesSummaryQuery(charges: string): string {
   );
   perCheck.unshift(`{check_no: 0, check_name: 'any', orders_flagged: any_flagged, at_stake: any_at_stake}`);
   return `
-    WITH totals AS (
-      SELECT account_alias, count(*) AS orders_checked,
+    WITH checked AS (
+      SELECT account_alias, count(*) AS orders_checked
+      FROM ${checked}
+      GROUP BY GROUPING SETS ((), (account_alias))
+      -- No orders, no rows (the empty grouping set would give one).
+      HAVING count(*) > 0
+    ),
+    flagged AS (
+      SELECT account_alias,
              count(*) FILTER (WHERE flags_failed > 0) AS any_flagged, sum(amount_at_stake) FILTER (WHERE flags_failed > 0) AS any_at_stake,
              ${totals.join(',\n             ')}
       FROM ${charges}
       GROUP BY GROUPING SETS ((), (account_alias))
-      -- No orders, no rows (the empty grouping set would give one).
-      HAVING count(*) > 0
+    ),
+    totals AS (
+      -- The row over all accounts has a null account_alias on both sides.
+      SELECT c.account_alias, c.orders_checked, f.* EXCLUDE (account_alias)
+      FROM checked AS c LEFT JOIN flagged AS f ON f.account_alias IS NOT DISTINCT FROM c.account_alias
     ),
     per_check AS (
       SELECT account_alias, orders_checked, unnest([${perCheck.join(',\n        ')}], recursive := true)
       FROM totals
     )
-    SELECT check_name, coalesce(account_alias, '*') AS account_alias, orders_flagged, orders_checked,
+    SELECT check_name, coalesce(account_alias, '*') AS account_alias, coalesce(orders_flagged, 0) AS orders_flagged, orders_checked,
            CAST(coalesce(at_stake, 0) AS ${MONEY}) AS amount_at_stake
     FROM per_check
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 
-/** The temporary table a charges run computes its summary into, once, then writes and prints. */
+/** The temporary tables a charges run fills once: its flagged orders' rows, and its summary. */
+const RUN_FLAGGED = 'report_run_flagged_charges';
 const RUN_SUMMARY = 'report_run_charges_summary';
 
 /**
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
- * summary per check and account over every order. `parts`, scopes that together hold the scope's
- * orders once each, are computed one after another, so DuckDB joins one part's orders with their
- * audit rows at a time instead of the whole range's. The rows are computed again for each file
- * rather than kept: the checks over the audit rows cost less than holding (and spilling) every
- * order's row.
+ * summary per check and account over every order. One pass computes the checks of every order and
+ * keeps the flagged ones, a few in a hundred, from which the summary, the flagged-only file and the
+ * page's top orders are read; the orders checked are counted from the orders alone. The full file
+ * computes the rows again rather than keep them: the checks cost less than holding (and spilling)
+ * every order's row. `parts`, scopes that together hold the scope's orders once each, are computed
+ * one after another, so DuckDB joins one part's orders with their audit rows at a time.
  */
 export function chargesTables(
   rules: ChargeRules,
@@ -345,13 +359,17 @@ export function chargesTables(
   const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
   const query = { invoices: options.invoices, narrowMoney: options.narrowMoney };
   const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
+  const checked = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
   return {
-    prepare: [temporaryTable(RUN_SUMMARY, chargesSummaryQuery(`(${charges})`))],
+    prepare: [
+      temporaryTable(RUN_FLAGGED, `SELECT * FROM (${charges}) WHERE flags_failed > 0`),
+      temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_FLAGGED, checked)),
+    ],
     tables: [
       // One row per order in no particular order: an order would cost the writer a sort of every row.
       {
         name: 'charges',
-        query: `SELECT * FROM (${charges})${options.flaggedOnly ? ' WHERE flags_failed > 0' : ''}`,
+        query: options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`,
         anyOrder: true,
       },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },

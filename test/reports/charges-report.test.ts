@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHARGE_CHECKS,
   chargesQuery,
+  chargesSummaryQuery,
   DEFAULT_CHARGE_RULES,
   NARROW_MONEY_BOUND,
   narrowMoneyQuery,
@@ -119,6 +120,15 @@ describe('report charges', () => {
       ).getRowObjectsJson();
       expect(Number(counts?.orders)).toBeGreaterThan(300);
       expect([Number(counts?.only_wide), Number(counts?.only_narrow)]).toEqual([0, 0]);
+
+      // The summary from the flagged orders' rows alone, with the orders checked counted from the orders.
+      const fromAll = chargesSummaryQuery(`(${wide})`);
+      const fromFlagged = chargesSummaryQuery(`(SELECT * FROM (${narrow}) WHERE flags_failed > 0)`, 'orders');
+      const summaries = await Promise.all(
+        [fromAll, fromFlagged].map(async (q) => (await warehouse.readAll(q)).getRowObjectsJson()),
+      );
+      expect(summaries[0]!.length).toBeGreaterThan(CHARGE_CHECKS.length);
+      expect(summaries[1]).toEqual(summaries[0]);
     } finally {
       await warehouse.close();
     }
@@ -184,6 +194,26 @@ describe('the published price example', () => {
         unknown
       >[];
       expect(changed).toMatchObject({ fuel_flag: true, fuel_difference: '2.0000', components_sum_flag: true });
+      // An account with orders and no flag has its rows in the summary, flagged 0, from no flagged rows.
+      await warehouse.run("UPDATE orders SET fuel_fee_amount = fuel_fee_amount - 2 WHERE order_code = 'EXPUBLISHED1'");
+      const summary = (
+        await warehouse.readAll(
+          chargesSummaryQuery(`(SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE false)`, 'orders'),
+        )
+      ).getRowObjectsJson();
+      expect(summary).toEqual(
+        (await warehouse.readAll(chargesSummaryQuery(`(${chargesQuery(DEFAULT_CHARGE_RULES)})`))).getRowObjectsJson(),
+      );
+      expect(summary.filter((r) => r.check_name === 'any')).toEqual([
+        { check_name: 'any', account_alias: '*', orders_flagged: '0', orders_checked: '1', amount_at_stake: '0.0000' },
+        {
+          check_name: 'any',
+          account_alias: 'default',
+          orders_flagged: '0',
+          orders_checked: '1',
+          amount_at_stake: '0.0000',
+        },
+      ]);
 
       // An amount past what 64-bit decimals hold: the report computes in DECIMAL(20,4), as stored.
       await warehouse.run(

@@ -180,9 +180,10 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
 
 async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: number, limit: number): Promise<string> {
   const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ACCEPT_DATE);
-  const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range);
+  // The flagged orders' rows, kept by the report's one pass over the checks: the top orders are among them.
+  const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range, { flaggedOnly: true });
   for (const statement of report.prepare) await warehouse.run(statement);
-  const [charges, summary] = [report.tables[0]!.query, report.tables[1]!.query];
+  const [flagged, summary] = [report.tables[0]!.query, report.tables[1]!.query];
   const summaryRows = await allRows(warehouse, summary);
   const overall = summaryRows.filter((r) => r.account_alias === '*');
   const any = overall.find((r) => r.check_name === 'any');
@@ -191,10 +192,9 @@ async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: num
   const perAccount = summaryRows.filter(
     (r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0,
   );
-  // The flagged orders are counted in the summary (check "any"): counting them again would check every order again.
   const top = await topRows(
     warehouse,
-    `SELECT * FROM (${charges}) WHERE flags_failed > 0 ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
+    `SELECT * FROM (${flagged}) ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
     limit,
     Number(any?.orders_flagged ?? 0),
   );
