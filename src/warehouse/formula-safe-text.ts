@@ -1,5 +1,3 @@
-import { sqlText } from './sql-literals.js';
-
 /**
  * A spreadsheet opening a CSV reads a cell that starts with one of these as a formula (OWASP, CSV
  * injection): text from the carrier or a partner's file must not run as one.
@@ -11,8 +9,11 @@ export function formulaSafeText(text: string): string {
   return FORMULA_STARTS.includes(text.charAt(0)) ? `'${text}` : text;
 }
 
-/** The same rule in SQL, over a VARCHAR expression (null stays null). */
+/**
+ * The same rule in SQL, over a VARCHAR expression (null stays null). A list, not `IN`: DuckDB turns an
+ * IN list this long into a join, which loses the order a COPY writes the rows in.
+ */
 export function formulaSafeTextSql(expression: string): string {
-  const starts = FORMULA_STARTS.map((c) => `ascii(${sqlText(c)})`).join(', ');
-  return `CASE WHEN ascii(${expression}) IN (${starts}) THEN '''' || ${expression} ELSE ${expression} END`;
+  const starts = FORMULA_STARTS.map((c) => c.codePointAt(0)).join(', ');
+  return `CASE WHEN list_contains([${starts}], ascii(${expression})) THEN '''' || ${expression} ELSE ${expression} END`;
 }
