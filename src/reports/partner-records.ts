@@ -5,7 +5,9 @@ import { Parser } from 'csv-parse';
 import type { QueryArrayResult } from 'pg';
 import { ProductError } from '../errors/product-error.js';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
+import { sqlName, sqlText } from '../warehouse/sql-literals.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
+import { plainCsvShape } from './csv-file-shape.js';
 import { workbookRows } from './workbook-rows.js';
 
 /** Where the partner's own records come from: a CSV or `.xlsx` file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -213,15 +215,81 @@ function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
   }
 }
 
+/** The characters `String.prototype.trim` removes: ECMAScript's white space and line terminators. */
+const TRIMMED =
+  '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
 /**
- * Loads the partner's records into the temporary table `partner_records` (line_no, origin and the
- * four fields as text, null when absent) through DuckDB's appender, replacing any earlier load; works
- * on a read-only warehouse. Returns the number of lines read.
+ * A text column trimmed as `String.prototype.trim` does, null when nothing is left. Trimming with a set
+ * of characters is slow in DuckDB: a value that starts and ends with a visible ASCII character is kept as it is.
  */
-export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
-  await connection.run(
+function trimmed(column: string): string {
+  return `CASE WHEN regexp_full_match(${column}, '[!-~](.*[!-~])?') THEN ${column} ELSE nullif(trim(${column}, ${sqlText(TRIMMED)}), '') END`;
+}
+
+function createPartnerRecords(connection: DuckDBConnection): Promise<unknown> {
+  return connection.run(
     `CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`,
   );
+}
+
+/**
+ * Loads a partner CSV into `partner_records` with DuckDB's own reader, when the file is one it reads
+ * exactly as csv-parse does: every line one record (so a record's line is its index plus the header's),
+ * no quote, one delimiter. Returns the number of lines read, or undefined (the table left empty) when
+ * the file is not such a file or DuckDB cannot read it: the CSV parser then reads it and words its problems.
+ */
+export async function loadPartnerCsvWithDuckDb(
+  connection: DuckDBConnection,
+  file: string,
+): Promise<number | undefined> {
+  await createPartnerRecords(connection);
+  let shape: Awaited<ReturnType<typeof plainCsvShape>>;
+  try {
+    shape = await plainCsvShape(file);
+  } catch {
+    return undefined;
+  }
+  if (shape === undefined) return undefined;
+  // Every value as text, an empty one as null; rows in the file's order; short rows padded with nulls.
+  const rows = `read_csv(${sqlText(file)}, header = false, all_varchar = true, delim = ${sqlText(shape.delimiter)},
+    quote = '', escape = '', comment = '', skip = 0, null_padding = true,
+    strict_mode = true)`;
+  try {
+    const header = await connection.runAndReadAll(`SELECT * FROM ${rows} LIMIT 1`);
+    const names = header.getRows()[0]?.map((value) => (value === null ? '' : String(value)));
+    if (names === undefined) return undefined;
+    const positions = fieldPositions(names, `partner records ${file}`);
+    const columns = header.columnNames();
+    const values = FIELDS.map((field) => {
+      const index = positions.get(field);
+      return index === undefined ? 'NULL' : trimmed(sqlName(columns[index]!));
+    });
+    const inserted = await connection.run(
+      `INSERT INTO ${PARTNER_RECORDS}
+       SELECT record - 1, ${sqlText(`${file}:`)} || record, ${values.join(', ')}
+       FROM (SELECT row_number() OVER () AS record, * FROM ${rows}) WHERE record > 1`,
+    );
+    const count = Number(inserted.rowsChanged);
+    if (count + 1 === shape.lines) return count;
+  } catch {
+    // Read again by the CSV parser below, whose messages are the ones a user sees.
+  }
+  await createPartnerRecords(connection);
+  return undefined;
+}
+
+/**
+ * Loads the partner's records into the temporary table `partner_records` (line_no, origin and the
+ * four fields as text, null when absent), replacing any earlier load; works on a read-only warehouse.
+ * A CSV file is read by DuckDB when it reads it as the CSV parser would, else by the parser; the other
+ * sources go through DuckDB's appender. Returns the number of lines read.
+ */
+export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
+  if (source.kind === 'csv') {
+    const count = await loadPartnerCsvWithDuckDb(connection, source.file);
+    if (count !== undefined) return count;
+  } else await createPartnerRecords(connection);
   const appender = await connection.createAppender(PARTNER_RECORDS, 'main', 'temp');
   let count = 0;
   try {

@@ -4,7 +4,7 @@ import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables } from './charges-report.js';
 import { ATTEMPT_COLUMNS, failuresTables } from './failures-report.js';
-import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
+import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from './partner-records.js';
 import {
   FINDING_KINDS,
   partnerInvoicesQuery,
@@ -241,6 +241,24 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
   });
 }
 
+/**
+ * The range of the order codes a reconcile compares, when the scope limits the days: those of the
+ * scope's orders and of the partner's lines, loaded first. The carrier hands out codes in order, so a
+ * month's reconcile reads about a month of the warehouse.
+ */
+async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope['codes']> {
+  if (scope.fromDay === undefined && scope.toDay === undefined) return undefined;
+  const [codes] = await rows(
+    warehouse,
+    `SELECT min(order_code) AS first, max(order_code) AS last FROM (
+       SELECT order_code FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}
+       UNION ALL SELECT order_code FROM ${PARTNER_RECORDS})`,
+  );
+  return typeof codes?.first === 'string' && typeof codes.last === 'string'
+    ? { first: codes.first, last: codes.last }
+    : undefined;
+}
+
 /** Where the partner's own records and the carrier disagree, one row per finding. */
 export function exportReconcileReport(
   warehouse: Warehouse,
@@ -250,7 +268,7 @@ export function exportReconcileReport(
 ): Promise<ReportSummary> {
   return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
-    const report = reconcileTables(rules, request.scope);
+    const report = reconcileTables(rules, request.scope, await reconciledCodes(warehouse, request.scope));
     return {
       ...report,
       summarize: async () => {
