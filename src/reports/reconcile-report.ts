@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../carrier/contract.js';
+import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
 import {
   codeRangeCondition,
@@ -109,14 +110,41 @@ export function carrierRecordsQuery(): string {
 const UNKNOWN_ERRORS = `('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}')`;
 
 /**
- * One row per finding: finding, order_code, account_alias, partner_lines (where in the partner's
- * records), partner_value, carrier_value, difference (money findings: partner minus carrier) and detail.
- * `codes`, when given, spans the order codes of the partner's lines and of the scope's orders: the
- * warehouse's rows outside it are not read.
+ * A part of the order codes: from `from` (inclusive) up to `until` (exclusive), either open. A part
+ * without `from` also holds the partner's lines without an order code.
  */
-export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}, codes?: ReportScope['codes']): string {
+export interface CodePart {
+  readonly from?: string | undefined;
+  readonly until?: string | undefined;
+}
+
+/** The condition keeping the rows whose `column` lies in the part (`true` for the whole range). */
+function partCondition(part: CodePart, column: string, withoutCode = false): string {
+  const conditions = [
+    ...(part.from === undefined ? [] : [`${column} >= ${sqlText(part.from)}`]),
+    ...(part.until === undefined ? [] : [`${column} < ${sqlText(part.until)}`]),
+  ];
+  if (conditions.length === 0) return 'true';
+  const inPart = conditions.join(' AND ');
+  return withoutCode && part.from === undefined ? `(${column} IS NULL OR ${inPart})` : inPart;
+}
+
+/**
+ * One row per finding of the order codes in `part`: kind_no and line_no (the report's order), finding,
+ * order_code, account_alias, partner_lines (where in the partner's records), partner_value,
+ * carrier_value, difference (money findings: partner minus carrier) and detail. `codes`, when given,
+ * spans the order codes of the partner's lines and of the scope's orders: the warehouse's rows
+ * outside it are not read. Every finding is about one order code, so the parts' findings together
+ * are those of the whole range.
+ */
+export function reconcileQuery(
+  rules: ReconcileRules,
+  scope: ReportScope = {},
+  codes?: ReportScope['codes'],
+  part: CodePart = {},
+): string {
   const tolerance = rules.moneyTolerance;
-  const inCodes = codeRangeCondition({ codes });
+  const inCodes = `${codeRangeCondition({ codes })} AND ${partCondition(part, 'order_code')}`;
   const known = `tracked AND coalesce(error_code NOT IN ${UNKNOWN_ERRORS}, true)`;
   const statusDiffers = 'expected_code IS NOT NULL AND expected_code IS DISTINCT FROM status';
   const invoiceDiffers = `invoiced IS NOT NULL AND abs(invoiced - coalesce(total_service_cost, 0)) > ${tolerance}`;
@@ -124,6 +152,7 @@ export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}, c
   return `
     WITH partner AS (
       SELECT line_no, order_code, expected_status, expected_code, invoiced, cod, problem FROM (${partnerLinesQuery()})
+      WHERE ${partCondition(part, 'order_code', true)}
     ),
     -- The order codes on several lines: how many of them are readable, the first readable one and the first.
     several AS (
@@ -200,18 +229,34 @@ export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}, c
              CAST(cod - coalesce(carrier_cod, 0) AS ${MONEY}), 'COD amount differs', line_no
       FROM partner_compared WHERE ${known} AND ${codDiffers}
     )
-    SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
-    FROM findings
-    ORDER BY kind_no, line_no NULLS LAST, order_code`;
+    SELECT kind_no, line_no, finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+    FROM findings`;
 }
 
 /** The temporary table a reconcile run keeps its findings in: written to a file and counted. */
 export const RUN_FINDINGS = 'report_run_findings';
 
-/** The file of a reconcile report: its findings, computed once (the partner records loaded first). */
-export function reconcileTables(rules: ReconcileRules, scope: ReportScope, codes?: ReportScope['codes']): ReportTables {
+/**
+ * The file of a reconcile report: its findings, computed once (the partner records loaded first), a
+ * part of the order codes after another when `boundaries` split them, so that DuckDB joins one part's
+ * orders and lines at a time instead of holding (and spilling) every order's.
+ */
+export function reconcileTables(
+  rules: ReconcileRules,
+  scope: ReportScope,
+  codes?: ReportScope['codes'],
+  boundaries: readonly string[] = [],
+): ReportTables {
+  const parts = [undefined, ...boundaries].map((from, i) => ({ from, until: boundaries[i] }));
+  const [first, ...others] = parts.map((part) => reconcileQuery(rules, scope, codes, part));
   return {
-    prepare: [temporaryTable(RUN_FINDINGS, reconcileQuery(rules, scope, codes))],
-    tables: [{ name: 'reconcile', query: `SELECT * FROM ${RUN_FINDINGS}` }],
+    prepare: [temporaryTable(RUN_FINDINGS, first!), ...others.map((query) => `INSERT INTO ${RUN_FINDINGS} ${query}`)],
+    tables: [
+      {
+        name: 'reconcile',
+        query: `SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+                FROM ${RUN_FINDINGS} ORDER BY kind_no, line_no NULLS LAST, order_code`,
+      },
+    ],
   };
 }

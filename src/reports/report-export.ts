@@ -12,7 +12,7 @@ import {
   RUN_FINDINGS,
   reconcileTables,
 } from './reconcile-report.js';
-import { carrierDate, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
+import { carrierDate, codeRangeCondition, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
 import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -246,7 +246,7 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
  * scope's orders and of the partner's lines, loaded first. The carrier hands out codes in order, so a
  * month's reconcile reads about a month of the warehouse.
  */
-async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope['codes']> {
+export async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope['codes']> {
   if (scope.fromDay === undefined && scope.toDay === undefined) return undefined;
   const [codes] = await rows(
     warehouse,
@@ -259,6 +259,30 @@ async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promis
     : undefined;
 }
 
+/**
+ * Order codes that split a reconcile of more than `rowsAtOnce` orders and partner lines into parts
+ * of about that many; none for a smaller one. They are the codes of evenly spaced rows of the orders
+ * in `codes`: any codes give the same findings, and the carrier's codes rise with the rows' order,
+ * so each part reads a stretch of the warehouse.
+ */
+export async function reconcileBoundaries(
+  warehouse: Warehouse,
+  codes: ReportScope['codes'],
+  partnerLines: number,
+  rowsAtOnce = ORDERS_AT_ONCE,
+): Promise<string[]> {
+  const inCodes = codeRangeCondition({ codes });
+  const [size] = await rows(warehouse, `SELECT count(*) AS orders FROM orders WHERE ${inCodes}`);
+  const orders = Number(size?.orders ?? 0);
+  const parts = Math.ceil((orders + partnerLines) / rowsAtOnce);
+  if (parts <= 1) return [];
+  const sample = await rows(
+    warehouse,
+    `SELECT order_code FROM orders WHERE ${inCodes} AND rowid % ${Math.ceil(orders / parts)} = 0 ORDER BY order_code`,
+  );
+  return sample.map((row) => String(row.order_code));
+}
+
 /** Where the partner's own records and the carrier disagree, one row per finding. */
 export function exportReconcileReport(
   warehouse: Warehouse,
@@ -268,7 +292,8 @@ export function exportReconcileReport(
 ): Promise<ReportSummary> {
   return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
-    const report = reconcileTables(rules, request.scope, await reconciledCodes(warehouse, request.scope));
+    const codes = await reconciledCodes(warehouse, request.scope);
+    const report = reconcileTables(rules, request.scope, codes, await reconcileBoundaries(warehouse, codes, lines));
     return {
       ...report,
       summarize: async () => {
