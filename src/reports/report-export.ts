@@ -260,6 +260,12 @@ export async function reconciledCodes(warehouse: Warehouse, scope: ReportScope):
 }
 
 /**
+ * Orders and partner lines a reconcile joins at once: smaller parts than the charges' take no longer
+ * over a long history and hold less memory.
+ */
+const RECONCILE_ROWS_AT_ONCE = 1_000_000;
+
+/**
  * Order codes that split a reconcile of more than `rowsAtOnce` orders and partner lines into parts
  * of about that many; none for a smaller one. They are the codes of evenly spaced rows of the orders
  * in `codes`: any codes give the same findings, and the carrier's codes rise with the rows' order,
@@ -269,7 +275,7 @@ export async function reconcileBoundaries(
   warehouse: Warehouse,
   codes: ReportScope['codes'],
   partnerLines: number,
-  rowsAtOnce = ORDERS_AT_ONCE,
+  rowsAtOnce = RECONCILE_ROWS_AT_ONCE,
 ): Promise<string[]> {
   const inCodes = codeRangeCondition({ codes });
   const [size] = await rows(warehouse, `SELECT count(*) AS orders FROM orders WHERE ${inCodes}`);
