@@ -5,7 +5,9 @@ import { Parser } from 'csv-parse';
 import type { QueryArrayResult } from 'pg';
 import { ProductError } from '../errors/product-error.js';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
+import { sqlName, sqlText } from '../warehouse/sql-literals.js';
 import { firstLineOf } from '../warehouse/warehouse-errors.js';
+import { type PlainCsvShape, plainCsvShape } from './csv-file-shape.js';
 import { workbookRows } from './workbook-rows.js';
 
 /** Where the partner's own records come from: a CSV or `.xlsx` file, or a query on a DuckDB file or a PostgreSQL server. */
@@ -22,8 +24,13 @@ export class PartnerRecordsError extends ProductError {
   }
 }
 
-/** The temporary table the partner's records are loaded into, one row per line, every value as text. */
+/**
+ * The partner's records, one row per line (line_no, origin and the four fields as text, null when
+ * absent): a temporary view over PARTNER_LINES, which keeps each line's number rather than its origin,
+ * the same text on every line but the number, which would take the most room of a million lines.
+ */
 export const PARTNER_RECORDS = 'partner_records';
+const PARTNER_LINES = 'partner_lines';
 
 /** The columns read from the partner's records; order_code is required, the others optional. */
 const FIELDS = ['order_code', 'expected_status', 'invoiced_amount', 'cod_amount'] as const;
@@ -31,7 +38,8 @@ type Field = (typeof FIELDS)[number];
 const ALIASES: Record<string, Field> = { ordercode: 'order_code' };
 
 interface PartnerLine {
-  readonly origin: string;
+  /** Its number in its source: the file's line (row of a sheet) it ends on, or the query's row. */
+  readonly line: number;
   readonly values: Readonly<Partial<Record<Field, string>>>;
 }
 
@@ -51,7 +59,7 @@ function fieldPositions(names: readonly string[], sourceName: string): Map<Field
   return positions;
 }
 
-function lineOf(origin: string, positions: Map<Field, number>, values: readonly unknown[]): PartnerLine {
+function lineOf(line: number, positions: Map<Field, number>, values: readonly unknown[]): PartnerLine {
   const picked: Partial<Record<Field, string>> = {};
   for (const [field, index] of positions) {
     const value = values[index];
@@ -59,7 +67,7 @@ function lineOf(origin: string, positions: Map<Field, number>, values: readonly 
     const text = String(value).trim();
     if (text !== '') picked[field] = text;
   }
-  return { origin, values: picked };
+  return { line, values: picked };
 }
 
 /**
@@ -89,7 +97,7 @@ async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
         positions = fieldPositions(record, `partner records ${file}`);
         continue;
       }
-      yield lineOf(`${file}:${line}`, positions, record);
+      yield lineOf(line, positions, record);
     }
   } catch (error) {
     if (error instanceof PartnerRecordsError) throw error;
@@ -114,7 +122,7 @@ async function* xlsxLines(file: string, sheet: string | undefined): AsyncGenerat
         );
         continue;
       }
-      yield lineOf(`${file}:${row}`, positions, values);
+      yield lineOf(row, positions, values);
     }
   } catch (error) {
     if (error instanceof PartnerRecordsError) throw error;
@@ -149,7 +157,7 @@ async function* duckdbLines(file: string, query: string): AsyncGenerator<Partner
     let row = 0;
     for (const values of reader.getRows())
       yield lineOf(
-        `duckdb row ${++row}`,
+        ++row,
         positions,
         values.map((v) => (v === null ? null : String(v))),
       );
@@ -194,7 +202,7 @@ async function* postgresLines(url: string, query: string): AsyncGenerator<Partne
       'the PostgreSQL query',
     );
     let row = 0;
-    for (const values of result.rows as unknown[][]) yield lineOf(`postgres row ${++row}`, positions, values);
+    for (const values of result.rows as unknown[][]) yield lineOf(++row, positions, values);
   } finally {
     await client.end().catch(() => {});
   }
@@ -213,21 +221,113 @@ function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
   }
 }
 
+/** The characters `String.prototype.trim` removes: ECMAScript's white space and line terminators. */
+const TRIMMED =
+  '\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+
 /**
- * Loads the partner's records into the temporary table `partner_records` (line_no, origin and the
- * four fields as text, null when absent) through DuckDB's appender, replacing any earlier load; works
- * on a read-only warehouse. Returns the number of lines read.
+ * A text column trimmed as `String.prototype.trim` does, null when nothing is left, in a file with
+ * `blanks`. DuckDB's trim() takes off spaces alone; trimming with a set of characters is slow, so a
+ * value that starts and ends with a visible ASCII character is kept as it is.
+ */
+function trimmed(column: string, blanks: PlainCsvShape['blanks']): string {
+  switch (blanks) {
+    case 'none':
+      return column;
+    case 'spaces':
+      return `nullif(trim(${column}), '')`;
+    case 'any':
+      return `CASE WHEN regexp_full_match(${column}, '[!-~](.*[!-~])?') THEN ${column} ELSE nullif(trim(${column}, ${sqlText(TRIMMED)}), '') END`;
+  }
+}
+
+/** Where a source's lines are: its origin is this text and the line's number. */
+function originPrefix(source: PartnerRecordsSource): string {
+  switch (source.kind) {
+    case 'csv':
+    case 'xlsx':
+      return `${source.file}:`;
+    case 'duckdb':
+      return 'duckdb row ';
+    case 'postgres':
+      return 'postgres row ';
+  }
+}
+
+/** An empty PARTNER_LINES, and PARTNER_RECORDS over it naming each line's origin. */
+async function createPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<void> {
+  await connection.run(
+    `CREATE OR REPLACE TEMP TABLE ${PARTNER_LINES} (line_no BIGINT, line BIGINT, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`,
+  );
+  await connection.run(
+    `CREATE OR REPLACE TEMP VIEW ${PARTNER_RECORDS} AS
+     SELECT line_no, ${sqlText(originPrefix(source))} || line AS origin, ${FIELDS.join(', ')} FROM ${PARTNER_LINES}`,
+  );
+}
+
+/**
+ * Loads a partner CSV into `partner_records` with DuckDB's own reader, when the file is one it reads
+ * exactly as csv-parse does: every line one record (so a record's line is its index plus the header's),
+ * no quote, one delimiter. Returns the number of lines read, or undefined (the records left empty) when
+ * the file is not such a file or DuckDB cannot read it: the CSV parser then reads it and words its problems.
+ */
+export async function loadPartnerCsvWithDuckDb(
+  connection: DuckDBConnection,
+  file: string,
+): Promise<number | undefined> {
+  await createPartnerRecords(connection, { kind: 'csv', file });
+  let shape: PlainCsvShape | undefined;
+  try {
+    shape = await plainCsvShape(file);
+  } catch {
+    return undefined;
+  }
+  if (shape === undefined) return undefined;
+  // Every value as text, an empty one as null; rows in the file's order; short rows padded with nulls.
+  const rows = `read_csv(${sqlText(file)}, header = false, all_varchar = true, delim = ${sqlText(shape.delimiter)},
+    quote = '', escape = '', comment = '', skip = 0, null_padding = true,
+    strict_mode = true)`;
+  try {
+    const header = await connection.runAndReadAll(`SELECT * FROM ${rows} LIMIT 1`);
+    const names = header.getRows()[0]?.map((value) => (value === null ? '' : String(value)));
+    if (names === undefined) return undefined;
+    const positions = fieldPositions(names, `partner records ${file}`);
+    const columns = header.columnNames();
+    const values = FIELDS.map((field) => {
+      const index = positions.get(field);
+      return index === undefined ? 'NULL' : trimmed(sqlName(columns[index]!), shape.blanks);
+    });
+    const inserted = await connection.run(
+      `INSERT INTO ${PARTNER_LINES}
+       SELECT record - 1, record, ${values.join(', ')}
+       FROM (SELECT row_number() OVER () AS record, * FROM ${rows}) WHERE record > 1`,
+    );
+    const count = Number(inserted.rowsChanged);
+    if (count + 1 === shape.lines) return count;
+  } catch {
+    // Read again by the CSV parser below, whose messages are the ones a user sees.
+  }
+  await createPartnerRecords(connection, { kind: 'csv', file });
+  return undefined;
+}
+
+/**
+ * Loads the partner's records into the temporary view `partner_records` (line_no, origin and the
+ * four fields as text, null when absent), replacing any earlier load; works on a read-only warehouse.
+ * A CSV file is read by DuckDB when it reads it as the CSV parser would, else by the parser; the other
+ * sources go through DuckDB's appender. Returns the number of lines read.
  */
 export async function loadPartnerRecords(connection: DuckDBConnection, source: PartnerRecordsSource): Promise<number> {
-  await connection.run(
-    `CREATE OR REPLACE TEMP TABLE ${PARTNER_RECORDS} (line_no BIGINT, origin VARCHAR, ${FIELDS.map((f) => `${f} VARCHAR`).join(', ')})`,
-  );
-  const appender = await connection.createAppender(PARTNER_RECORDS, 'main', 'temp');
+  if (source.kind === 'csv') {
+    const count = await loadPartnerCsvWithDuckDb(connection, source.file);
+    if (count !== undefined) return count;
+  } else await createPartnerRecords(connection, source);
+  const appender = await connection.createAppender(PARTNER_LINES, 'main', 'temp');
   let count = 0;
   try {
     for await (const line of linesOf(source)) {
       appender.appendBigInt(BigInt(++count));
-      appender.appendVarchar(line.origin);
+      appender.appendBigInt(BigInt(line.line));
       for (const field of FIELDS) {
         const value = line.values[field];
         if (value === undefined) appender.appendNull();

@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../carrier/contract.js';
+import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
-import { type ReportScope, type ReportTables, scoped, temporaryTable } from './report-sql.js';
+import {
+  codeRangeCondition,
+  type ReportScope,
+  type ReportTables,
+  scopeCondition,
+  temporaryTable,
+} from './report-sql.js';
 
 export const ReconcileRulesSchema = z.object({
   /** Money differences up to this many dong pass. */
@@ -99,91 +106,157 @@ export function carrierRecordsQuery(): string {
     FROM orders AS o FULL OUTER JOIN last_lookup AS l ON l.order_code = o.order_code`;
 }
 
+/** The error codes of a last lookup that mean the carrier does not know the order for this account. */
+const UNKNOWN_ERRORS = `('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}')`;
+
 /**
- * One row per finding: finding, order_code, account_alias, partner_lines (where in the partner's
- * records), partner_value, carrier_value, difference (money findings: partner minus carrier) and detail.
+ * A part of the order codes: from `from` (inclusive) up to `until` (exclusive), either open. A part
+ * without `from` also holds the partner's lines without an order code.
  */
-export function reconcileQuery(rules: ReconcileRules, scope: ReportScope = {}): string {
+export interface CodePart {
+  readonly from?: string | undefined;
+  readonly until?: string | undefined;
+}
+
+/** The condition keeping the rows whose `column` lies in the part (`true` for the whole range). */
+function partCondition(part: CodePart, column: string, withoutCode = false): string {
+  const conditions = [
+    ...(part.from === undefined ? [] : [`${column} >= ${sqlText(part.from)}`]),
+    ...(part.until === undefined ? [] : [`${column} < ${sqlText(part.until)}`]),
+  ];
+  if (conditions.length === 0) return 'true';
+  const inPart = conditions.join(' AND ');
+  return withoutCode && part.from === undefined ? `(${column} IS NULL OR ${inPart})` : inPart;
+}
+
+/**
+ * One row per finding of the order codes in `part`: kind_no and line_no (the report's order), finding,
+ * order_code, account_alias, partner_lines (where in the partner's records), partner_value,
+ * carrier_value, difference (money findings: partner minus carrier) and detail. `codes`, when given,
+ * spans the order codes of the partner's lines and of the scope's orders: the warehouse's rows
+ * outside it are not read. Every finding is about one order code, so the parts' findings together
+ * are those of the whole range.
+ */
+export function reconcileQuery(
+  rules: ReconcileRules,
+  scope: ReportScope = {},
+  codes?: ReportScope['codes'],
+  part: CodePart = {},
+): string {
   const tolerance = rules.moneyTolerance;
-  const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const inCodes = `${codeRangeCondition({ codes })} AND ${partCondition(part, 'order_code')}`;
+  const known = `tracked AND coalesce(error_code NOT IN ${UNKNOWN_ERRORS}, true)`;
+  const statusDiffers = 'expected_code IS NOT NULL AND expected_code IS DISTINCT FROM status';
+  const invoiceDiffers = `invoiced IS NOT NULL AND abs(invoiced - coalesce(total_service_cost, 0)) > ${tolerance}`;
+  const codDiffers = `cod IS NOT NULL AND abs(cod - coalesce(carrier_cod, 0)) > ${tolerance}`;
   return `
-    WITH partner AS (${partnerLinesQuery()}),
-    readable AS (SELECT * FROM partner WHERE problem IS NULL),
-    counted AS (
-      SELECT order_code, count(*) AS lines, min(line_no) AS line_no FROM readable GROUP BY order_code
+    WITH partner AS (
+      SELECT line_no, order_code, expected_status, expected_code, invoiced, cod, problem FROM (${partnerLinesQuery()})
+      WHERE ${partCondition(part, 'order_code', true)}
     ),
-    -- Only orders with several lines list them all: a list per order costs more than the rest of the report.
-    listed AS (
-      SELECT order_code, array_to_string(list_transform(list_sort(list({line_no: line_no, origin: origin})), line -> line.origin), ', ') AS all_origins
-      FROM readable WHERE order_code IN (SELECT order_code FROM counted WHERE lines > 1)
-      GROUP BY order_code
+    -- The order codes on several lines: how many of them are readable, the first readable one and the first.
+    several AS (
+      SELECT order_code, count(*) FILTER (WHERE problem IS NULL) AS lines,
+             coalesce(min(line_no) FILTER (WHERE problem IS NULL), min(line_no)) AS line_no
+      FROM partner WHERE order_code IS NOT NULL GROUP BY order_code HAVING count(*) > 1
     ),
+    -- One line per order code the partner lists: its first readable line, which is compared (or its first, lines 0).
     per_order AS (
-      -- The first line of each order is the one compared; all of them are named.
-      SELECT c.order_code, c.lines, c.line_no,
-             {expected_status: r.expected_status, expected_code: r.expected_code, invoiced: r.invoiced, cod: r.cod} AS first_line,
-             coalesce(l.all_origins, r.origin) AS all_origins
-      FROM counted AS c
-      JOIN readable AS r ON r.line_no = c.line_no
-      LEFT JOIN listed AS l ON l.order_code = c.order_code
+      SELECT p.order_code, coalesce(s.lines, CASE WHEN p.problem IS NULL THEN 1 ELSE 0 END) AS lines, p.line_no,
+             p.expected_status, p.expected_code, p.invoiced, p.cod
+      FROM partner AS p LEFT JOIN several AS s ON s.order_code = p.order_code
+      WHERE p.order_code IS NOT NULL AND (s.order_code IS NULL OR p.line_no = s.line_no)
     ),
-    last_lookup AS (${lastLookupQuery()}),
+    last_lookup AS (
+      SELECT order_code, outcome, error_code FROM lookup_results
+      WHERE ${inCodes} AND order_code IN (SELECT order_code FROM partner)
+      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY finished_at DESC, run_id DESC) = 1
+    ),
+    -- Each order the partner lists or the warehouse tracks in the scope, kept when it has a finding.
     compared AS (
-      SELECT p.order_code, p.lines, p.line_no, p.all_origins, p.first_line.expected_status AS expected_status,
-             p.first_line.expected_code AS expected_code, p.first_line.invoiced AS invoiced, p.first_line.cod AS cod, o.order_code IS NOT NULL AS tracked, o.account_alias, o.status, o.status_name,
+      SELECT coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
+             p.expected_status, p.expected_code, p.invoiced, p.cod,
+             o.order_code IS NOT NULL AS tracked, o.account_alias, o.status, o.status_name,
              o.total_service_cost, o.cod_amount AS carrier_cod, l.outcome, l.error_code
-      FROM per_order AS p
-      LEFT JOIN orders AS o ON o.order_code = p.order_code
+      FROM (SELECT order_code, account_alias, accept_date, status, status_name, total_service_cost, cod_amount
+            FROM orders WHERE ${inCodes}) AS o
+      FULL OUTER JOIN per_order AS p ON p.order_code = o.order_code
       LEFT JOIN last_lookup AS l ON l.order_code = p.order_code
+      WHERE CASE WHEN p.order_code IS NULL THEN ${scopeCondition(scope, { time: 'o.accept_date', account: 'o.account_alias' })}
+                 ELSE p.lines > 0 AND (o.order_code IS NULL OR l.error_code IN ${UNKNOWN_ERRORS} OR p.lines > 1
+                      OR (p.expected_code IS NOT NULL AND p.expected_code IS DISTINCT FROM o.status)
+                      OR abs(p.invoiced - coalesce(o.total_service_cost, 0)) > ${tolerance}
+                      OR abs(p.cod - coalesce(o.cod_amount, 0)) > ${tolerance}) END
     ),
-    known AS (
-      SELECT * FROM compared
-      WHERE tracked AND coalesce(error_code NOT IN ('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}'), true)
+    -- Where the lines of the compared orders are, named by the lines' origins: the readable ones, in order.
+    origins AS (
+      SELECT p.order_code, array_to_string(list(r.origin ORDER BY p.line_no), ', ') AS all_origins
+      FROM partner AS p JOIN ${PARTNER_RECORDS} AS r ON r.line_no = p.line_no
+      WHERE p.problem IS NULL AND p.order_code IN (SELECT order_code FROM compared WHERE listed)
+      GROUP BY p.order_code
+    ),
+    partner_compared AS (
+      SELECT c.*, r.all_origins FROM compared AS c JOIN origins AS r ON r.order_code = c.order_code
     ),
     findings AS (
-      SELECT 1 AS kind_no, 'bad_partner_line' AS finding, order_code, CAST(NULL AS VARCHAR) AS account_alias, origin AS partner_lines,
-             CAST(NULL AS VARCHAR) AS partner_value, CAST(NULL AS VARCHAR) AS carrier_value, CAST(NULL AS ${MONEY}) AS difference, problem AS detail, line_no
-      FROM partner WHERE problem IS NOT NULL
+      SELECT 1 AS kind_no, 'bad_partner_line' AS finding, p.order_code, CAST(NULL AS VARCHAR) AS account_alias, r.origin AS partner_lines,
+             CAST(NULL AS VARCHAR) AS partner_value, CAST(NULL AS VARCHAR) AS carrier_value, CAST(NULL AS ${MONEY}) AS difference, p.problem AS detail, p.line_no
+      FROM partner AS p JOIN ${PARTNER_RECORDS} AS r ON r.line_no = p.line_no WHERE p.problem IS NOT NULL
       UNION ALL
       SELECT 2, 'unknown_to_carrier', order_code, account_alias, all_origins, NULL, NULL, NULL,
              CASE WHEN error_code IS NOT NULL THEN 'last lookup answered ' || error_code
                   WHEN outcome IS NOT NULL THEN 'no tracking result: last lookup ' || outcome
                   ELSE 'never looked up' END, line_no
-      FROM compared
-      WHERE NOT tracked OR error_code IN ('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}')
+      FROM partner_compared
+      WHERE NOT tracked OR error_code IN ${UNKNOWN_ERRORS}
       UNION ALL
-      SELECT 3, 'missing_from_partner', o.order_code, o.account_alias, NULL, NULL, o.status || ' ' || coalesce(o.status_name, ''), NULL,
+      SELECT 3, 'missing_from_partner', order_code, account_alias, NULL, NULL, status || ' ' || coalesce(status_name, ''), NULL,
              'tracked, not in the partner records', NULL
-      FROM ${orders} AS o
-      WHERE NOT EXISTS (SELECT 1 FROM partner AS p WHERE p.order_code = o.order_code)
+      FROM compared WHERE NOT listed
       UNION ALL
       SELECT 4, 'duplicate_line', order_code, account_alias, all_origins, NULL, NULL, NULL, lines || ' lines for this order', line_no
-      FROM compared WHERE lines > 1
+      FROM partner_compared WHERE lines > 1
       UNION ALL
       SELECT 5, 'status_mismatch', order_code, account_alias, all_origins, expected_status, status || ' ' || coalesce(status_name, ''), NULL,
              'expected status ' || expected_code || ', carrier shows ' || status, line_no
-      FROM known WHERE expected_code IS NOT NULL AND expected_code IS DISTINCT FROM status
+      FROM partner_compared WHERE ${known} AND ${statusDiffers}
       UNION ALL
       SELECT 6, 'invoice_mismatch', order_code, account_alias, all_origins, CAST(invoiced AS VARCHAR), CAST(total_service_cost AS VARCHAR),
              CAST(invoiced - coalesce(total_service_cost, 0) AS ${MONEY}), 'invoiced amount differs from total_service_cost', line_no
-      FROM known WHERE invoiced IS NOT NULL AND abs(invoiced - coalesce(total_service_cost, 0)) > ${tolerance}
+      FROM partner_compared WHERE ${known} AND ${invoiceDiffers}
       UNION ALL
       SELECT 7, 'cod_mismatch', order_code, account_alias, all_origins, CAST(cod AS VARCHAR), CAST(carrier_cod AS VARCHAR),
              CAST(cod - coalesce(carrier_cod, 0) AS ${MONEY}), 'COD amount differs', line_no
-      FROM known WHERE cod IS NOT NULL AND abs(cod - coalesce(carrier_cod, 0)) > ${tolerance}
+      FROM partner_compared WHERE ${known} AND ${codDiffers}
     )
-    SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
-    FROM findings
-    ORDER BY kind_no, line_no NULLS LAST, order_code`;
+    SELECT kind_no, line_no, finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+    FROM findings`;
 }
 
 /** The temporary table a reconcile run keeps its findings in: written to a file and counted. */
 export const RUN_FINDINGS = 'report_run_findings';
 
-/** The file of a reconcile report: its findings, computed once (the partner records loaded first). */
-export function reconcileTables(rules: ReconcileRules, scope: ReportScope): ReportTables {
+/**
+ * The file of a reconcile report: its findings, computed once (the partner records loaded first), a
+ * part of the order codes after another when `boundaries` split them, so that DuckDB joins one part's
+ * orders and lines at a time instead of holding (and spilling) every order's.
+ */
+export function reconcileTables(
+  rules: ReconcileRules,
+  scope: ReportScope,
+  codes?: ReportScope['codes'],
+  boundaries: readonly string[] = [],
+): ReportTables {
+  const parts = [undefined, ...boundaries].map((from, i) => ({ from, until: boundaries[i] }));
+  const [first, ...others] = parts.map((part) => reconcileQuery(rules, scope, codes, part));
   return {
-    prepare: [temporaryTable(RUN_FINDINGS, reconcileQuery(rules, scope))],
-    tables: [{ name: 'reconcile', query: `SELECT * FROM ${RUN_FINDINGS}` }],
+    prepare: [temporaryTable(RUN_FINDINGS, first!), ...others.map((query) => `INSERT INTO ${RUN_FINDINGS} ${query}`)],
+    tables: [
+      {
+        name: 'reconcile',
+        query: `SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+                FROM ${RUN_FINDINGS} ORDER BY kind_no, line_no NULLS LAST, order_code`,
+      },
+    ],
   };
 }

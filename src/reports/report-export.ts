@@ -4,7 +4,7 @@ import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
-import { loadPartnerRecords, type PartnerRecordsSource } from './partner-records.js';
+import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from './partner-records.js';
 import {
   FINDING_KINDS,
   partnerInvoicesQuery,
@@ -12,7 +12,7 @@ import {
   RUN_FINDINGS,
   reconcileTables,
 } from './reconcile-report.js';
-import { carrierDate, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
+import { carrierDate, codeRangeCondition, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
 import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -294,6 +294,54 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
   });
 }
 
+/**
+ * The range of the order codes a reconcile compares, when the scope limits the days: those of the
+ * scope's orders and of the partner's lines, loaded first. The carrier hands out codes in order, so a
+ * month's reconcile reads about a month of the warehouse.
+ */
+export async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope['codes']> {
+  if (scope.fromDay === undefined && scope.toDay === undefined) return undefined;
+  const [codes] = await rows(
+    warehouse,
+    `SELECT min(order_code) AS first, max(order_code) AS last FROM (
+       SELECT order_code FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}
+       UNION ALL SELECT order_code FROM ${PARTNER_RECORDS})`,
+  );
+  return typeof codes?.first === 'string' && typeof codes.last === 'string'
+    ? { first: codes.first, last: codes.last }
+    : undefined;
+}
+
+/**
+ * Orders and partner lines a reconcile joins at once: smaller parts than the charges' take no longer
+ * over a long history and hold less memory.
+ */
+const RECONCILE_ROWS_AT_ONCE = 1_000_000;
+
+/**
+ * Order codes that split a reconcile of more than `rowsAtOnce` orders and partner lines into parts
+ * of about that many; none for a smaller one. They are the codes of evenly spaced rows of the orders
+ * in `codes`: any codes give the same findings, and the carrier's codes rise with the rows' order,
+ * so each part reads a stretch of the warehouse.
+ */
+export async function reconcileBoundaries(
+  warehouse: Warehouse,
+  codes: ReportScope['codes'],
+  partnerLines: number,
+  rowsAtOnce = RECONCILE_ROWS_AT_ONCE,
+): Promise<string[]> {
+  const inCodes = codeRangeCondition({ codes });
+  const [size] = await rows(warehouse, `SELECT count(*) AS orders FROM orders WHERE ${inCodes}`);
+  const orders = Number(size?.orders ?? 0);
+  const parts = Math.ceil((orders + partnerLines) / rowsAtOnce);
+  if (parts <= 1) return [];
+  const sample = await rows(
+    warehouse,
+    `SELECT order_code FROM orders WHERE ${inCodes} AND rowid % ${Math.ceil(orders / parts)} = 0 ORDER BY order_code`,
+  );
+  return sample.map((row) => String(row.order_code));
+}
+
 /** Where the partner's own records and the carrier disagree, one row per finding. */
 export function exportReconcileReport(
   warehouse: Warehouse,
@@ -303,7 +351,8 @@ export function exportReconcileReport(
 ): Promise<ReportSummary> {
   return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
-    const report = reconcileTables(rules, request.scope);
+    const codes = await reconciledCodes(warehouse, request.scope);
+    const report = reconcileTables(rules, request.scope, codes, await reconcileBoundaries(warehouse, codes, lines));
     return {
       ...report,
       summarize: async () => {

@@ -7,12 +7,13 @@ import { Warehouse, type WarehouseOptions } from './warehouse.js';
  * Opens the snapshot `dir` names as a warehouse: an in-memory DuckDB with a view per table and view
  * of the snapshot, under its name in the warehouse, over its Parquet file. Each column is cast back to
  * its type in the warehouse (Parquet keeps JSON as text), so the same SQL gives the same result as on
- * the warehouse. DuckDB reads no file but the snapshot's and `options.directories` (a report's
- * files); given none, the settings are locked once the views are made, as a read-only open's are.
+ * the warehouse. DuckDB reads no file but the snapshot's, `options.directories` (a report's
+ * files) and `options.files` (its partner records); given no directory, the settings are locked once
+ * the views are made, as a read-only open's are.
  */
 export async function openSnapshot(
   dir: string,
-  options: Pick<WarehouseOptions, 'directories' | 'memoryLimit' | 'tempDirectory'> = {},
+  options: Pick<WarehouseOptions, 'directories' | 'files' | 'memoryLimit' | 'tempDirectory'> = {},
 ): Promise<Warehouse> {
   const { folder, manifest } = await resolveSnapshot(dir);
   const directories = options.directories ?? [];

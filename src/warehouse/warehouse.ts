@@ -20,7 +20,7 @@ import {
 export interface WarehouseOptions {
   /**
    * Open without writing: no migrations, no reference data reload; the file must exist. DuckDB then
-   * reads and writes no other file (but in `directories`) and installs or loads no extension.
+   * reads and writes no other file (but in `directories`, and `files`) and installs or loads no extension.
    */
   readonly readOnly?: boolean;
   /**
@@ -29,6 +29,8 @@ export interface WarehouseOptions {
    * given some runs only the program's own queries, which change settings as they go.
    */
   readonly directories?: readonly string[];
+  /** The files a read-only open may read besides the warehouse: a report's partner records. */
+  readonly files?: readonly string[];
   /** Where DuckDB spills past its memory limit; a read-only open has no spill directory unless given one. */
   readonly tempDirectory?: string;
   /** DuckDB's memory_limit; past it DuckDB spills to `<file>.tmp`. */
@@ -244,7 +246,7 @@ export class Warehouse extends WarehouseSession {
         // every connection to the file, before a read-only open locks the settings.
         await connection.run("SET GLOBAL TimeZone = 'UTC'");
         if (readOnly) {
-          await confineConnection(connection, options.directories ?? []);
+          await confineConnection(connection, options.directories ?? [], options.files ?? []);
         } else {
           await applyMigrations(connection, path);
           await loadReferenceData(connection);
@@ -276,7 +278,7 @@ export class Warehouse extends WarehouseSession {
     const connection = await instance.connect();
     try {
       await connection.run("SET GLOBAL TimeZone = 'UTC'");
-      await confineConnection(connection, options.directories ?? []);
+      await confineConnection(connection, options.directories ?? [], options.files ?? []);
     } catch (error) {
       connection.closeSync();
       instance.closeSync();

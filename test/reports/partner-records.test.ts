@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPartnerRecords, PartnerRecordsError } from '../../src/reports/partner-records.js';
+import {
+  loadPartnerCsvWithDuckDb,
+  loadPartnerRecords,
+  PartnerRecordsError,
+} from '../../src/reports/partner-records.js';
+import { confineConnection } from '../../src/warehouse/duckdb-confinement.js';
 
 let dir: string;
 let file: string;
@@ -40,6 +45,26 @@ describe('partner records from a DuckDB file', () => {
         expect(refused.message).toMatch(/^DuckDB query failed: /);
         expect(refused.message).not.toContain('secret-key-value');
       }
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  });
+});
+
+describe('partner records from a CSV file on a confined connection', () => {
+  it('are read by DuckDB from the file it may read, and nothing else beside it', async () => {
+    const csv = join(dir, 'allowed.csv');
+    await writeFile(csv, 'order_code,invoiced_amount\nEX000000001,12000\nEX000000002,13000\n');
+    const keys = join(dir, 'keys-beside.json');
+    await writeFile(keys, '{"shop-a":"secret-key-value"}');
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await confineConnection(connection, [], [csv]);
+      expect(await loadPartnerCsvWithDuckDb(connection, csv)).toBe(2);
+      await expect(connection.run(`SELECT * FROM read_text('${keys}')`)).rejects.toThrow(/Permission Error/);
+      await expect(connection.run('SET enable_external_access = true')).rejects.toThrow();
     } finally {
       connection.closeSync();
       instance.closeSync();

@@ -109,13 +109,14 @@ function printSummary(summary: ReportSummary, json: boolean): void {
  * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
  * query the warehouse cannot run is one line, exit 1. DuckDB reads and writes no file but the
  * warehouse and `outDir`, the file reports' folder, where it writes their Parquet and JSON; the HTML
- * page, which this program writes itself, gives none.
+ * page, which this program writes itself, gives none. It also reads `partnerFiles`, a partner's CSV.
  */
 async function runReport(
   report: string,
   flags: Pick<CommonFlags, 'db' | 'snapshot' | 'from' | 'to' | 'memoryLimit' | 'json'>,
   outDir: string | undefined,
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
+  partnerFiles: readonly string[] = [],
 ): Promise<void> {
   const now = runClock(process.env)();
   if (flags.from !== undefined && flags.to !== undefined && flags.from > flags.to)
@@ -130,6 +131,7 @@ async function runReport(
         memoryLimit: flags.memoryLimit,
         tempDirectory: spillDir,
         directories: outDir === undefined ? [] : [outDir],
+        files: partnerFiles,
       },
       WAREHOUSE_BUSY_WAIT_MS,
     );
@@ -269,8 +271,12 @@ function reconcileCommand(): Command {
         throw new UserError(
           'no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
         );
-      await runReport('reconcile', flags, flags.out, (warehouse, now) =>
-        exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
+      await runReport(
+        'reconcile',
+        flags,
+        flags.out,
+        (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
+        source.kind === 'csv' ? [source.file] : [],
       );
     });
 }
