@@ -9,13 +9,13 @@ import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
-import { DB_ENV, DEFAULT_DB } from './commands/track-command.js';
 import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
 import { LOG_LEVELS, logLevelOption } from './logger.js';
 import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';
 import { stopOnSignals } from './stop-signals.js';
 import { openWarehouseForCommand } from './warehouse-access.js';
+import { DB_ENV, DEFAULT_DB } from './warehouse-location.js';
 
 export const BASE_URL_ENV = 'PARCEL_RECON_BASE_URL';
 /** What the sandbox expects; the carrier's interface does not say how these operations authenticate. */

@@ -5,12 +5,13 @@ import type { JobNotifySettings } from '../../jobs/job-notification.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
-import { DB_ENV, DEFAULT_DB, TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
+import { TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
 import { configKeyRing, NOTIFY_URL_ENV, NotifySectionSchema, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
 import { retentionDays } from './retention-age.js';
 import { REDIS_URL_ENV } from './shared-quota-config.js';
+import { DB_ENV, DEFAULT_DB } from './warehouse-location.js';
 
 /** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
 async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {

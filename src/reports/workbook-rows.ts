@@ -1,4 +1,4 @@
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 
 /** A row of a sheet: its number in the sheet and each cell as text (null when empty), by column from the first. */
 export interface WorkbookRow {
@@ -42,8 +42,9 @@ function cellText(value: ExcelJS.CellValue | undefined): string | null {
  * a large file is never held whole. Rows without a value are left out, as a CSV's empty lines are.
  */
 export async function* workbookRows(file: string, sheet: string | undefined): AsyncGenerator<WorkbookRow> {
+  const { default: exceljs } = await import('exceljs');
   // Styles tell a date from a number; shared strings are the workbook's texts, which cells point to.
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+  const reader = new exceljs.stream.xlsx.WorkbookReader(file, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache',

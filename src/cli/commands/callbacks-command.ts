@@ -13,7 +13,7 @@ import { EXIT, UserError } from '../exit-codes.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 export const CALLBACK_USER_ENV = 'PARCEL_RECON_CALLBACK_USER';
 export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_CALLBACK_PASSWORD';

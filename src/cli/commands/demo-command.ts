@@ -12,7 +12,8 @@ import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DEFAULT_DB, describeSummary } from './track-command.js';
+import { DEFAULT_DB } from '../warehouse-location.js';
+import { describeSummary } from './track-command.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');

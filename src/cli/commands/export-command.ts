@@ -9,7 +9,7 @@ import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** The report views are computed as they are written, over every order: as much memory as a report's. */
 const EXPORT_MEMORY_LIMIT = '2GB';

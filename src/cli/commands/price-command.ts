@@ -18,7 +18,7 @@ import {
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { postgresUrl } from './track-command.js';
+import { postgresUrl } from '../postgres-source-config.js';
 
 const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
   input: z.string().optional(),

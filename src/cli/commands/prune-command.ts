@@ -8,7 +8,7 @@ import { UserError } from '../exit-codes.js';
 import { RETENTION_AGE_HINT, retentionDays } from '../retention-age.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 interface PruneFlags {
   olderThan: string;

@@ -6,7 +6,7 @@ import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** Today's lookups per key from the ledger, against the limits. */
 export function quotaCommand(): Command {

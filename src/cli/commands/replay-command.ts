@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { replayRuns } from '../../pipeline/tracking/replay-runs.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** Rebuilds the normalized tables from runs' raw spools, with no lookup. */
 export function replayCommand(): Command {

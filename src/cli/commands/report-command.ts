@@ -22,11 +22,12 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
+import { postgresUrl } from '../postgres-source-config.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
 import { unwritablePathError } from '../unwritable-path.js';
 import { openForReading } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB, postgresUrl } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 const day = z
   .string()

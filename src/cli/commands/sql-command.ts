@@ -6,7 +6,7 @@ import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.j
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { openForReading } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from './track-command.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 type Cell = string | number | boolean | null | object;
 

@@ -22,7 +22,7 @@ import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV, mysqlConnection } from '../mysql-source-config.js';
-import { passwordFreeUrl } from '../password-free-url.js';
+import { POSTGRES_URL_ENV, postgresUrl } from '../postgres-source-config.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
@@ -34,11 +34,9 @@ import {
   trackingWarehouseOptions,
 } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 export const TRACKING_URL_ENV = 'PARCEL_RECON_TRACKING_URL';
-export const DB_ENV = 'PARCEL_RECON_DB';
-export const POSTGRES_URL_ENV = 'PARCEL_RECON_POSTGRES_URL';
-export const DEFAULT_DB = 'data/recon.duckdb';
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
@@ -86,21 +84,6 @@ const TrackFlagsSchema = z.object({
 });
 
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
-
-/** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
-export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {
-  if (flag !== true)
-    return passwordFreeUrl(
-      flag,
-      '--from-postgres',
-      'postgres://user@host:port/db',
-      `PGPASSWORD or ~/.pgpass, or the whole URL in ${POSTGRES_URL_ENV}`,
-    );
-  const fromEnv = env[POSTGRES_URL_ENV];
-  if (fromEnv === undefined || fromEnv === '')
-    throw new UserError(`--from-postgres without a URL needs ${POSTGRES_URL_ENV}`);
-  return fromEnv;
-}
 
 async function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): Promise<OrderCodeSource[]> {
   const sources: OrderCodeSource[] = flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter }));

@@ -2,7 +2,7 @@ import { type EventEmitter, once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, DuckDBTypeId } from '@duckdb/node-api';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
@@ -113,13 +113,14 @@ export class ReportWorkbook {
   readonly #failed: Promise<never>;
 
   private constructor(
+    exceljs: typeof ExcelJS,
     file: WriteStream,
     private readonly sheetRowLimit: number,
   ) {
     this.#failed = new Promise((_, reject) => file.once('error', reject));
     this.#failed.catch(() => {});
     // Inline strings: shared strings would keep every distinct text of the report in memory.
-    this.#workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: file, useStyles: true, useSharedStrings: false });
+    this.#workbook = new exceljs.stream.xlsx.WorkbookWriter({ stream: file, useStyles: true, useSharedStrings: false });
   }
 
   /**
@@ -127,8 +128,10 @@ export class ReportWorkbook {
    * sheet holds, its header included; Excel's limit, lower only in tests.
    */
   static async create(path: string, sheetRowLimit = SHEET_ROW_LIMIT): Promise<ReportWorkbook> {
+    // Loaded when a workbook is written: exceljs takes longer to load than most reports take to run.
+    const { default: exceljs } = await import('exceljs');
     const file = await open(path, 'w');
-    return new ReportWorkbook(file.createWriteStream(), sheetRowLimit);
+    return new ReportWorkbook(exceljs, file.createWriteStream(), sheetRowLimit);
   }
 
   /** Streams the query's rows onto the table's sheets. */
