@@ -103,7 +103,11 @@ export interface ChargesQueryOptions {
   readonly invoices?: string | undefined;
   /** 'computed': the audit rows computed from the rows they come from, which the stored ones must equal. */
   readonly from?: 'stored' | 'computed';
-  /** Every amount the scope's orders read is below NARROW_MONEY_BOUND (narrowMoneyQuery says). */
+  /**
+   * Every amount the scope's orders read is below NARROW_MONEY_BOUND (narrowMoneyQuery says): the
+   * money columns then come in 64-bit DECIMALs, the same values (withStoredMoneyTypes gives them
+   * their stored types back).
+   */
   readonly narrowMoney?: boolean;
 }
 
@@ -262,8 +266,12 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
            ${CHARGE_CHECKS.map(({ name }) => `CAST(${name}_flag AS INTEGER)`).join(' + ')} AS flags_failed,
            CAST(greatest(${moneyChecks.join(', ')}) AS ${moneyType}) AS amount_at_stake
     FROM flagged`;
-  if (!narrowMoney) return rows;
-  return `SELECT * REPLACE (${MONEY_COLUMNS.map((c) => `CAST(${c} AS ${MONEY}) AS ${c}`).join(', ')}) FROM (${rows})`;
+  return rows;
+}
+
+/** Rows of chargesQuery with their money in DECIMAL(20,4), as stored, whichever way they were computed. */
+export function withStoredMoneyTypes(charges: string): string {
+  return `SELECT * REPLACE (${MONEY_COLUMNS.map((c) => `CAST(${c} AS ${MONEY}) AS ${c}`).join(', ')}) FROM (${charges})`;
 }
 
 /** The audit rows of a scope's orders (`orders`, the scope's relation of orders), as stored. */
@@ -360,6 +368,7 @@ export function chargesTables(
   const query = { invoices: options.invoices, narrowMoney: options.narrowMoney };
   const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
   const checked = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const rows = options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`;
   return {
     prepare: [
       temporaryTable(RUN_FLAGGED, `SELECT * FROM (${charges}) WHERE flags_failed > 0`),
@@ -369,7 +378,7 @@ export function chargesTables(
       // One row per order in no particular order: an order would cost the writer a sort of every row.
       {
         name: 'charges',
-        query: options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`,
+        ...(options.narrowMoney ? { query: withStoredMoneyTypes(rows), valuesQuery: rows } : { query: rows }),
         anyOrder: true,
       },
       { name: 'charges-summary', query: `SELECT * FROM ${RUN_SUMMARY}` },

@@ -98,5 +98,10 @@ export function temporaryTable(name: string, query: string): string {
 /** What a report run writes: statements to run first (temporary tables), then one file per table. */
 export interface ReportTables {
   readonly prepare: readonly string[];
-  readonly tables: readonly { readonly name: string; readonly query: string; readonly anyOrder?: boolean }[];
+  readonly tables: readonly {
+    readonly name: string;
+    readonly query: string;
+    readonly valuesQuery?: string;
+    readonly anyOrder?: boolean;
+  }[];
 }

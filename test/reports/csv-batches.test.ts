@@ -53,8 +53,10 @@ describe('CSV reports of many chunks', () => {
     );
   }
 
-  /** A Parquet file's rows, every value cast to text by DuckDB (null stays null), in file order. */
-  async function parquetAsText(path: string): Promise<{ columns: string[]; rows: (string | null)[][] }> {
+  /** A Parquet file's rows, every value cast to text by DuckDB (null stays null), in file order; and its columns' types. */
+  async function parquetAsText(
+    path: string,
+  ): Promise<{ columns: string[]; types: string[]; rows: (string | null)[][] }> {
     const warehouse = await Warehouse.open(join(dir, 'reader.duckdb'));
     try {
       const shape = await warehouse.readAll(`SELECT * FROM read_parquet('${path}') LIMIT 0`);
@@ -62,7 +64,8 @@ describe('CSV reports of many chunks', () => {
       const reader = await warehouse.readAll(
         `SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR)`).join(', ')} FROM read_parquet('${path}')`,
       );
-      return { columns, rows: reader.getRows() as (string | null)[][] };
+      const types = shape.columnTypes().map((t) => t.toString());
+      return { columns, types, rows: reader.getRows() as (string | null)[][] };
     } finally {
       await warehouse.close();
     }
@@ -98,6 +101,9 @@ describe('CSV reports of many chunks', () => {
     expect(rows.sort(byCode)).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')).sort(byCode));
     const price = header!.indexOf('fuel_expected');
     expect(rows.every((row) => /^\d+\.\d{4}$/.test(row[price]!))).toBe(true);
+    // Whichever decimals the checks ran in, the Parquet file keeps money as the warehouse stores it.
+    const money = ['price', 'fuel_expected', 'fuel_difference', 'amount_at_stake'];
+    expect(money.map((c) => expected.types[expected.columns.indexOf(c)])).toEqual(money.map(() => 'DECIMAL(20,4)'));
   });
 
   it('writes the charges audit as one JSON array of every order once, the values of the Parquet file', async () => {
