@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
-import { sqlText } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
@@ -12,7 +11,14 @@ import {
   RUN_FINDINGS,
   reconcileTables,
 } from './reconcile-report.js';
-import { carrierDate, codeRangeCondition, type ReportScope, type ReportTables, scopeCondition } from './report-sql.js';
+import {
+  carrierDate,
+  codeRangeCondition,
+  type ReportScope,
+  type ReportTables,
+  scopeCondition,
+  timestampLiteral,
+} from './report-sql.js';
 import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -55,6 +61,7 @@ export interface RangeStart {
 export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
 /** The columns a scope limits orders by. */
 export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
+/** The column whose earliest day starts a failures report's range. */
 export const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 /** Attempts carry no account of their own: a failures report splits them by their days alone. */
 const ATTEMPTS_BY_DAY = { table: 'delivery_failures', columns: ATTEMPT_COLUMNS } as const;
@@ -142,7 +149,16 @@ export async function monthParts(
   rowsAtOnce = ORDERS_AT_ONCE,
   of: DayRows = ORDERS_BY_DAY,
 ): Promise<ReportScope[]> {
-  if ((await rowCount(warehouse, scope, of)) <= rowsAtOnce) return [];
+  return (await rowCount(warehouse, scope, of)) <= rowsAtOnce ? [] : everyMonth(warehouse, scope, range, of);
+}
+
+/** The parts monthParts gives a large scope: each month of the range, then the rows outside its days. */
+async function everyMonth(
+  warehouse: Warehouse,
+  scope: ReportScope,
+  range: ReportRange,
+  of: DayRows,
+): Promise<ReportScope[]> {
   const parts: ReportScope[] = [];
   for (let from = range.from; from <= range.to; from = nextMonth(from)) {
     const monthEnd = dayBefore(nextMonth(from));
@@ -175,10 +191,17 @@ export async function scopedChargesTables(
   return chargesTables(rules, withCodes, { ...options, parts, narrowMoney: amounts?.narrow === true });
 }
 
+/** A failures scope with the range of codes of its days' attempts (attempts carry no account). */
+export async function withAttemptCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope> {
+  const days = { fromDay: scope.fromDay, toDay: scope.toDay };
+  const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
+  return { ...scope, codes };
+}
+
 /**
- * The failures tables of a scope as every failures report computes them: within the range of codes
- * of its days' attempts (attempts carry no account), a month at a time over many attempts (`range`:
- * its days, settled), orders awaiting handling waiting until `now`.
+ * The failures tables of a scope as every failures report file computes them: within the range of
+ * codes of its days' attempts, a month at a time over many attempts (`range`: its days, settled),
+ * orders awaiting handling waiting until `now`.
  */
 export async function scopedFailuresTables(
   warehouse: Warehouse,
@@ -187,10 +210,9 @@ export async function scopedFailuresTables(
   now: number,
 ): Promise<FailuresTables> {
   const days = { fromDay: scope.fromDay, toDay: scope.toDay };
-  const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
   const attempts = await rowCount(warehouse, days, ATTEMPTS_BY_DAY);
-  const parts = await monthParts(warehouse, days, range, ATTEMPTS_AT_ONCE, ATTEMPTS_BY_DAY);
-  return failuresTables({ ...scope, codes }, `TIMESTAMPTZ ${sqlText(new Date(now).toISOString())}`, {
+  const parts = attempts <= ATTEMPTS_AT_ONCE ? [] : await everyMonth(warehouse, days, range, ATTEMPTS_BY_DAY);
+  return failuresTables(await withAttemptCodes(warehouse, scope), timestampLiteral(now), {
     parts: parts.map((part) => ({ ...part, account: scope.account })),
     orderGroups: Math.ceil(attempts / ATTEMPTS_AT_ONCE),
   });

@@ -1,5 +1,6 @@
 import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carrier/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
+import type { ReportTable } from './writers/report-writer.js';
 
 /** The carrier-local wall time of a TIMESTAMPTZ column, whatever the connection's time zone. */
 export function carrierLocalTime(column: string): string {
@@ -43,7 +44,8 @@ function carrierDayStart(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) - CARRIER_UTC_OFFSET_MINUTES * 60_000;
 }
 
-function timestampLiteral(epochMs: number): string {
+/** An instant (epoch ms) as a TIMESTAMPTZ literal. */
+export function timestampLiteral(epochMs: number): string {
   return `TIMESTAMPTZ ${sqlText(new Date(epochMs).toISOString())}`;
 }
 
@@ -98,10 +100,5 @@ export function temporaryTable(name: string, query: string): string {
 /** What a report run writes: statements to run first (temporary tables), then one file per table. */
 export interface ReportTables {
   readonly prepare: readonly string[];
-  readonly tables: readonly {
-    readonly name: string;
-    readonly query: string;
-    readonly valuesQuery?: string;
-    readonly anyOrder?: boolean;
-  }[];
+  readonly tables: readonly ReportTable[];
 }

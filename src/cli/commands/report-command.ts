@@ -168,6 +168,11 @@ function requestOf(flags: CommonFlags, now: number): ReportRequest {
   };
 }
 
+/** The partner file DuckDB reads itself, a CSV: the one file a confined report opens besides its own. */
+function filesReadByDuckDb(source: PartnerRecordsSource | undefined): string[] {
+  return source?.kind === 'csv' ? [source.file] : [];
+}
+
 /** The records of a file flag (`--partner`, `--invoices`): a `.xlsx` file's first sheet or `--sheet`, else a CSV. */
 function recordsFile(file: string, sheet: string | undefined): PartnerRecordsSource {
   const source = partnerFile(file, sheet);
@@ -230,11 +235,16 @@ function chargesCommand(): Command {
       if (sheet !== undefined && typeof raw.invoices !== 'string')
         throw new UserError('--sheet: names a sheet of the --invoices workbook');
       const invoices = typeof raw.invoices === 'string' ? recordsFile(raw.invoices, sheet) : undefined;
-      await runReport('charges', flags, flags.out, (warehouse, now) =>
-        exportChargesReport(warehouse, rules, requestOf(flags, now), {
-          invoices,
-          flaggedOnly: raw.flaggedOnly === true,
-        }),
+      await runReport(
+        'charges',
+        flags,
+        flags.out,
+        (warehouse, now) =>
+          exportChargesReport(warehouse, rules, requestOf(flags, now), {
+            invoices,
+            flaggedOnly: raw.flaggedOnly === true,
+          }),
+        filesReadByDuckDb(invoices),
       );
     });
 }
@@ -280,7 +290,7 @@ function reconcileCommand(): Command {
         flags,
         flags.out,
         (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
-        source.kind === 'csv' ? [source.file] : [],
+        filesReadByDuckDb(source),
       );
     });
 }

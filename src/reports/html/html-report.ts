@@ -2,15 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
-import { failuresByWeekAndReasonQuery } from '../failures-report.js';
-import {
-  FAILURES_BY_ATTEMPT,
-  ORDERS_BY_ACCEPT_DATE,
-  scopedChargesTables,
-  scopedFailuresTables,
-  settleReportRange,
-} from '../report-export.js';
-import type { ReportScope } from '../report-sql.js';
+import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
+import { ORDERS_BY_ACCEPT_DATE, scopedChargesTables, settleReportRange, withAttemptCodes } from '../report-export.js';
+import { type ReportScope, timestampLiteral } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/column-text.js';
 import {
@@ -288,9 +282,9 @@ async function failuresSections(
   now: number,
   limit: number,
 ): Promise<{ failures: string; awaiting: string }> {
-  const range = await settleReportRange(warehouse, scope, now, FAILURES_BY_ATTEMPT);
-  const report = await scopedFailuresTables(warehouse, scope, range, now);
-  // Its statements fill the tables of the attempts and of repeated failures, which the page does not show.
+  // The breakdowns and the orders awaiting handling, which read no table the report's statements fill:
+  // the page needs neither its parts nor those statements.
+  const report = failuresTables(await withAttemptCodes(warehouse, scope), timestampLiteral(now));
   const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
   const byReason = await allRows(warehouse, query('failures-by-reason'));
   const byWeek = await allRows(warehouse, query('failures-by-week'));
