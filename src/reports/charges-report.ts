@@ -150,6 +150,8 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   // Every money value a check computes, and its inputs: see NARROW_MONEY_BOUND.
   const moneyType = narrowMoney ? NARROW_MONEY : MONEY;
   const input = (column: string) => (narrowMoney ? `CAST(${column} AS ${NARROW_INPUT})` : column);
+  // With narrow money, each amount is below NARROW_MONEY_BOUND, a sum of four below four times it.
+  const bound = narrowMoney ? 4 * NARROW_MONEY_BOUND : Number.POSITIVE_INFINITY;
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
@@ -169,18 +171,19 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
       flag: '',
     },
     chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
-    fuel: { expected: moneyTimesShare('price', rules.fuelShare), difference: '', flag: '' },
+    fuel: { expected: moneyTimesShare('price', rules.fuelShare, bound), difference: '', flag: '' },
     vat: {
       expected: moneyTimesShare(
         '(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))',
         rules.vatShare,
+        bound,
       ),
       difference: '',
       flag: '',
     },
     far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
     quote: {
-      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]))} AS ${moneyType}) END`,
+      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]), bound)} AS ${moneyType}) END`,
       difference: '',
       flag: '',
     },
@@ -290,9 +293,10 @@ function storedAuditRows(scope: ReportScope, orders: string): string {
 /** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
 export function narrowMoneyQuery(scope: ReportScope): string {
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
-  const largest = (columns: readonly string[], relation: string) =>
-    `(SELECT greatest(${columns.map((c) => `coalesce(max(abs(${c})), 0)`).join(', ')}) FROM ${relation})`;
-  return `SELECT ${largest(ORDER_AMOUNTS, orders)} < ${NARROW_MONEY_BOUND} AND ${largest(AUDIT_AMOUNTS, storedAuditRows(scope, orders))} < ${NARROW_MONEY_BOUND} AS narrow`;
+  // A column's minimum and maximum, unlike those of its absolute values, DuckDB may read from its statistics.
+  const within = (columns: readonly string[], relation: string) =>
+    `(SELECT ${columns.map((c) => `coalesce(max(${c}) < ${NARROW_MONEY_BOUND} AND min(${c}) > -${NARROW_MONEY_BOUND}, true)`).join(' AND ')} FROM ${relation})`;
+  return `SELECT ${within(ORDER_AMOUNTS, orders)} AND ${within(AUDIT_AMOUNTS, storedAuditRows(scope, orders))} AS narrow`;
 }
 
 /**
@@ -343,6 +347,14 @@ export function chargesSummaryQuery(charges: string, checked = charges): string 
     ORDER BY check_no, account_alias NULLS FIRST`;
 }
 
+/** The columns of chargesQuery that chargesSummaryQuery reads. */
+const SUMMARY_COLUMNS = [
+  'account_alias',
+  ...CHARGE_CHECKS.flatMap(({ name }) => [`${name}_flag`, `${name}_difference`]),
+  'flags_failed',
+  'amount_at_stake',
+];
+
 /** The temporary tables a charges run fills once: its flagged orders' rows, and its summary. */
 const RUN_FLAGGED = 'report_run_flagged_charges';
 const RUN_SUMMARY = 'report_run_charges_summary';
@@ -369,9 +381,12 @@ export function chargesTables(
   const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
   const checked = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
   const rows = options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`;
+  // The full file computes its rows again: the summary then needs only its own columns, which spares
+  // carrying every flagged order's texts through the join.
+  const kept = options.flaggedOnly ? '*' : SUMMARY_COLUMNS.join(', ');
   return {
     prepare: [
-      temporaryTable(RUN_FLAGGED, `SELECT * FROM (${charges}) WHERE flags_failed > 0`),
+      temporaryTable(RUN_FLAGGED, `SELECT ${kept} FROM (${charges}) WHERE flags_failed > 0`),
       temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_FLAGGED, checked)),
     ],
     tables: [

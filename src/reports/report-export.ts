@@ -77,7 +77,8 @@ export async function settleReportRange(
   if (scope.fromDay !== undefined) return { from: scope.fromDay, to };
   const [earliest] = await rows(
     warehouse,
-    `SELECT CAST(min(${carrierDate(earliestOf.time)}) AS VARCHAR) AS day FROM ${earliestOf.table}`,
+    // The day of the earliest time, not the earliest day: DuckDB reads a column's minimum from its statistics.
+    `SELECT CAST(${carrierDate(`min(${earliestOf.time})`)} AS VARCHAR) AS day FROM ${earliestOf.table}`,
   );
   return { from: typeof earliest?.day === 'string' && earliest.day < to ? earliest.day : to, to };
 }
@@ -187,8 +188,10 @@ export async function scopedChargesTables(
 ): Promise<ReportTables> {
   const withCodes = await withOrderCodes(warehouse, scope, 'orders', ORDER_COLUMNS);
   const parts = await monthParts(warehouse, scope, range);
-  const [amounts] = await rows(warehouse, narrowMoneyQuery(withCodes));
-  return chargesTables(rules, withCodes, { ...options, parts, narrowMoney: amounts?.narrow === true });
+  const narrow = async (of: ReportScope) => (await rows(warehouse, narrowMoneyQuery(of)))[0]?.narrow === true;
+  // The whole warehouse's amounts come from DuckDB's statistics at once; a scope's take a scan.
+  const narrowMoney = (await narrow({})) || (await narrow(withCodes));
+  return chargesTables(rules, withCodes, { ...options, parts, narrowMoney });
 }
 
 /** A failures scope with the range of codes of its days' attempts (attempts carry no account). */

@@ -81,14 +81,17 @@ export function scoped(
 /**
  * A money expression times a share (decimal text such as `0.2`), rounded to DECIMAL(20,4). Where the
  * amount is small enough for the product to fit 18 digits, DuckDB multiplies and rounds it in 64 bits;
- * rounding the 128-bit product of a DECIMAL(20,4) costs far more. The same value either way.
+ * rounding the 128-bit product of a DECIMAL(20,4) costs far more. The same value either way. When
+ * every amount is known to be below `bound` and that is small enough, the product is DECIMAL(18,4).
  */
-export function moneyTimesShare(amount: string, share: string): string {
+export function moneyTimesShare(amount: string, share: string, bound = Number.POSITIVE_INFINITY): string {
   const [whole = '', fraction = ''] = share.split('.');
   const shareWidth = Math.max(1, whole.replace(/^0+/, '').length) + fraction.length;
   const literal = `CAST(${share} AS DECIMAL(${shareWidth},${fraction.length}))`;
   const amountWidth = 18 - shareWidth;
-  return `CASE WHEN abs(${amount}) < 1${'0'.repeat(amountWidth - 4)} THEN CAST(CAST(${amount} AS DECIMAL(${amountWidth},4)) * ${literal} AS DECIMAL(18,4))
+  const narrow = `CAST(CAST(${amount} AS DECIMAL(${amountWidth},4)) * ${literal} AS DECIMAL(18,4))`;
+  if (bound <= 10 ** (amountWidth - 4)) return narrow;
+  return `CASE WHEN abs(${amount}) < 1${'0'.repeat(amountWidth - 4)} THEN ${narrow}
                ELSE CAST(${amount} * ${literal} AS DECIMAL(20,4)) END`;
 }
 

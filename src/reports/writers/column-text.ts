@@ -37,15 +37,21 @@ export async function showsTimesInUtc(connection: DuckDBConnection): Promise<boo
  * A column's value as DuckDB spells it as text, by faster ways to the same characters where the type
  * allows. A DECIMAL wider than 18 digits goes through DECIMAL(18, same scale) wherever the value fits:
  * about ten times faster than converting the 128-bit value, and no pass over the rows to learn
- * whether they all fit. With `utc` (the connection shows times in UTC), a finite time with time zone
- * is spelled as the UTC wall time plus `+00`, which spares a time zone lookup per value.
+ * whether they all fit. A zero, the most common money and weight difference, is a constant. With
+ * `utc` (the connection shows times in UTC), a finite time with time zone is spelled as the UTC wall
+ * time plus `+00`, which spares a time zone lookup per value.
  */
 export function textOfColumnSql(expression: string, type: DuckDBType, utc: boolean): string {
   const text = `CAST(${expression} AS VARCHAR)`;
-  if (isWideDecimal(type)) {
+  if (type instanceof DuckDBDecimalType) {
+    const zero = `'0${type.scale > 0 ? `.${'0'.repeat(type.scale)}` : ''}'`;
+    if (!isWideDecimal(type)) return `CASE WHEN ${expression} = 0 THEN ${zero} ELSE ${text} END`;
     const largest = `${'9'.repeat(NARROW_WIDTH - type.scale)}${type.scale > 0 ? `.${'9'.repeat(type.scale)}` : ''}`;
-    return `CASE WHEN ${expression} BETWEEN -${largest} AND ${largest} THEN CAST(CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR) ELSE ${text} END`;
+    return `CASE WHEN ${expression} = 0 THEN ${zero} WHEN ${expression} BETWEEN -${largest} AND ${largest} THEN CAST(CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR) ELSE ${text} END`;
   }
+  // A negative zero is spelled -0.0.
+  if (type.typeId === DuckDBTypeId.DOUBLE || type.typeId === DuckDBTypeId.FLOAT)
+    return `CASE WHEN ${expression} = 0 AND NOT signbit(${expression}) THEN '0.0' ELSE ${text} END`;
   // DuckDB spells a boolean true or false; a constant per value costs less than converting it.
   if (type.typeId === DuckDBTypeId.BOOLEAN)
     return `CASE WHEN ${expression} THEN 'true' WHEN NOT ${expression} THEN 'false' END`;
