@@ -144,4 +144,28 @@ describe('CSV reports of many chunks', () => {
       await warehouse.close();
     }
   });
+
+  it('writes a large Parquet file in row groups small enough to stay within the memory limit', async () => {
+    const warehouse = await Warehouse.open(dbPath, { readOnly: true, directories: [dir] });
+    try {
+      const table = { name: 'many-rows', query: 'SELECT range AS n FROM range(200000)' };
+      await mkdir(join(dir, 'row-groups'), { recursive: true });
+      const [file] = await writeReportTables(warehouse.connection, [table], {
+        outDir: join(dir, 'row-groups'),
+        format: 'parquet',
+        range: { from: '2026-10-01', to: '2026-12-31' },
+      });
+      const [groups] = (
+        await warehouse.readAll(
+          `SELECT count(DISTINCT row_group_id) AS groups, max(row_group_num_rows) AS largest
+           FROM parquet_metadata('${file!.path}')`,
+        )
+      ).getRowObjectsJson();
+      expect(file!.rows).toBe(200_000);
+      expect(Number(groups!.largest)).toBeLessThanOrEqual(65_536);
+      expect(Number(groups!.groups)).toBeGreaterThanOrEqual(4);
+    } finally {
+      await warehouse.close();
+    }
+  });
 });
