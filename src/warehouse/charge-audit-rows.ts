@@ -31,14 +31,16 @@ export interface AuditHistory {
  * the stored tables back.
  */
 export function chargeAuditQuery(orders = 'orders', condition = 'true', history?: AuditHistory): string {
-  const where = (conditions: string[]) => `WHERE ${[condition, ...conditions].join(' AND ')}`;
+  const where = (conditions: string[], ofOrders = condition) => `WHERE ${[ofOrders, ...conditions].join(' AND ')}`;
+  // Rows a writer has in hand are its orders' already: `condition` would only filter them again.
+  const ofHistory = (conditions: string[]) => where(conditions, history === undefined ? condition : 'true');
   return `
     WITH lines AS (
       SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
              CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
              -- An unordered list sorted per order: an ordered string_agg sorts far slower.
              array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
-      FROM ${history?.charges ?? 'order_charges'} ${where([])} GROUP BY order_code
+      FROM ${history?.charges ?? 'order_charges'} ${ofHistory([])} GROUP BY order_code
     ),
     history AS (
       SELECT order_code,
@@ -46,7 +48,7 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
              bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
              max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
       -- Only the statuses the checks look at: an order without any has no row, which reads the same.
-      FROM ${history?.statuses ?? 'order_statuses'} ${where([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
+      FROM ${history?.statuses ?? 'order_statuses'} ${ofHistory([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
       GROUP BY order_code
     ),
     quotes AS (
