@@ -293,7 +293,8 @@ function storedAuditRows(scope: ReportScope, orders: string): string {
 /** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
 export function narrowMoneyQuery(scope: ReportScope): string {
   const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
-  // A column's minimum and maximum, unlike those of its absolute values, DuckDB may read from its statistics.
+  // A column's minimum and maximum cost less than those of its absolute values, and DuckDB reads them
+  // from its statistics when the scope is a table that was never updated.
   const within = (columns: readonly string[], relation: string) =>
     `(SELECT ${columns.map((c) => `coalesce(max(${c}) < ${NARROW_MONEY_BOUND} AND min(${c}) > -${NARROW_MONEY_BOUND}, true)`).join(' AND ')} FROM ${relation})`;
   return `SELECT ${within(ORDER_AMOUNTS, orders)} AND ${within(AUDIT_AMOUNTS, storedAuditRows(scope, orders))} AS narrow`;

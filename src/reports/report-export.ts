@@ -188,10 +188,8 @@ export async function scopedChargesTables(
 ): Promise<ReportTables> {
   const withCodes = await withOrderCodes(warehouse, scope, 'orders', ORDER_COLUMNS);
   const parts = await monthParts(warehouse, scope, range);
-  const narrow = async (of: ReportScope) => (await rows(warehouse, narrowMoneyQuery(of)))[0]?.narrow === true;
-  // The whole warehouse's amounts come from DuckDB's statistics at once; a scope's take a scan.
-  const narrowMoney = (await narrow({})) || (await narrow(withCodes));
-  return chargesTables(rules, withCodes, { ...options, parts, narrowMoney });
+  const [amounts] = await rows(warehouse, narrowMoneyQuery(withCodes));
+  return chargesTables(rules, withCodes, { ...options, parts, narrowMoney: amounts?.narrow === true });
 }
 
 /** A failures scope with the range of codes of its days' attempts (attempts carry no account). */
