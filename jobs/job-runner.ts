@@ -55,8 +55,9 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
  * Runs a job under its lock: a second run while one holds it fails at once with JobLockHeldError, and
  * the lock of a killed run is taken over. The run gets its own `runs` row (job = the job's name) and a
  * JSON summary under `<dataDir>/jobs/<job>/`, then a notification when the `notify` settings ask for
- * one; a job that cannot take its lock or open its warehouse has neither, but still notifies. A step that throws ends the job; the summary records why and the error goes on to the caller.
- * A job that compacts the warehouse does so once it has closed it, still under its lock.
+ * one; a job that cannot take its lock or open its warehouse has neither, but still notifies. A step
+ * that throws ends the job; the summary records why and the error goes on to the caller. A job that
+ * compacts the warehouse does so once it has closed it, still under its lock.
  */
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;

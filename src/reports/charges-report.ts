@@ -5,6 +5,7 @@ import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-
 import {
   codeRangeCondition,
   moneyTimesShare,
+  ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
   scoped,
@@ -154,7 +155,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   const bound = narrowMoney ? 4 * NARROW_MONEY_BOUND : Number.POSITIVE_INFINITY;
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
-  const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const orders = scoped('orders', scope, ORDER_COLUMNS);
   // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
   const ofScope =
     orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
@@ -234,7 +235,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
     ({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`,
   );
   const audit = from === 'computed' ? `(${chargeAuditQuery(orders, ofScope)})` : storedAuditRows(scope, orders);
-  const rows = `
+  return `
     WITH base AS (
       SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
              ${input('o.price')} AS price, ${input('o.price_fr')} AS price_fr, ${input('o.far_region_fee_amount')} AS far_region_fee_amount, ${input('o.fuel_fee_amount')} AS fuel_fee_amount, ${input('o.vat_amount')} AS vat_amount, ${input('o.cod_amount')} AS cod_amount, ${input('o.total_service_cost')} AS total_service_cost,
@@ -269,7 +270,6 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
            ${CHARGE_CHECKS.map(({ name }) => `CAST(${name}_flag AS INTEGER)`).join(' + ')} AS flags_failed,
            CAST(greatest(${moneyChecks.join(', ')}) AS ${moneyType}) AS amount_at_stake
     FROM flagged`;
-  return rows;
 }
 
 /** Rows of chargesQuery with their money in DECIMAL(20,4), as stored, whichever way they were computed. */
@@ -292,7 +292,7 @@ function storedAuditRows(scope: ReportScope, orders: string): string {
 
 /** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
 export function narrowMoneyQuery(scope: ReportScope): string {
-  const orders = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const orders = scoped('orders', scope, ORDER_COLUMNS);
   // A column's minimum and maximum cost less than those of its absolute values, and DuckDB reads them
   // from its statistics when the scope is a table that was never updated.
   const within = (columns: readonly string[], relation: string) =>
@@ -380,7 +380,7 @@ export function chargesTables(
   const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
   const query = { invoices: options.invoices, narrowMoney: options.narrowMoney };
   const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
-  const checked = scoped('orders', scope, { time: 'accept_date', account: 'account_alias' });
+  const checked = scoped('orders', scope, ORDER_COLUMNS);
   const rows = options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`;
   // The full file computes its rows again: the summary then needs only its own columns, which spares
   // carrying every flagged order's texts through the join.

@@ -4,6 +4,7 @@ import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
 import {
   codeRangeCondition,
+  ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
   scopeCondition,
@@ -174,19 +175,19 @@ export function reconcileQuery(
     ),
     -- Each order the partner lists or the warehouse tracks in the scope, kept when it has a finding.
     compared AS (
-      SELECT coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
-             p.expected_status, p.expected_code, p.invoiced, p.cod,
-             o.order_code IS NOT NULL AS tracked, o.account_alias, o.status, o.status_name,
-             o.total_service_cost, o.cod_amount AS carrier_cod, l.outcome, l.error_code
-      FROM (SELECT order_code, account_alias, accept_date, status, status_name, total_service_cost, cod_amount
-            FROM orders WHERE ${inCodes}) AS o
-      FULL OUTER JOIN per_order AS p ON p.order_code = o.order_code
-      LEFT JOIN last_lookup AS l ON l.order_code = p.order_code
-      WHERE CASE WHEN p.order_code IS NULL THEN ${scopeCondition(scope, { time: 'o.accept_date', account: 'o.account_alias' })}
-                 ELSE p.lines > 0 AND (o.order_code IS NULL OR l.error_code IN ${UNKNOWN_ERRORS} OR p.lines > 1
-                      OR (p.expected_code IS NOT NULL AND p.expected_code IS DISTINCT FROM o.status)
-                      OR abs(p.invoiced - coalesce(o.total_service_cost, 0)) > ${tolerance}
-                      OR abs(p.cod - coalesce(o.cod_amount, 0)) > ${tolerance}) END
+      SELECT * FROM (
+        SELECT coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
+               p.expected_status, p.expected_code, p.invoiced, p.cod,
+               o.order_code IS NOT NULL AS tracked, o.account_alias, o.accept_date, o.status, o.status_name,
+               o.total_service_cost, o.cod_amount AS carrier_cod, l.outcome, l.error_code
+        FROM (SELECT order_code, account_alias, accept_date, status, status_name, total_service_cost, cod_amount
+              FROM orders WHERE ${inCodes}) AS o
+        FULL OUTER JOIN per_order AS p ON p.order_code = o.order_code
+        LEFT JOIN last_lookup AS l ON l.order_code = p.order_code
+      )
+      WHERE CASE WHEN NOT listed THEN ${scopeCondition(scope, ORDER_COLUMNS)}
+                 ELSE lines > 0 AND (NOT tracked OR error_code IN ${UNKNOWN_ERRORS} OR lines > 1
+                      OR (${statusDiffers}) OR (${invoiceDiffers}) OR (${codDiffers})) END
     ),
     -- Where the lines of the compared orders are, named by the lines' origins: the readable ones, in order.
     origins AS (

@@ -14,6 +14,7 @@ import {
 import {
   carrierDate,
   codeRangeCondition,
+  ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
   scopeCondition,
@@ -59,8 +60,6 @@ export interface RangeStart {
 }
 
 export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
-/** The columns a scope limits orders by. */
-export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
 /** The column whose earliest day starts a failures report's range. */
 export const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 /** Attempts carry no account of their own: a failures report splits them by their days alone. */

@@ -32,6 +32,9 @@ export interface ReportScope {
   readonly condition?: string | undefined;
 }
 
+/** The columns a scope limits orders by. */
+export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
+
 /** The condition keeping rows whose `column` lies in the scope's range of order codes (`true` when unknown). */
 export function codeRangeCondition(scope: ReportScope, column = 'order_code'): string {
   return scope.codes === undefined

@@ -16,14 +16,8 @@ import {
   failuresTables,
   scopedFailuresQuery,
 } from '../../src/reports/failures-report.js';
-import {
-  FAILURES_BY_ATTEMPT,
-  monthParts,
-  ORDER_COLUMNS,
-  settleReportRange,
-  withOrderCodes,
-} from '../../src/reports/report-export.js';
-import { type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
+import { FAILURES_BY_ATTEMPT, monthParts, settleReportRange, withOrderCodes } from '../../src/reports/report-export.js';
+import { ORDER_COLUMNS, type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 const MONTH: ReportScope = { fromDay: '2026-06-01', toDay: '2026-06-30' };

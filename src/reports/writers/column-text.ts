@@ -44,10 +44,13 @@ export async function showsTimesInUtc(connection: DuckDBConnection): Promise<boo
 export function textOfColumnSql(expression: string, type: DuckDBType, utc: boolean): string {
   const text = `CAST(${expression} AS VARCHAR)`;
   if (type instanceof DuckDBDecimalType) {
-    const zero = `'0${type.scale > 0 ? `.${'0'.repeat(type.scale)}` : ''}'`;
-    if (!isWideDecimal(type)) return `CASE WHEN ${expression} = 0 THEN ${zero} ELSE ${text} END`;
-    const largest = `${'9'.repeat(NARROW_WIDTH - type.scale)}${type.scale > 0 ? `.${'9'.repeat(type.scale)}` : ''}`;
-    return `CASE WHEN ${expression} = 0 THEN ${zero} WHEN ${expression} BETWEEN -${largest} AND ${largest} THEN CAST(CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR) ELSE ${text} END`;
+    // `whole` digits, then `scale` after the point: as DuckDB spells a DECIMAL of that scale.
+    const digits = (digit: string, whole: number) =>
+      `${digit.repeat(whole)}${type.scale > 0 ? `.${digit.repeat(type.scale)}` : ''}`;
+    const zero = `CASE WHEN ${expression} = 0 THEN '${digits('0', 1)}'`;
+    if (!isWideDecimal(type)) return `${zero} ELSE ${text} END`;
+    const largest = digits('9', NARROW_WIDTH - type.scale);
+    return `${zero} WHEN ${expression} BETWEEN -${largest} AND ${largest} THEN CAST(CAST(${expression} AS DECIMAL(${NARROW_WIDTH},${type.scale})) AS VARCHAR) ELSE ${text} END`;
   }
   // A negative zero is spelled -0.0.
   if (type.typeId === DuckDBTypeId.DOUBLE || type.typeId === DuckDBTypeId.FLOAT)
