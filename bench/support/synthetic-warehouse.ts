@@ -1,4 +1,4 @@
-import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
+import { chargeAuditInsert } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 /** Orders whose audit rows one statement computes: a bound on the memory of the build. */
@@ -10,9 +10,7 @@ function chargeAuditStatements(orders: number): string[] {
   const statements: string[] = [];
   for (let first = 1; first <= orders; first += AUDIT_CHUNK) {
     const codes = `order_code BETWEEN ${code(first)} AND ${code(Math.min(orders, first + AUDIT_CHUNK - 1))}`;
-    statements.push(
-      `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${codes})`, codes)} ORDER BY o.order_code`,
-    );
+    statements.push(chargeAuditInsert(`(SELECT * FROM orders WHERE ${codes})`, codes));
   }
   return statements;
 }

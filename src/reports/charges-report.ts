@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
 import { sumMoney } from '../carrier/money.js';
-import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
+import { AUDITED_ORDER_AMOUNTS, CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
 import {
   codeRangeCondition,
   moneyTimesShare,
   ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
+  scopeCondition,
   scoped,
   temporaryTable,
 } from './report-sql.js';
@@ -112,21 +113,12 @@ export interface ChargesQueryOptions {
   readonly narrowMoney?: boolean;
 }
 
-/** The amounts of orders, and of their audit rows, that the checks read. */
-const ORDER_AMOUNTS = [
-  'price',
-  'price_fr',
-  'far_region_fee_amount',
-  'fuel_fee_amount',
-  'vat_amount',
-  'cod_amount',
-  'total_service_cost',
-];
+/** The amounts the checks read of what an order's other rows come to (AUDITED_ORDER_AMOUNTS: of its own row). */
 const AUDIT_AMOUNTS = ['lines_total', 'far_region_line_cost', 'quote_total', 'total_at_delivery'];
 
 /** The money columns of a charges row: DECIMAL(20,4) whichever way the checks were computed. */
 const MONEY_COLUMNS = [
-  ...ORDER_AMOUNTS,
+  ...AUDITED_ORDER_AMOUNTS,
   'quote_total',
   'invoiced_amount',
   ...CHARGE_CHECKS.filter((c) => c.money).flatMap(({ name }) => [`${name}_expected`, `${name}_difference`]),
@@ -142,9 +134,9 @@ function beyond(difference: string, tolerance: string): string {
  * One row per order with its billed components, weights, and for every check its flag, the expected
  * value and the difference (billed minus expected); then flags_failed and amount_at_stake (the largest
  * money difference among its failed checks). `invoices`, when given, is a relation of
- * (order_code, invoiced_amount) with one row per order. The orders' audit rows are read from
- * order_charge_audit, or with `from` 'computed' computed from the rows they come from, which is what
- * the stored ones must always equal.
+ * (order_code, invoiced_amount) with one row per order. Each order's audit row (the order's own
+ * columns, and what its other rows come to) is read from order_charge_audit, or with `from`
+ * 'computed' computed from the rows it comes from, which is what the stored one must always equal.
  */
 export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, options: ChargesQueryOptions = {}): string {
   const { invoices, from = 'stored', narrowMoney = false } = options;
@@ -155,10 +147,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   const bound = narrowMoney ? 4 * NARROW_MONEY_BOUND : Number.POSITIVE_INFINITY;
   const money = rules.moneyTolerance;
   const weight = rules.weightTolerance;
-  const orders = scoped('orders', scope, ORDER_COLUMNS);
-  // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
-  const ofScope =
-    orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
+  const audit = from === 'computed' ? computedAuditRows(scope) : storedAuditRows(scope);
   const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
     lines_sum: { expected: 'lines_total', difference: '', flag: '' },
     components_sum: {
@@ -234,21 +223,19 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   const moneyChecks = CHARGE_CHECKS.filter((c) => c.money).map(
     ({ name }) => `CASE WHEN ${name}_flag THEN abs(${name}_difference) END`,
   );
-  const audit = from === 'computed' ? `(${chargeAuditQuery(orders, ofScope)})` : storedAuditRows(scope, orders);
   return `
     WITH base AS (
-      SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
-             ${input('o.price')} AS price, ${input('o.price_fr')} AS price_fr, ${input('o.far_region_fee_amount')} AS far_region_fee_amount, ${input('o.fuel_fee_amount')} AS fuel_fee_amount, ${input('o.vat_amount')} AS vat_amount, ${input('o.cod_amount')} AS cod_amount, ${input('o.total_service_cost')} AS total_service_cost,
-             a.price_info, CAST(coalesce(a.lines_total, 0) AS ${moneyType}) AS lines_total,
-             CAST(coalesce(a.far_region_line_cost, 0) AS ${moneyType}) AS far_region_line_cost,
-             o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight,
-             coalesce(a.returned_in_history, false) OR o.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
-             coalesce(a.cancelled_in_history, false) OR o.status = '${STATUS.CANCELLED}' AS cancelled,
-             a.delivered_at, a.quote_id, ${input('a.quote_total')} AS quote_total, ${input('a.total_at_delivery')} AS total_at_delivery, a.total_changed_at,
+      SELECT a.order_code, account_alias, accept_date, status, status_name, service_type_id,
+             ${AUDITED_ORDER_AMOUNTS.map((c) => `${input(c)} AS ${c}`).join(', ')},
+             price_info, CAST(lines_total AS ${moneyType}) AS lines_total,
+             CAST(far_region_line_cost AS ${moneyType}) AS far_region_line_cost,
+             length, width, height, real_weight, cal_weight, weight,
+             returned_in_history OR status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
+             cancelled_in_history OR status = '${STATUS.CANCELLED}' AS cancelled,
+             delivered_at, quote_id, ${input('quote_total')} AS quote_total, ${input('total_at_delivery')} AS total_at_delivery, total_changed_at,
              ${invoices === undefined ? `CAST(NULL AS ${moneyType})` : 'i.invoiced_amount'} AS invoiced_amount
-      FROM ${orders} AS o
-      LEFT JOIN ${audit} AS a ON a.order_code = o.order_code
-      ${invoices === undefined ? '' : `LEFT JOIN ${invoices} AS i ON i.order_code = o.order_code`}
+      FROM ${audit} AS a
+      ${invoices === undefined ? '' : `LEFT JOIN ${invoices} AS i ON i.order_code = a.order_code`}
     ),
     expected AS (
       SELECT *, ${expectedColumns}
@@ -277,27 +264,34 @@ export function withStoredMoneyTypes(charges: string): string {
   return `SELECT * REPLACE (${MONEY_COLUMNS.map((c) => `CAST(${c} AS ${MONEY}) AS ${c}`).join(', ')}) FROM (${charges})`;
 }
 
-/** The audit rows of a scope's orders (`orders`, the scope's relation of orders), as stored. */
-function storedAuditRows(scope: ReportScope, orders: string): string {
-  if (orders === 'orders') return CHARGE_AUDIT_TABLE;
-  // Codes rise with accept dates, so a range of days' codes holds few other orders: their audit rows
-  // cost the join less than matching every row against the scope's codes. An account or a further
-  // condition leaves many others in the range.
-  const condition =
-    scope.codes !== undefined && scope.account === undefined && scope.condition === undefined
-      ? codeRangeCondition(scope)
-      : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
-  return `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${condition})`;
+/**
+ * The audit rows of a scope's orders, as stored: they hold the orders' columns the scope limits by,
+ * and lie in code order, so the scope's range of codes lets DuckDB skip the row groups outside it.
+ */
+function storedAuditRows(scope: ReportScope): string {
+  const conditions = [codeRangeCondition(scope), scopeCondition(scope, ORDER_COLUMNS)].filter((c) => c !== 'true');
+  return conditions.length === 0
+    ? CHARGE_AUDIT_TABLE
+    : `(SELECT * FROM ${CHARGE_AUDIT_TABLE} WHERE ${conditions.join(' AND ')})`;
+}
+
+/** The audit rows of a scope's orders, computed from the rows they come from. */
+function computedAuditRows(scope: ReportScope): string {
+  const orders = scoped('orders', scope, ORDER_COLUMNS);
+  // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
+  const ofScope =
+    orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
+  return `(${chargeAuditQuery(orders, ofScope)})`;
 }
 
 /** One row, column `narrow`: whether every amount the scope's charges read is below NARROW_MONEY_BOUND. */
 export function narrowMoneyQuery(scope: ReportScope): string {
-  const orders = scoped('orders', scope, ORDER_COLUMNS);
   // A column's minimum and maximum cost less than those of its absolute values, and DuckDB reads them
   // from its statistics when the scope is a table that was never updated.
-  const within = (columns: readonly string[], relation: string) =>
-    `(SELECT ${columns.map((c) => `coalesce(max(${c}) < ${NARROW_MONEY_BOUND} AND min(${c}) > -${NARROW_MONEY_BOUND}, true)`).join(' AND ')} FROM ${relation})`;
-  return `SELECT ${within(ORDER_AMOUNTS, orders)} AND ${within(AUDIT_AMOUNTS, storedAuditRows(scope, orders))} AS narrow`;
+  const within = [...AUDITED_ORDER_AMOUNTS, ...AUDIT_AMOUNTS].map(
+    (c) => `coalesce(max(${c}) < ${NARROW_MONEY_BOUND} AND min(${c}) > -${NARROW_MONEY_BOUND}, true)`,
+  );
+  return `SELECT ${within.join(' AND ')} AS narrow FROM ${storedAuditRows(scope)}`;
 }
 
 /**
@@ -364,10 +358,10 @@ const RUN_SUMMARY = 'report_run_charges_summary';
  * The files of a charges report: one row per order (`flaggedOnly`: per order with a flag), and the
  * summary per check and account over every order. One pass computes the checks of every order and
  * keeps the flagged ones, a few in a hundred, from which the summary, the flagged-only file and the
- * page's top orders are read; the orders checked are counted from the orders alone. The full file
+ * page's top orders are read; the orders checked are counted from the audit rows alone. The full file
  * computes the rows again rather than keep them: the checks cost less than holding (and spilling)
  * every order's row. `parts`, scopes that together hold the scope's orders once each, are computed
- * one after another, so DuckDB joins one part's orders with their audit rows at a time.
+ * one after another.
  */
 export function chargesTables(
   rules: ChargeRules,
@@ -380,10 +374,9 @@ export function chargesTables(
   const parts = options.parts === undefined || options.parts.length === 0 ? [scope] : options.parts;
   const query = { invoices: options.invoices, narrowMoney: options.narrowMoney };
   const charges = parts.map((part) => `SELECT * FROM (${chargesQuery(rules, part, query)})`).join('\nUNION ALL\n');
-  const checked = scoped('orders', scope, ORDER_COLUMNS);
+  const checked = storedAuditRows(scope);
   const rows = options.flaggedOnly ? `SELECT * FROM ${RUN_FLAGGED}` : `SELECT * FROM (${charges})`;
-  // The full file computes its rows again: the summary then needs only its own columns, which spares
-  // carrying every flagged order's texts through the join.
+  // The full file computes its rows again: the flagged rows then need only the summary's columns.
   const kept = options.flaggedOnly ? '*' : SUMMARY_COLUMNS.join(', ');
   return {
     prepare: [

@@ -103,7 +103,7 @@ export async function withOrderCodes(
     : scope;
 }
 
-/** Orders a charges report computes at once; a scope of more is computed a month at a time. */
+/** Orders a charges report joins with the partner's invoices at once; a scope of more is joined a month at a time. */
 const ORDERS_AT_ONCE = 2_000_000;
 
 /** Attempts a failures report numbers, or groups per order, at once; more are split into parts. */
@@ -175,8 +175,10 @@ async function everyMonth(
 
 /**
  * The charges tables of a scope as every charges report computes them: within the range of its
- * orders' codes, a month at a time when it holds many orders (`range`: its days, settled), in 64-bit
- * decimals when its amounts allow.
+ * orders' codes, in 64-bit decimals when its amounts allow. The audit rows hold all the checks read
+ * of an order, so one pass over them holds no more than the flagged orders' rows; the partner's
+ * invoices, when given, are joined a month at a time over many orders (`range`: its days, settled),
+ * which bounds the memory of the join.
  */
 export async function scopedChargesTables(
   warehouse: Warehouse,
@@ -186,7 +188,7 @@ export async function scopedChargesTables(
   options: { readonly invoices?: string | undefined; readonly flaggedOnly?: boolean } = {},
 ): Promise<ReportTables> {
   const withCodes = await withOrderCodes(warehouse, scope, 'orders', ORDER_COLUMNS);
-  const parts = await monthParts(warehouse, scope, range);
+  const parts = options.invoices === undefined ? [] : await monthParts(warehouse, scope, range);
   const [amounts] = await rows(warehouse, narrowMoneyQuery(withCodes));
   return chargesTables(rules, withCodes, { ...options, parts, narrowMoney: amounts?.narrow === true });
 }

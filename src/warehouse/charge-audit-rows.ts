@@ -21,10 +21,38 @@ export interface AuditHistory {
   readonly statuses: string;
 }
 
+/** The amounts of an order's own row that its audit row keeps. */
+export const AUDITED_ORDER_AMOUNTS = [
+  'price',
+  'price_fr',
+  'far_region_fee_amount',
+  'fuel_fee_amount',
+  'vat_amount',
+  'cod_amount',
+  'total_service_cost',
+] as const;
+
+/** The columns of an order's own row that its audit row keeps: all a charges report reads of it. */
+const AUDITED_ORDER_COLUMNS = [
+  'account_alias',
+  'accept_date',
+  'status',
+  'status_name',
+  'service_type_id',
+  ...AUDITED_ORDER_AMOUNTS,
+  'length',
+  'width',
+  'height',
+  'real_weight',
+  'cal_weight',
+  'weight',
+];
+
 /**
  * The audit row of every order in `orders` (a relation of orders' rows) whose rows in the other tables
- * match `condition` (a condition on `order_code`, `true` for all): what the charge checks read from
- * the order's charge lines, status history, latest successful price quote and changes after delivery.
+ * match `condition` (a condition on `order_code`, `true` for all): the order's columns a charges
+ * report reads, and what the charge checks read from the order's charge lines, status history,
+ * latest successful price quote and changes after delivery.
  * The checks themselves depend on a report's rules and invoices, so they are computed from these rows
  * when the report runs. `history` gives relations to read in place of order_charges and
  * order_statuses: rows a writer has in hand, the same as it stores, which cost less than reading
@@ -64,7 +92,7 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
       WHERE c.seen_at > h.delivered_at
       GROUP BY c.order_code
     )
-    SELECT o.order_code, l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
+    SELECT o.order_code, ${AUDITED_ORDER_COLUMNS.map((c) => `o.${c}`).join(', ')}, l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
            CAST(coalesce(l.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
            coalesce(h.returned, false) AS returned_in_history, coalesce(h.cancelled, false) AS cancelled_in_history,
            h.delivered_at, q.quote_id, q.quote_total, r.total_at_delivery, r.changed_at AS total_changed_at
@@ -83,7 +111,7 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
 export async function refreshChargeAudit(sql: SqlRunner, codes?: string, parameters?: SqlParameters): Promise<void> {
   if (codes === undefined) {
     await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE}`);
-    await sql.run(`INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery()} ORDER BY o.order_code`);
+    await sql.run(chargeAuditInsert());
     return;
   }
   await sql.run(
@@ -98,7 +126,6 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
  * Recomputes the audit rows of the orders in `table` (each order_code once). Without `anyStored`, the
  * caller knows none of them had an order row before, so none had an audit row to delete. `history`:
  * those orders' charge lines and statuses, as the caller has just stored them.
- * Rows go in code order, as the orders' other rows lie, so a report's range of codes skips the rest.
  */
 export async function refreshChargeAuditOf(
   sql: SqlRunner,
@@ -108,7 +135,13 @@ export async function refreshChargeAuditOf(
 ): Promise<void> {
   const ofCodes = `order_code IN (SELECT order_code FROM ${table})`;
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
-  await sql.run(
-    `INSERT INTO ${CHARGE_AUDIT_TABLE} ${chargeAuditQuery(`(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, history)} ORDER BY o.order_code`,
-  );
+  await sql.run(chargeAuditInsert(`(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, history));
+}
+
+/**
+ * The statement inserting chargeAuditQuery's rows, in code order as the orders' other rows lie, so a
+ * report's range of codes skips the rest.
+ */
+export function chargeAuditInsert(orders = 'orders', condition = 'true', history?: AuditHistory): string {
+  return `INSERT INTO ${CHARGE_AUDIT_TABLE} BY NAME ${chargeAuditQuery(orders, condition, history)} ORDER BY o.order_code`;
 }

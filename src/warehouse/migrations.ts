@@ -6,6 +6,9 @@ import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 export type { Migration };
 export { MIGRATIONS };
 
+/** The schema version this program writes: its newest migration's. */
+export const SCHEMA_VERSION = Math.max(0, ...MIGRATIONS.map((m) => m.version));
+
 const CREATE_MIGRATIONS_TABLE = `
   CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
@@ -22,11 +25,10 @@ export async function applyMigrations(connection: DuckDBConnection, label: strin
   await connection.run(CREATE_MIGRATIONS_TABLE);
   const reader = await connection.runAndReadAll('SELECT version FROM schema_migrations');
   const appliedVersions = new Set(reader.getColumnsJS()[0]?.map(Number) ?? []);
-  const latestKnown = Math.max(0, ...MIGRATIONS.map((m) => m.version));
   const newest = Math.max(0, ...appliedVersions);
-  if (newest > latestKnown) {
+  if (newest > SCHEMA_VERSION) {
     throw new WarehouseError(
-      `warehouse ${label} has schema version ${newest}, newer than this parcel-recon knows (${latestKnown}); upgrade parcel-recon`,
+      `warehouse ${label} has schema version ${newest}, newer than this parcel-recon knows (${SCHEMA_VERSION}); upgrade parcel-recon`,
     );
   }
   const applied: number[] = [];

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli as runCli, startCli } from '../support/cli-process.js';
@@ -276,7 +277,7 @@ describe('jobs run nightly', () => {
       'html report',
       'export',
     ]);
-    expect(night.steps[4]!.summary).toMatchObject({ to: snapshot, schemaVersion: 1, rows: { orders: 3 } });
+    expect(night.steps[4]!.summary).toMatchObject({ to: snapshot, schemaVersion: SCHEMA_VERSION, rows: { orders: 3 } });
     const rows = await runCli(
       ['sql', 'SELECT count(*) AS orders FROM orders', '--snapshot', snapshot, '--format', 'csv'],
       {},

@@ -77,7 +77,9 @@ describe('the nightly job on four workers: one Redis, a shard each, one merge', 
         warehouse: workerDb(dir, index),
         trackingUrl: sandbox.url,
         source: { inputs: [csv] },
-        track: { shard: `${index}/${count}`, concurrency: 4, retryMinMs: 5, graceMs: 1_000, ...track },
+        // A rate, as real nights have: without one, the workers that start first could spend the whole
+        // quota before the last has started, leaving it nothing to look up.
+        track: { shard: `${index}/${count}`, concurrency: 4, rate: 10, retryMinMs: 5, graceMs: 1_000, ...track },
       }),
     );
     return file;

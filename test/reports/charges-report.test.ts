@@ -197,6 +197,7 @@ describe('the published price example', () => {
       });
       // One dong off the fuel is within the default tolerance; two are not.
       await warehouse.run("UPDATE orders SET fuel_fee_amount = fuel_fee_amount + 2 WHERE order_code = 'EXPUBLISHED1'");
+      await refreshChargeAudit(warehouse);
       const [changed] = (await warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES))).getRowObjectsJson() as Record<
         string,
         unknown
@@ -204,6 +205,7 @@ describe('the published price example', () => {
       expect(changed).toMatchObject({ fuel_flag: true, fuel_difference: '2.0000', components_sum_flag: true });
       // An account with orders and no flag has its rows in the summary, flagged 0, from no flagged rows.
       await warehouse.run("UPDATE orders SET fuel_fee_amount = fuel_fee_amount - 2 WHERE order_code = 'EXPUBLISHED1'");
+      await refreshChargeAudit(warehouse);
       const summary = (
         await warehouse.readAll(
           chargesSummaryQuery(`(SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE false)`, 'orders'),
@@ -227,6 +229,7 @@ describe('the published price example', () => {
       await warehouse.run(
         `UPDATE orders SET cod_amount = ${NARROW_MONEY_BOUND} * 50, price = ${NARROW_MONEY_BOUND} WHERE order_code = 'EXPUBLISHED1'`,
       );
+      await refreshChargeAudit(warehouse);
       const [fits] = (await warehouse.readAll(narrowMoneyQuery({}))).getRowObjectsJson();
       expect(fits?.narrow).toBe(false);
       await expect(warehouse.readAll(chargesQuery(DEFAULT_CHARGE_RULES, {}, { narrowMoney: true }))).rejects.toThrow(

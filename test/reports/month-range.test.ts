@@ -73,12 +73,12 @@ describe('a month of a long history', () => {
     return count(`((${x} EXCEPT ALL ${y}) UNION ALL (${y} EXCEPT ALL ${x}))`);
   }
 
-  it('charges: reads a fraction of each per-order table, and gives the month of the whole history', async () => {
+  it('charges: reads a fraction of the audit rows alone, and gives the month of the whole history', async () => {
     const scope = await withOrderCodes(warehouse, MONTH, 'orders', ORDER_COLUMNS);
     const month = chargesQuery(DEFAULT_CHARGE_RULES, scope);
     const scanned = await rowsScanned(month);
-    for (const table of ['order_charges', 'order_statuses'])
-      expect(scanned[table] ?? 0, table).toBeLessThan((await count(table)) / 4);
+    // The audit rows hold all a charges report reads of an order.
+    expect(Object.keys(scanned)).toEqual(['order_charge_audit']);
     // Three row groups of audit rows here: the month's codes lie within one of them.
     expect(scanned.order_charge_audit ?? 0).toBeLessThan((await count('order_charge_audit')) / 2);
     const whole = `SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)}) WHERE ${scopeCondition(MONTH, ORDER_COLUMNS)}`;

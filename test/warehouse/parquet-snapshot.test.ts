@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { type CliResult, cli, sandboxEnv, startCli } from '../support/cli-process.js';
@@ -88,7 +89,7 @@ describe('a Parquet snapshot of the warehouse', () => {
     const manifest = JSON.parse(await readFile(join(snap, 'manifest.json'), 'utf8'));
     expect(manifest).toMatchObject({
       format: 1,
-      schemaVersion: 1,
+      schemaVersion: SCHEMA_VERSION,
       exportedAt: new Date(env.PARCEL_RECON_NOW!).toISOString(),
     });
     const names = (manifest.relations as { name: string; rows: number }[]).map((relation) => relation.name);

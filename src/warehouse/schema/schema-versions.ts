@@ -1,5 +1,6 @@
 import type { Migration } from './migration.js';
 import { migration as baseline } from './v1-baseline.js';
+import { migration as auditOrderColumns } from './v2-audit-order-columns.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
-export const MIGRATIONS: readonly Migration[] = [baseline];
+export const MIGRATIONS: readonly Migration[] = [baseline, auditOrderColumns];
