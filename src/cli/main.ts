@@ -33,6 +33,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   schedule: async () => (await import('./commands/schedule-command.js')).scheduleCommand(),
   merge: async () => (await import('./commands/merge-command.js')).mergeCommand(),
   prune: async () => (await import('./commands/prune-command.js')).pruneCommand(),
+  upgrade: async () => (await import('./commands/upgrade-command.js')).upgradeCommand(),
 };
 
 const named = process.argv[2];

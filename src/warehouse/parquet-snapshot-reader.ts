@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { resolveSnapshot } from './parquet-snapshot.js';
+import { SCHEMA_VERSION } from './migrations.js';
+import { resolveSnapshot, SnapshotError } from './parquet-snapshot.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import { Warehouse, type WarehouseOptions } from './warehouse.js';
 
@@ -16,6 +17,12 @@ export async function openSnapshot(
   options: Pick<WarehouseOptions, 'directories' | 'files' | 'memoryLimit' | 'tempDirectory'> = {},
 ): Promise<Warehouse> {
   const { folder, manifest } = await resolveSnapshot(dir);
+  // The reports read the tables as this program's schema has them: a snapshot of another is written again.
+  if (manifest.schemaVersion !== null && manifest.schemaVersion !== SCHEMA_VERSION)
+    throw new SnapshotError(
+      `snapshot ${dir} holds schema version ${manifest.schemaVersion}, this parcel-recon reads version ${SCHEMA_VERSION}`,
+      'SNAPSHOT_NOT_FOUND',
+    );
   const directories = options.directories ?? [];
   const warehouse = await Warehouse.openInMemory(`snapshot ${dir}`, {
     ...options,

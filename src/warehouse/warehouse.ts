@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
 import { confineConnection } from './duckdb-confinement.js';
 import { isDuckDbFile } from './duckdb-file.js';
-import { applyMigrations } from './migrations.js';
+import { applyMigrations, requireCurrentSchema } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';
 import {
@@ -199,6 +199,8 @@ export class Warehouse extends WarehouseSession {
     connection: DuckDBConnection,
     readonly readOnly: boolean,
     private readonly tuning: Required<WarehouseTuning>,
+    /** The schema versions this open applied (a writable open of a file at an older schema). */
+    readonly migrationsApplied: readonly number[] = [],
   ) {
     super(path, connection);
   }
@@ -241,14 +243,16 @@ export class Warehouse extends WarehouseSession {
       if (!readOnly) await mkdir(dirname(absolutePath), { recursive: true });
       const instance = await createInstance(path, absolutePath, readOnly, options);
       const connection = await instance.connect();
+      let migrationsApplied: number[] = [];
       try {
         // Text and date casts of TIMESTAMPTZ follow the time zone; make them not depend on the machine's, for
         // every connection to the file, before a read-only open locks the settings.
         await connection.run("SET GLOBAL TimeZone = 'UTC'");
         if (readOnly) {
+          await requireCurrentSchema(connection, path);
           await confineConnection(connection, options.directories ?? [], options.files ?? []);
         } else {
-          await applyMigrations(connection, path);
+          migrationsApplied = await applyMigrations(connection, path);
           await loadReferenceData(connection);
         }
       } catch (error) {
@@ -256,7 +260,7 @@ export class Warehouse extends WarehouseSession {
         instance.closeSync();
         throw error;
       }
-      return new Warehouse(path, absolutePath, instance, connection, readOnly, tuningOf(options));
+      return new Warehouse(path, absolutePath, instance, connection, readOnly, tuningOf(options), migrationsApplied);
     } catch (error) {
       Warehouse.openPaths.delete(absolutePath);
       throw error;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse.js';
 import { chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
@@ -6,6 +7,7 @@ import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge
 import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
+import { backToSchemaVersionOne } from './schema-fixtures.js';
 import { readWarehouseCatalog } from './warehouse-catalog.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
@@ -32,48 +34,45 @@ describe('a new warehouse', () => {
     const { warehouse, path } = await temp.open();
     await warehouse.run(`INSERT INTO schema_migrations VALUES (${SCHEMA_VERSION + 1}, 'next', current_timestamp)`);
     await warehouse.close();
-    await expect(Warehouse.open(path)).rejects.toThrow(
-      new WarehouseError(
-        `warehouse ${path} has schema version ${SCHEMA_VERSION + 1}, newer than this parcel-recon knows (${SCHEMA_VERSION}); upgrade parcel-recon`,
-      ),
+    const refusal = new WarehouseError(
+      `warehouse ${path} has schema version ${SCHEMA_VERSION + 1}, newer than this parcel-recon knows (${SCHEMA_VERSION}); upgrade parcel-recon`,
+    );
+    await expect(Warehouse.open(path)).rejects.toThrow(refusal);
+    await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(refusal);
+  });
+
+  it('is told apart from a DuckDB file of something else, which a read-only open refuses', async () => {
+    const path = join(await temp.dir(), 'other.duckdb');
+    const instance = await DuckDBInstance.create(path);
+    const connection = await instance.connect();
+    await connection.run('CREATE TABLE orders (order_code VARCHAR)');
+    connection.closeSync();
+    instance.closeSync();
+    await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(
+      new WarehouseError(`${path} is not a parcel-recon warehouse (no schema_migrations table)`),
     );
   });
 });
-
-/** The audit rows' columns at schema version 1. */
-const V1_AUDIT_COLUMNS = [
-  'order_code',
-  'price_info',
-  'lines_total',
-  'far_region_line_cost',
-  'returned_in_history',
-  'cancelled_in_history',
-  'delivered_at',
-  'quote_id',
-  'quote_total',
-  'total_at_delivery',
-  'total_changed_at',
-];
 
 describe('a warehouse of schema version 1', () => {
   it("gets audit rows with their order's columns, the catalog of a new warehouse and the same charges", async () => {
     const dir = await temp.dir();
     const path = join(dir, 'recon.duckdb');
     await buildSyntheticWarehouse(path, 3_000);
-    const old = await Warehouse.open(path);
-    const charges = (await old.readAll(`SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)})`)).getRowObjectsJson();
-    // Back to version 1: its audit table, with the rows its writers stored.
-    await old.run(`CREATE TABLE audit_v1 AS SELECT ${V1_AUDIT_COLUMNS.join(', ')} FROM (${chargeAuditQuery()})`);
-    await old.run(`DROP TABLE ${CHARGE_AUDIT_TABLE}`);
-    await old.run(`ALTER TABLE audit_v1 RENAME TO ${CHARGE_AUDIT_TABLE}`);
-    await old.run('DELETE FROM schema_migrations WHERE version > 1');
-    await old.close();
+    const built = await Warehouse.open(path, { readOnly: true });
+    const charges = (await built.readAll(`SELECT * FROM (${chargesQuery(DEFAULT_CHARGE_RULES)})`)).getRowObjectsJson();
+    await built.close();
+    await backToSchemaVersionOne(path);
+    // Reading it as it is would misread its tables; the upgrade writes, so a read-only open cannot make it.
+    await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(
+      new WarehouseError(
+        `warehouse ${path} has schema version 1, older than this parcel-recon's (${SCHEMA_VERSION}): upgrade it with parcel-recon upgrade --db ${path}, or by any command that writes to it`,
+      ),
+    );
 
     const migrated = await Warehouse.open(path);
     try {
-      expect((await rowsOf(migrated, 'SELECT version FROM schema_migrations ORDER BY version')).length).toBe(
-        SCHEMA_VERSION,
-      );
+      expect(migrated.migrationsApplied).toEqual([2]);
       const { warehouse: fresh } = await temp.open();
       const { rowCounts: _migratedRows, ...migratedSchema } = await readWarehouseCatalog(migrated);
       const { rowCounts: _freshRows, ...freshSchema } = await readWarehouseCatalog(fresh);
