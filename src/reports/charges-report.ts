@@ -379,6 +379,8 @@ export function chargesTables(
   // The full file computes its rows again: the flagged rows then need only the summary's columns.
   const kept = options.flaggedOnly ? '*' : SUMMARY_COLUMNS.join(', ');
   return {
+    // The flagged orders' rows are read in full, summed or sorted: their order does not matter.
+    prepareInAnyOrder: true,
     prepare: [
       temporaryTable(RUN_FLAGGED, `SELECT ${kept} FROM (${charges}) WHERE flags_failed > 0`),
       temporaryTable(RUN_SUMMARY, chargesSummaryQuery(RUN_FLAGGED, checked)),

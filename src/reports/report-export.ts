@@ -20,7 +20,7 @@ import {
   scopeCondition,
   timestampLiteral,
 } from './report-sql.js';
-import { type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
+import { inAnyOrder, type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
 export interface ReportRequest {
@@ -220,6 +220,13 @@ export async function scopedFailuresTables(
   });
 }
 
+/** Runs a report's statements that fill its temporary tables. */
+export async function prepareReportTables(warehouse: Warehouse, report: ReportTables): Promise<void> {
+  await inAnyOrder(warehouse.connection, report.prepareInAnyOrder === true, async () => {
+    for (const statement of report.prepare) await warehouse.run(statement);
+  });
+}
+
 /** Runs the report's statements and writes its tables under `outDir`, named with its range. */
 async function exportReport(
   warehouse: Warehouse,
@@ -230,14 +237,14 @@ async function exportReport(
 ): Promise<ReportSummary> {
   const range = await settleReportRange(warehouse, request.scope, request.now, earliestOf);
   await mkdir(request.outDir, { recursive: true });
-  const { prepare, tables, summarize } = await work(range);
-  for (const statement of prepare) await warehouse.run(statement);
-  const files = await writeReportTables(warehouse.connection, tables, {
+  const tables = await work(range);
+  await prepareReportTables(warehouse, tables);
+  const files = await writeReportTables(warehouse.connection, tables.tables, {
     outDir: request.outDir,
     format: request.format,
     range,
   });
-  return { report, range, account: request.scope.account ?? null, files, ...(await summarize(files)) };
+  return { report, range, account: request.scope.account ?? null, files, ...(await tables.summarize(files)) };
 }
 
 /** The charges audit; `invoices` adds the partner's invoiced amounts to compare the totals with. */

@@ -106,5 +106,7 @@ export function temporaryTable(name: string, query: string): string {
 /** What a report run writes: statements to run first (temporary tables), then one file per table. */
 export interface ReportTables {
   readonly prepare: readonly string[];
+  /** The temporary tables' rows may come in any order: DuckDB then fills them on every thread. */
+  readonly prepareInAnyOrder?: boolean;
   readonly tables: readonly ReportTable[];
 }

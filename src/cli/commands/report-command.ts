@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
@@ -112,8 +112,8 @@ function printSummary(summary: ReportSummary, json: boolean): void {
 /**
  * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
  * query the warehouse cannot run is one line, exit 1. DuckDB reads and writes no file but the
- * warehouse and `outDir`, the file reports' folder, where it writes their Parquet and JSON; the HTML
- * page, which this program writes itself, gives none. It also reads `partnerFiles`, a partner's CSV.
+ * warehouse and `outDir`: the file reports' folder, where it writes their Parquet and JSON, or the
+ * HTML page's, which this program writes itself. It also reads `partnerFiles`, a partner's CSV.
  */
 async function runReport(
   report: string,
@@ -299,6 +299,9 @@ const HtmlFlagsSchema = CommonFlagsSchema.omit({ format: true, out: true }).exte
   out: z.string().min(1).optional(),
 });
 
+/** Where `report html` writes its page when --out does not say. */
+const HTML_DIR = 'data/reports';
+
 function htmlCommand(): Command {
   return withScopeOptions(
     new Command('html').description(
@@ -308,14 +311,16 @@ function htmlCommand(): Command {
     .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(HtmlFlagsSchema, raw);
-      await runReport('html', flags, undefined, async (warehouse, now) => {
+      // The page's folder, though DuckDB writes nothing there: a connection given none has its settings
+      // locked, and the charges' pass sets one for its own statements.
+      await runReport('html', flags, dirname(flags.out ?? join(HTML_DIR, 'page.html')), async (warehouse, now) => {
         const range = await settleReportRange(
           warehouse,
           { fromDay: flags.from, toDay: flags.to },
           now,
           ORDERS_BY_ACCEPT_DATE,
         );
-        const out = flags.out ?? join('data/reports', `report_${range.from}_${range.to}.html`);
+        const out = flags.out ?? join(HTML_DIR, `report_${range.from}_${range.to}.html`);
         const page = await writeHtmlReport(warehouse, {
           from: flags.from,
           to: flags.to,

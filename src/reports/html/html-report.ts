@@ -3,7 +3,13 @@ import { dirname } from 'node:path';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
-import { ORDERS_BY_ACCEPT_DATE, scopedChargesTables, settleReportRange, withAttemptCodes } from '../report-export.js';
+import {
+  ORDERS_BY_ACCEPT_DATE,
+  prepareReportTables,
+  scopedChargesTables,
+  settleReportRange,
+  withAttemptCodes,
+} from '../report-export.js';
 import { type ReportScope, timestampLiteral } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/column-text.js';
@@ -176,7 +182,7 @@ async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: num
   const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ACCEPT_DATE);
   // The flagged orders' rows, kept by the report's one pass over the checks: the top orders are among them.
   const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range, { flaggedOnly: true });
-  for (const statement of report.prepare) await warehouse.run(statement);
+  await prepareReportTables(warehouse, report);
   const [flagged, summary] = [report.tables[0]!.query, report.tables[1]!.query];
   const summaryRows = await allRows(warehouse, summary);
   const overall = summaryRows.filter((r) => r.account_alias === '*');

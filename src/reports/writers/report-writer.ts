@@ -46,7 +46,11 @@ export function reportFileName(
  * every thread, without the ordered batches that cost the charges files a large share of their CPU
  * time. The connection's setting is put back after.
  */
-async function inAnyOrder<T>(connection: DuckDBConnection, anyOrder: boolean, write: () => Promise<T>): Promise<T> {
+export async function inAnyOrder<T>(
+  connection: DuckDBConnection,
+  anyOrder: boolean,
+  write: () => Promise<T>,
+): Promise<T> {
   if (!anyOrder) return write();
   const setting = (
     await connection.runAndReadAll("SELECT current_setting('preserve_insertion_order')")
