@@ -19,6 +19,8 @@ function moneyText(column: string): string {
 export interface AuditHistory {
   readonly charges: string;
   readonly statuses: string;
+  /** The orders' own rows, as the writer has just stored them. */
+  readonly orders?: string;
 }
 
 /** The amounts of an order's own row that its audit row keeps. */
@@ -125,7 +127,7 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
 /**
  * Recomputes the audit rows of the orders in `table` (each order_code once). Without `anyStored`, the
  * caller knows none of them had an order row before, so none had an audit row to delete. `history`:
- * those orders' charge lines and statuses, as the caller has just stored them.
+ * those orders' charge lines and statuses (and their own rows), as the caller has just stored them.
  */
 export async function refreshChargeAuditOf(
   sql: SqlRunner,
@@ -135,7 +137,7 @@ export async function refreshChargeAuditOf(
 ): Promise<void> {
   const ofCodes = `order_code IN (SELECT order_code FROM ${table})`;
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
-  await sql.run(chargeAuditInsert(`(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, history));
+  await sql.run(chargeAuditInsert(history?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, history));
 }
 
 /**

@@ -161,10 +161,12 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
      ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''}
      LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
   );
-  // The staged snapshots are one per order (latestOfEachOrder), and their lists are the history rows just stored.
+  // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
+  // lists the history rows.
   await refreshChargeAuditOf(sql, STAGED, anyStored, {
     charges: `(${historyRowsSelect('order_charges', STAGED)})`,
     statuses: `(${historyRowsSelect('order_statuses', STAGED)})`,
+    orders: STAGED,
   });
   // Dropped at once: kept until the next batch, a batch's staged rows would hold DuckDB memory for nothing.
   await sql.run(`DROP TABLE ${STAGED}`);

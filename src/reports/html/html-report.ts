@@ -60,10 +60,11 @@ async function topRows(
     (rows.length < limit
       ? rows.length
       : Number((await warehouse.readAll(`SELECT count(*) AS n FROM (${query})`)).getRowObjectsJson()[0]!.n));
-  return { rows: rows.map((row) => Object.fromEntries(columnsOf(text.columns, row))), total: all };
+  return { rows: rows.map((row) => Object.fromEntries(cellTexts(text.columns, row))), total: all };
 }
 
-function columnsOf(columns: readonly string[], row: Record<string, unknown>): [string, string | null][] {
+/** A row's cells in the columns' order, each as text (null stays null). */
+function cellTexts(columns: readonly string[], row: Record<string, unknown>): [string, string | null][] {
   return columns.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]);
 }
 
