@@ -191,7 +191,8 @@ describe('a Parquet snapshot of the warehouse', () => {
       await grow.close();
     }
 
-    const exporting = startCli(['export', '--to', kill, '--db', db], env);
+    // Its spill folder, which a killed export cannot remove, goes under the workspace, removed after the test.
+    const exporting = startCli(['export', '--to', kill, '--db', db], { ...env, TMPDIR: workspace.dir });
     await until(
       async () => (await readdir(store)).some((entry) => /\.partial-\d+$/.test(entry)) || exporting.exitCode !== null,
       'the export to start writing',
