@@ -94,4 +94,34 @@ describe('a warehouse of schema version 1', () => {
       await migrated.close();
     }
   }, 60_000);
+
+  it('gives an order that had no audit row one with no lines and no history, as version 1 read it', async () => {
+    const path = join(await temp.dir(), 'recon.duckdb');
+    await buildSyntheticWarehouse(path, 300);
+    await backToSchemaVersionOne(path, 'EX000000007');
+    const migrated = await Warehouse.open(path);
+    try {
+      const audit = await rowsOf(
+        migrated,
+        `SELECT order_code, account_alias, price, price_info, lines_total, returned_in_history, quote_total
+         FROM ${CHARGE_AUDIT_TABLE} WHERE order_code IN ('EX000000007', 'EX000000008') ORDER BY order_code`,
+      );
+      const [order] = await rowsOf(
+        migrated,
+        "SELECT account_alias, price FROM orders WHERE order_code = 'EX000000007'",
+      );
+      expect(audit[0]).toEqual({
+        order_code: 'EX000000007',
+        ...order,
+        price_info: null,
+        lines_total: '0.0000',
+        returned_in_history: false,
+        quote_total: null,
+      });
+      expect(audit[1]).toMatchObject({ order_code: 'EX000000008', price_info: expect.stringContaining('=') });
+      expect(Number((await rowsOf(migrated, `SELECT count(*) AS n FROM ${CHARGE_AUDIT_TABLE}`))[0]!.n)).toBe(300);
+    } finally {
+      await migrated.close();
+    }
+  });
 });

@@ -18,9 +18,10 @@ const V1_AUDIT_COLUMNS = [
 
 /**
  * Takes the warehouse at `path` back to schema version 1, as a file written by the first release
- * holds it: its audit table of that version, with the rows its writers stored.
+ * holds it: its audit table of that version, with the rows its writers stored (but for the order
+ * `withoutAuditRowOf`, when given).
  */
-export async function backToSchemaVersionOne(path: string): Promise<void> {
+export async function backToSchemaVersionOne(path: string, withoutAuditRowOf?: string): Promise<void> {
   const warehouse = await Warehouse.open(path);
   try {
     await warehouse.run(
@@ -28,6 +29,8 @@ export async function backToSchemaVersionOne(path: string): Promise<void> {
     );
     await warehouse.run(`DROP TABLE ${CHARGE_AUDIT_TABLE}`);
     await warehouse.run(`ALTER TABLE audit_v1 RENAME TO ${CHARGE_AUDIT_TABLE}`);
+    if (withoutAuditRowOf !== undefined)
+      await warehouse.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE order_code = $code`, { code: withoutAuditRowOf });
     await warehouse.run('DELETE FROM schema_migrations WHERE version > 1');
   } finally {
     await warehouse.close();

@@ -2,7 +2,8 @@ import type { Migration } from './migration.js';
 
 // A charges report reads each order's audit row and nothing else: the columns it reads of the order's
 // own row are kept beside what its other rows come to, so a report scans one table instead of joining
-// two on their codes. Every writer of an order's row recomputes its audit row from it.
+// two on their codes. Every writer of an order's row recomputes its audit row from it. An order
+// without an audit row reads as the version 1 report read it: no lines, no history.
 const AUDIT_WITH_ORDER_COLUMNS = `
   CREATE TABLE order_charge_audit_v2 (
     order_code VARCHAR NOT NULL,
@@ -36,11 +37,16 @@ const AUDIT_WITH_ORDER_COLUMNS = `
     total_changed_at TIMESTAMPTZ
   );
   INSERT INTO order_charge_audit_v2 BY NAME
-    SELECT a.*, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
+    SELECT o.order_code, o.account_alias, o.accept_date, o.status, o.status_name, o.service_type_id,
            o.price, o.price_fr, o.far_region_fee_amount, o.fuel_fee_amount, o.vat_amount, o.cod_amount,
-           o.total_service_cost, o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight
-    FROM order_charge_audit AS a JOIN orders AS o ON o.order_code = a.order_code
-    ORDER BY a.order_code;
+           o.total_service_cost, o.length, o.width, o.height, o.real_weight, o.cal_weight, o.weight,
+           a.price_info, coalesce(a.lines_total, 0) AS lines_total,
+           coalesce(a.far_region_line_cost, 0) AS far_region_line_cost,
+           coalesce(a.returned_in_history, false) AS returned_in_history,
+           coalesce(a.cancelled_in_history, false) AS cancelled_in_history,
+           a.delivered_at, a.quote_id, a.quote_total, a.total_at_delivery, a.total_changed_at
+    FROM orders AS o LEFT JOIN order_charge_audit AS a ON a.order_code = o.order_code
+    ORDER BY o.order_code;
   DROP TABLE order_charge_audit;
   ALTER TABLE order_charge_audit_v2 RENAME TO order_charge_audit;`;
 
