@@ -19,8 +19,11 @@ function moneyText(column: string): string {
 export interface AuditHistory {
   readonly charges: string;
   readonly statuses: string;
-  /** The orders' own rows, as the writer has just stored them. */
-  readonly orders?: string;
+}
+
+/** The rows a writer has just stored for its orders: their history, and the orders' own rows. */
+export interface StoredRows extends AuditHistory {
+  readonly orders: string;
 }
 
 /** The amounts of an order's own row that its audit row keeps. */
@@ -126,18 +129,18 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
 
 /**
  * Recomputes the audit rows of the orders in `table` (each order_code once). Without `anyStored`, the
- * caller knows none of them had an order row before, so none had an audit row to delete. `history`:
- * those orders' charge lines and statuses (and their own rows), as the caller has just stored them.
+ * caller knows none of them had an order row before, so none had an audit row to delete. `stored`:
+ * those orders' rows, charge lines and statuses, as the caller has just stored them.
  */
 export async function refreshChargeAuditOf(
   sql: SqlRunner,
   table: string,
   anyStored: boolean,
-  history?: AuditHistory,
+  stored?: StoredRows,
 ): Promise<void> {
   const ofCodes = `order_code IN (SELECT order_code FROM ${table})`;
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
-  await sql.run(chargeAuditInsert(history?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, history));
+  await sql.run(chargeAuditInsert(stored?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, stored));
 }
 
 /**

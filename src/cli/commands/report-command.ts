@@ -313,30 +313,35 @@ function htmlCommand(): Command {
       const flags = checked(HtmlFlagsSchema, raw);
       // The page's folder, though DuckDB writes nothing there: a connection given none has its settings
       // locked, and the charges' pass sets one for its own statements.
-      await runReport('html', flags, dirname(flags.out ?? join(HTML_DIR, 'page.html')), async (warehouse, now) => {
-        const range = await settleReportRange(
-          warehouse,
-          { fromDay: flags.from, toDay: flags.to },
-          now,
-          ORDERS_BY_ACCEPT_DATE,
-        );
-        const out = flags.out ?? join(HTML_DIR, `report_${range.from}_${range.to}.html`);
-        const page = await writeHtmlReport(warehouse, {
-          from: flags.from,
-          to: flags.to,
-          account: flags.account,
-          now,
-          out,
-        });
-        return {
-          report: 'html',
-          range,
-          account: flags.account ?? null,
-          files: [],
-          figures: page,
-          lines: [`${page.path}: ${page.bytes} bytes`],
-        };
-      });
+      await runReport(
+        'html',
+        flags,
+        flags.out === undefined ? HTML_DIR : dirname(flags.out),
+        async (warehouse, now) => {
+          const range = await settleReportRange(
+            warehouse,
+            { fromDay: flags.from, toDay: flags.to },
+            now,
+            ORDERS_BY_ACCEPT_DATE,
+          );
+          const out = flags.out ?? join(HTML_DIR, `report_${range.from}_${range.to}.html`);
+          const page = await writeHtmlReport(warehouse, {
+            from: flags.from,
+            to: flags.to,
+            account: flags.account,
+            now,
+            out,
+          });
+          return {
+            report: 'html',
+            range,
+            account: flags.account ?? null,
+            files: [],
+            figures: page,
+            lines: [`${page.path}: ${page.bytes} bytes`],
+          };
+        },
+      );
     });
 }
 

@@ -42,22 +42,22 @@ export function reportFileName(
 }
 
 /**
- * Runs `write` with DuckDB free to give the rows in any order when `anyOrder`: a COPY then writes on
- * every thread, without the ordered batches that cost the charges files a large share of their CPU
- * time. The connection's setting is put back after.
+ * Runs `work` with DuckDB free to give the rows in any order when `anyOrder`: a COPY or a temporary
+ * table is then filled on every thread, without the ordered batches that cost the charges files a
+ * large share of their CPU time. The connection's setting is put back after.
  */
 export async function inAnyOrder<T>(
   connection: DuckDBConnection,
   anyOrder: boolean,
-  write: () => Promise<T>,
+  work: () => Promise<T>,
 ): Promise<T> {
-  if (!anyOrder) return write();
+  if (!anyOrder) return work();
   const setting = (
     await connection.runAndReadAll("SELECT current_setting('preserve_insertion_order')")
   ).getRows()[0]![0];
   await connection.run('SET preserve_insertion_order = false');
   try {
-    return await write();
+    return await work();
   } finally {
     await connection.run(`SET preserve_insertion_order = ${setting === false ? 'false' : 'true'}`);
   }
