@@ -67,9 +67,9 @@ export async function buildSyntheticWarehouse(
               10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
               CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned
        FROM generate_series(1, ${orders}) AS t(i)`,
-      `INSERT INTO orders (order_code, account_alias, accept_date, status, status_name, delay_code, delay_note, length, width, height, real_weight, cal_weight, weight,
+      `INSERT INTO orders (order_code, account_alias, accept_date, order_date, status, status_name, delay_code, delay_note, length, width, height, real_weight, cal_weight, weight,
          price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, total_service_cost, cod_amount, is_terminal, first_seen_at, last_seen_at, last_run_id)
-       SELECT order_code, account_alias, accept_date, status, 'STATUS' || status,
+       SELECT order_code, account_alias, accept_date, accept_date, status, 'STATUS' || status,
               CASE WHEN status = '16' THEN lpad(CAST(1 + i % 40 AS VARCHAR), 2, '0') END, CASE WHEN status = '16' THEN 'Người nhận hẹn lại' END,
               length, width, height, real_weight, round(length * width * height / 6000, 2), greatest(real_weight, round(length * width * height / 6000, 2)),
               main, fr, far_fee, fuel, vat, main + fr + far_fee + fuel + vat + CASE WHEN i % 100 = 0 THEN 1000 ELSE 0 END, (i % 4) * 50000,

@@ -25,6 +25,7 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   WAREHOUSE_BUSY: EXIT.BUSY,
   WAREHOUSE_OUT_OF_MEMORY: EXIT.FAILURE,
   WAREHOUSE_NOT_DUCKDB: EXIT.BAD_INPUT,
+  WAREHOUSE_NOT_OURS: EXIT.BAD_INPUT,
   QUERY_REFUSED: EXIT.BAD_INPUT,
   SOURCE_UNREADABLE: EXIT.BAD_INPUT,
   PARTNER_RECORDS_UNREADABLE: EXIT.BAD_INPUT,
@@ -74,6 +75,10 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
   if (error instanceof WarehouseOutOfMemoryError) return memoryAdvice(error.settings, wording);
   if (error.code === 'QUERY_REFUSED')
     return 'a query on the warehouse reads no other file, writes none, loads no extension and changes no setting';
+  if (error.code === 'WAREHOUSE_NOT_OURS')
+    return wording === 'job'
+      ? 'nothing was written to it; name the warehouse, or a new file, in the configuration'
+      : 'nothing was written to it; give --db the warehouse, or a new path to start one';
   if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';
   if (error.code === 'SNAPSHOT_PATH_TAKEN')
     return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote`;

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   WAREHOUSE_BUSY: 'the warehouse is in use by another process',
   WAREHOUSE_OUT_OF_MEMORY: 'DuckDB ran out of memory',
   WAREHOUSE_NOT_DUCKDB: 'the warehouse path names a file that is not a DuckDB database',
+  WAREHOUSE_NOT_OURS: 'the warehouse path names a DuckDB database that is not a parcel-recon warehouse',
   QUERY_REFUSED: 'the query reads or writes a file, loads an extension or changes a setting',
   SOURCE_UNREADABLE: 'the order codes cannot be read',
   PARTNER_RECORDS_UNREADABLE: "the partner's records cannot be read",

@@ -225,7 +225,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   );
   return `
     WITH base AS (
-      SELECT a.order_code, account_alias, accept_date, status, status_name, service_type_id,
+      SELECT a.order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
              ${AUDITED_ORDER_AMOUNTS.map((c) => `${input(c)} AS ${c}`).join(', ')},
              price_info, CAST(lines_total AS ${moneyType}) AS lines_total,
              CAST(far_region_line_cost AS ${moneyType}) AS far_region_line_cost,
@@ -249,7 +249,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
       SELECT *, ${flagColumns}
       FROM differences
     )
-    SELECT order_code, account_alias, accept_date, status, status_name, service_type_id,
+    SELECT order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
            price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, cod_amount, total_service_cost, price_info,
            length, width, height, real_weight, cal_weight, weight,
            returned, cancelled, delivered_at, quote_id, quote_total, total_changed_at, invoiced_amount,

@@ -101,7 +101,7 @@ export function carrierRecordsQuery(): string {
   return `
     WITH last_lookup AS (${lastLookupQuery()})
     SELECT coalesce(o.order_code, l.order_code) AS order_code, coalesce(o.account_alias, l.account_alias) AS account_alias,
-           o.order_code IS NOT NULL AS tracked, o.status, o.status_name, o.total_service_cost, o.cod_amount, o.accept_date,
+           o.order_code IS NOT NULL AS tracked, o.status, o.status_name, o.total_service_cost, o.cod_amount, o.accept_date, o.order_date,
            l.outcome AS last_lookup_outcome, l.error_code AS last_lookup_error, l.finished_at AS last_lookup_at,
            o.order_code IS NULL OR coalesce(l.error_code IN ('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}'), false) AS unknown_to_carrier
     FROM orders AS o FULL OUTER JOIN last_lookup AS l ON l.order_code = o.order_code`;
@@ -178,9 +178,9 @@ export function reconcileQuery(
       SELECT * FROM (
         SELECT coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
                p.expected_status, p.expected_code, p.invoiced, p.cod,
-               o.order_code IS NOT NULL AS tracked, o.account_alias, o.accept_date, o.status, o.status_name,
+               o.order_code IS NOT NULL AS tracked, o.account_alias, o.accept_date, o.order_date, o.status, o.status_name,
                o.total_service_cost, o.cod_amount AS carrier_cod, l.outcome, l.error_code
-        FROM (SELECT order_code, account_alias, accept_date, status, status_name, total_service_cost, cod_amount
+        FROM (SELECT order_code, account_alias, accept_date, order_date, status, status_name, total_service_cost, cod_amount
               FROM orders WHERE ${inCodes}) AS o
         FULL OUTER JOIN per_order AS p ON p.order_code = o.order_code
         LEFT JOIN last_lookup AS l ON l.order_code = p.order_code

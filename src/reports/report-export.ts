@@ -59,7 +59,8 @@ export interface RangeStart {
   readonly time: string;
 }
 
-export const ORDERS_BY_ACCEPT_DATE: RangeStart = { table: 'orders', time: 'accept_date' };
+/** The column whose earliest day starts a charges or reconcile report's range: every order has one. */
+export const ORDERS_BY_ORDER_DATE: RangeStart = { table: 'orders', time: 'order_date' };
 /** The column whose earliest day starts a failures report's range. */
 export const FAILURES_BY_ATTEMPT: RangeStart = { table: 'delivery_failures', time: 'attempted_at' };
 /** Attempts carry no account of their own: a failures report splits them by their days alone. */
@@ -254,7 +255,7 @@ export function exportChargesReport(
   request: ReportRequest,
   options: { readonly invoices?: PartnerRecordsSource | undefined; readonly flaggedOnly?: boolean } = {},
 ): Promise<ReportSummary> {
-  return exportReport(warehouse, 'charges', request, ORDERS_BY_ACCEPT_DATE, async (range) => {
+  return exportReport(warehouse, 'charges', request, ORDERS_BY_ORDER_DATE, async (range) => {
     let invoices: string | undefined;
     if (options.invoices !== undefined) {
       await loadPartnerRecords(warehouse.connection, options.invoices);
@@ -380,7 +381,7 @@ export function exportReconcileReport(
   source: PartnerRecordsSource,
   request: ReportRequest,
 ): Promise<ReportSummary> {
-  return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ACCEPT_DATE, async () => {
+  return exportReport(warehouse, 'reconcile', request, ORDERS_BY_ORDER_DATE, async () => {
     const lines = await loadPartnerRecords(warehouse.connection, source);
     const codes = await reconciledCodes(warehouse, request.scope);
     const report = reconcileTables(rules, request.scope, codes, await reconcileBoundaries(warehouse, codes, lines));

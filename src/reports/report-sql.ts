@@ -32,8 +32,12 @@ export interface ReportScope {
   readonly condition?: string | undefined;
 }
 
-/** The columns a scope limits orders by. */
-export const ORDER_COLUMNS = { time: 'accept_date', account: 'account_alias' } as const;
+/**
+ * The columns a scope limits orders by. order_date is the accept date, else the earliest status or
+ * handling time, else when the warehouse first stored the order: an order the carrier never accepted
+ * is in a range too. Orders and their audit rows store it, so a range is a filter on one column.
+ */
+export const ORDER_COLUMNS = { time: 'order_date', account: 'account_alias' } as const;
 
 /** The condition keeping rows whose `column` lies in the scope's range of order codes (`true` when unknown). */
 export function codeRangeCondition(scope: ReportScope, column = 'order_code'): string {

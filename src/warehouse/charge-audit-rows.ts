@@ -41,6 +41,7 @@ export const AUDITED_ORDER_AMOUNTS = [
 const AUDITED_ORDER_COLUMNS = [
   'account_alias',
   'accept_date',
+  'order_date',
   'status',
   'status_name',
   'service_type_id',

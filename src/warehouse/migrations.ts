@@ -1,4 +1,4 @@
-import type { DuckDBConnection } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Migration } from './schema/migration.js';
 import { MIGRATIONS } from './schema/schema-versions.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -16,14 +16,117 @@ const CREATE_MIGRATIONS_TABLE = `
     applied_at TIMESTAMPTZ NOT NULL
   )`;
 
-/** The newest schema version the file has had applied; 0 when it has no schema_migrations table. */
-export async function schemaVersionOf(connection: DuckDBConnection): Promise<number> {
-  const reader = await connection.runAndReadAll(
-    "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'schema_migrations'",
+/** The table whose row marks a DuckDB file as this program's warehouse (schema version 3 on). */
+export const WAREHOUSE_MARKER_TABLE = 'parcel_recon_warehouse';
+
+/** The schema version that brought the marker: a warehouse at an earlier one was written without it. */
+const MARKED_FROM_VERSION = 3;
+
+/** What a DuckDB file is to this program, read before anything is written to it. */
+type FileKind =
+  /** Holds no table or view: a new warehouse is made in it. */
+  | { readonly kind: 'empty' }
+  /** A warehouse, at `version` (one written before the marker, recognized by its catalog, is one too). */
+  | { readonly kind: 'warehouse'; readonly version: number }
+  /** Holds tables of something else. */
+  | { readonly kind: 'foreign' };
+
+const IN_MAIN = "database_name = current_database() AND schema_name = 'main'";
+
+async function rowsOf(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await connection.runAndReadAll(sql)).getRowObjectsJS();
+}
+
+async function hasTable(connection: DuckDBConnection, table: string): Promise<boolean> {
+  const [found] = await rowsOf(
+    connection,
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE ${IN_MAIN} AND table_name = '${table}'`,
   );
-  if (Number(reader.getRows()[0]?.[0] ?? 0) === 0) return 0;
-  const versions = await connection.runAndReadAll('SELECT max(version) FROM schema_migrations');
-  return Number(versions.getRows()[0]?.[0] ?? 0);
+  return Number(found?.n ?? 0) > 0;
+}
+
+/** The newest schema version in the file's schema_migrations; 0 when it has none. */
+async function appliedVersion(connection: DuckDBConnection): Promise<number> {
+  if (!(await hasTable(connection, 'schema_migrations'))) return 0;
+  const [newest] = await rowsOf(connection, 'SELECT max(version) AS v FROM schema_migrations');
+  return Number(newest?.v ?? 0);
+}
+
+/** Each table's columns (`name type` in order), of the main schema of the connection's database. */
+async function tableColumns(connection: DuckDBConnection): Promise<Map<string, string>> {
+  const rows = await rowsOf(
+    connection,
+    `SELECT table_name, string_agg(column_name || ' ' || data_type, ', ' ORDER BY column_index) AS columns
+     FROM duckdb_columns() WHERE ${IN_MAIN} GROUP BY table_name`,
+  );
+  return new Map(rows.map((row) => [String(row.table_name), String(row.columns)]));
+}
+
+/** The tables a warehouse of each schema version before the marker holds, made once in memory. */
+const earlierCatalogs = new Map<number, Promise<Map<string, string>>>();
+
+function earlierCatalog(version: number): Promise<Map<string, string>> {
+  let catalog = earlierCatalogs.get(version);
+  if (catalog === undefined) {
+    catalog = (async () => {
+      const instance = await DuckDBInstance.create(':memory:');
+      const connection = await instance.connect();
+      try {
+        await connection.run(CREATE_MIGRATIONS_TABLE);
+        for (const migration of MIGRATIONS.filter((m) => m.version <= version)) await connection.run(migration.sql);
+        return await tableColumns(connection);
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    })();
+    earlierCatalogs.set(version, catalog);
+  }
+  return catalog;
+}
+
+/**
+ * Whether the file is a warehouse of a version before the marker: its schema_migrations rows are
+ * exactly those of its first migrations, and it holds every table of that version with exactly its
+ * columns (an analyst's own tables and views beside them do not matter).
+ */
+async function isUnmarkedWarehouse(connection: DuckDBConnection, version: number): Promise<boolean> {
+  if (version <= 0 || version >= MARKED_FROM_VERSION) return false;
+  const history = await rowsOf(connection, 'SELECT version, name FROM schema_migrations ORDER BY version');
+  const expected = MIGRATIONS.filter((m) => m.version <= version);
+  if (history.length !== expected.length) return false;
+  if (expected.some((m, i) => Number(history[i]?.version) !== m.version || history[i]?.name !== m.name)) return false;
+  const found = await tableColumns(connection);
+  for (const [table, columns] of await earlierCatalog(version)) if (found.get(table) !== columns) return false;
+  return true;
+}
+
+/** What the file is: an empty one, a warehouse (marked, or of a version before the marker), or something else. */
+async function fileKindOf(connection: DuckDBConnection): Promise<FileKind> {
+  const version = await appliedVersion(connection);
+  if (await hasTable(connection, WAREHOUSE_MARKER_TABLE)) {
+    const [marker] = await rowsOf(connection, `SELECT count(*) AS n FROM ${WAREHOUSE_MARKER_TABLE}`);
+    if (Number(marker?.n ?? 0) > 0) return { kind: 'warehouse', version };
+  }
+  const [held] = await rowsOf(
+    connection,
+    `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary)
+          + (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND NOT internal AND NOT temporary) AS n`,
+  );
+  if (Number(held?.n ?? 0) === 0) return { kind: 'empty' };
+  return (await isUnmarkedWarehouse(connection, version)) ? { kind: 'warehouse', version } : { kind: 'foreign' };
+}
+
+/** The newest schema version applied to a warehouse; 0 for an empty file. Refuses a file that is no warehouse. */
+export async function schemaVersionOf(connection: DuckDBConnection, label: string): Promise<number> {
+  const file = await fileKindOf(connection);
+  if (file.kind === 'foreign')
+    throw new WarehouseError(
+      `${label} is not a parcel-recon warehouse: it holds tables of its own and no ${WAREHOUSE_MARKER_TABLE} marker`,
+      undefined,
+      'WAREHOUSE_NOT_OURS',
+    );
+  return file.kind === 'empty' ? 0 : file.version;
 }
 
 function newerSchemaError(label: string, version: number): WarehouseError {
@@ -38,9 +141,14 @@ function newerSchemaError(label: string, version: number): WarehouseError {
  * warehouse.
  */
 export async function requireCurrentSchema(connection: DuckDBConnection, label: string): Promise<void> {
-  const version = await schemaVersionOf(connection);
+  const version = await schemaVersionOf(connection, label);
   if (version === SCHEMA_VERSION) return;
-  if (version === 0) throw new WarehouseError(`${label} is not a parcel-recon warehouse (no schema_migrations table)`);
+  if (version === 0)
+    throw new WarehouseError(
+      `${label} is not a parcel-recon warehouse (it holds nothing)`,
+      undefined,
+      'WAREHOUSE_NOT_OURS',
+    );
   if (version > SCHEMA_VERSION) throw newerSchemaError(label, version);
   throw new WarehouseError(
     `warehouse ${label} has schema version ${version}, older than this parcel-recon's (${SCHEMA_VERSION}): upgrade it with parcel-recon upgrade --db ${label}, or by any command that writes to it`,
@@ -50,9 +158,12 @@ export async function requireCurrentSchema(connection: DuckDBConnection, label: 
 /**
  * Applies the migrations the file has not had yet, each in its own transaction with its
  * schema_migrations row. Returns the versions applied (none when the schema is current). Refuses a
- * file whose schema is newer than this program knows: writing to it could lose data.
+ * DuckDB file that is no warehouse (and writes nothing to it), and one whose schema is newer than
+ * this program knows: writing to it could lose data.
  */
 export async function applyMigrations(connection: DuckDBConnection, label: string): Promise<number[]> {
+  // Read before the first write: a file that is no warehouse is left as it was.
+  await schemaVersionOf(connection, label);
   await connection.run(CREATE_MIGRATIONS_TABLE);
   const reader = await connection.runAndReadAll('SELECT version FROM schema_migrations');
   const appliedVersions = new Set(reader.getColumnsJS()[0]?.map(Number) ?? []);

@@ -9,6 +9,7 @@ import {
   readSnapshotSpool,
   type SpooledSnapshot,
   STAGED_HISTORY_LISTS,
+  STAGED_ORDER_DATE,
   STAGED_SNAPSHOT_COLUMNS,
 } from './snapshot-spool-format.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -117,7 +118,8 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
 /** Fills the temporary staging table from the spool files. */
 async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Promise<void> {
   const stagedSelect = (file: SpoolFile) =>
-    `SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s`;
+    `SELECT *, ${STAGED_ORDER_DATE} AS order_date
+     FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s)`;
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });
@@ -146,6 +148,11 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
     );
     await recordOrderChanges(sql, STAGED, STORED);
   }
+  // An order without any date of its own is dated by when the warehouse first stored it.
+  await sql.run(
+    `UPDATE ${STAGED} AS s SET order_date = ${anyStored ? `coalesce((SELECT stored.first_seen_at FROM ${STORED} AS stored WHERE stored.order_code = s.order_code), s.last_seen_at)` : 's.last_seen_at'}
+     WHERE s.order_date IS NULL`,
+  );
   await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);

@@ -212,6 +212,14 @@ export const STAGED_SNAPSHOT_COLUMNS = `
     provinceID: event.provinceID, provinceName: event.provinceName, dateChange: ${carrierInstant('event.dateChange')}, notes: event.notes
   }) AS trackings`;
 
+/**
+ * The date of a staged snapshot's order (see ORDER_COLUMNS): its accept date, else the earliest time
+ * of its status or handling history; null when it has neither, for the loader to date by when the
+ * warehouse first stored the order.
+ */
+export const STAGED_ORDER_DATE = `coalesce(accept_date, least(
+  list_min(list_transform(statuses, entry -> entry."time")), list_min(list_transform(trackings, event -> event.dateChange))))`;
+
 /** The staged columns that are lists, not orders columns. */
 export const STAGED_HISTORY_LISTS = ['price_info', 'statuses', 'trackings'] as const;
 

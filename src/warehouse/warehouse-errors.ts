@@ -1,6 +1,6 @@
 import { ProductError } from '../errors/product-error.js';
 
-/** Failures of the warehouse itself (cannot open, not a DuckDB file, in use, schema too new, out of memory). */
+/** Failures of the warehouse itself (cannot open, not a DuckDB file, not a warehouse, in use, schema too new, out of memory). */
 export class WarehouseError extends ProductError {
   constructor(
     message: string,
@@ -9,7 +9,8 @@ export class WarehouseError extends ProductError {
       | 'WAREHOUSE_FAILED'
       | 'WAREHOUSE_BUSY'
       | 'WAREHOUSE_OUT_OF_MEMORY'
-      | 'WAREHOUSE_NOT_DUCKDB' = 'WAREHOUSE_FAILED',
+      | 'WAREHOUSE_NOT_DUCKDB'
+      | 'WAREHOUSE_NOT_OURS' = 'WAREHOUSE_FAILED',
   ) {
     super(code, message, options);
   }

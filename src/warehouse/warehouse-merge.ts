@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CHARGE_AUDIT_TABLE, refreshChargeAudit } from './charge-audit-rows.js';
 import { isDuckDbFile } from './duckdb-file.js';
+import { WAREHOUSE_MARKER_TABLE } from './migrations.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -22,10 +23,10 @@ const NEWEST_WINS = [
   { table: 'order_image_lists', key: 'order_code', time: 'fetched_at', parts: ['order_images'] },
 ] as const;
 /**
- * Tables a merge does not copy: the schema's own bookkeeping, and the audit rows, which are computed
+ * Tables a merge does not copy: the schema's own bookkeeping and marker, and the audit rows, which are computed
  * again from the merged rows of the file's orders.
  */
-const NOT_MERGED = new Set(['schema_migrations', CHARGE_AUDIT_TABLE]);
+const NOT_MERGED = new Set(['schema_migrations', WAREHOUSE_MARKER_TABLE, CHARGE_AUDIT_TABLE]);
 const SOURCE = 'merge_source';
 
 export interface MergedFile {
@@ -83,6 +84,15 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
 }
 
 async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<Record<string, number>> {
+  const marker = await sql.readAll(
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = '${SOURCE}' AND schema_name = 'main' AND table_name = '${WAREHOUSE_MARKER_TABLE}'`,
+  );
+  if (Number(marker.getRowObjectsJS()[0]?.n ?? 0) === 0)
+    throw new WarehouseError(
+      `merge: ${file} is not a parcel-recon warehouse of this version (no ${WAREHOUSE_MARKER_TABLE} marker): run a command on it with this version first`,
+      undefined,
+      'WAREHOUSE_NOT_OURS',
+    );
   const ours = await schemaVersion(sql, catalog);
   const theirs = await schemaVersion(sql, SOURCE);
   if (ours !== theirs)

@@ -108,7 +108,7 @@ describe('jobs run nightly', () => {
         join(workspace.dir, 'reports', 'nightly', `charges_${from}_${night.carrierDay}.csv`),
       );
       const [inRange] = await workspace.query<{ n: string }>(
-        `SELECT count(*) AS n FROM orders WHERE CAST(accept_date + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
+        `SELECT count(*) AS n FROM orders WHERE CAST(order_date + INTERVAL 7 HOUR AS DATE) BETWEEN DATE '${from}' AND DATE '${night.carrierDay}'`,
       );
       expect(chargesFile.rows).toBe(Number(inRange!.n));
       expect((await readFile(chargesFile.path, 'utf8')).trim().split('\n')).toHaveLength(chargesFile.rows + 1);

@@ -108,7 +108,7 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
       const renamed = `'HIST' || lpad(CAST(day AS VARCHAR), 3, '0') || '-' || order_code`;
       const shifted = (column: string) => `${column} - to_milliseconds(day * ${DAY_MS})`;
       for (const statement of [
-        `INSERT INTO orders SELECT orders.* REPLACE (${renamed} AS order_code, ${shifted('accept_date')} AS accept_date, ${run} AS last_run_id)
+        `INSERT INTO orders SELECT orders.* REPLACE (${renamed} AS order_code, ${shifted('accept_date')} AS accept_date, ${shifted('order_date')} AS order_date, ${run} AS last_run_id)
            FROM orders, ${days} WHERE order_code NOT LIKE 'HIST%'`,
         `INSERT INTO order_charges SELECT order_charges.* REPLACE (${renamed} AS order_code)
            FROM order_charges, ${days} WHERE order_code NOT LIKE 'HIST%'`,

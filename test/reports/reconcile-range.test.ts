@@ -32,7 +32,7 @@ describe('a reconcile over a long history', () => {
     warehouse = await Warehouse.open(dbPath, { readOnly: true, directories: [dir] });
     const partner = `read_csv('${join(dir, 'partner.csv')}', all_varchar = true)`;
     const month = `SELECT p.* FROM ${partner} AS p SEMI JOIN orders AS o ON o.order_code = p.order_code
-                   AND ${scopeCondition(MONTH, { time: 'o.accept_date', account: 'o.account_alias' })}`;
+                   AND ${scopeCondition(MONTH, { time: 'o.order_date', account: 'o.account_alias' })}`;
     await warehouse.run(`COPY (${month}) TO '${join(dir, 'month.csv')}' (FORMAT csv, HEADER)`);
     // The month's lines, a few of other months, lines repeated, and codes the warehouse does not have.
     await warehouse.run(

@@ -27,6 +27,7 @@ describe('a new warehouse', () => {
     expect(await rowsOf(warehouse, 'SELECT version, name FROM schema_migrations ORDER BY version')).toEqual([
       { version: 1, name: 'baseline' },
       { version: 2, name: 'audit rows with order columns' },
+      { version: 3, name: 'order dates and warehouse marker' },
     ]);
   });
 
@@ -49,7 +50,11 @@ describe('a new warehouse', () => {
     connection.closeSync();
     instance.closeSync();
     await expect(Warehouse.open(path, { readOnly: true })).rejects.toThrow(
-      new WarehouseError(`${path} is not a parcel-recon warehouse (no schema_migrations table)`),
+      new WarehouseError(
+        `${path} is not a parcel-recon warehouse: it holds tables of its own and no parcel_recon_warehouse marker`,
+        undefined,
+        'WAREHOUSE_NOT_OURS',
+      ),
     );
   });
 });
@@ -72,7 +77,7 @@ describe('a warehouse of schema version 1', () => {
 
     const migrated = await Warehouse.open(path);
     try {
-      expect(migrated.migrationsApplied).toEqual([2]);
+      expect(migrated.migrationsApplied).toEqual([2, 3]);
       const { warehouse: fresh } = await temp.open();
       const { rowCounts: _migratedRows, ...migratedSchema } = await readWarehouseCatalog(migrated);
       const { rowCounts: _freshRows, ...freshSchema } = await readWarehouseCatalog(fresh);

@@ -1,5 +1,46 @@
 import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
-import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { WAREHOUSE_MARKER_TABLE } from '../../src/warehouse/migrations.js';
+import { type SqlRunner, Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** The column schema version 3 added to the orders and their audit rows, as DuckDB writes it in a table's SQL. */
+const ORDER_DATE_COLUMN = 'order_date TIMESTAMP WITH TIME ZONE NOT NULL, ';
+
+/**
+ * Takes an open warehouse back to schema version 2, as the release before the marker wrote it: its
+ * orders and audit rows without their order date (the same tables otherwise, keys included), no
+ * marker, and no schema_migrations row after 2.
+ */
+async function toSchemaVersionTwo(warehouse: SqlRunner): Promise<void> {
+  for (const table of ['orders', CHARGE_AUDIT_TABLE]) {
+    const [created] = (
+      await warehouse.readAll(
+        `SELECT sql FROM duckdb_tables() WHERE database_name = current_database() AND table_name = '${table}'`,
+      )
+    ).getRowObjectsJS();
+    const sql = String(created?.sql);
+    if (!sql.includes(ORDER_DATE_COLUMN)) throw new Error(`${table} has no order_date column: ${sql}`);
+    await warehouse.run(
+      sql.replace(`CREATE TABLE ${table}(`, `CREATE TABLE ${table}_v2(`).replace(ORDER_DATE_COLUMN, ''),
+    );
+    await warehouse.run(
+      `INSERT INTO ${table}_v2 BY NAME SELECT * EXCLUDE (order_date) FROM ${table} ORDER BY order_code`,
+    );
+    await warehouse.run(`DROP TABLE ${table}`);
+    await warehouse.run(`ALTER TABLE ${table}_v2 RENAME TO ${table}`);
+  }
+  await warehouse.run(`DROP TABLE ${WAREHOUSE_MARKER_TABLE}`);
+  await warehouse.run('DELETE FROM schema_migrations WHERE version > 2');
+}
+
+/** Takes the warehouse at `path` back to schema version 2 (see toSchemaVersionTwo). */
+export async function backToSchemaVersionTwo(path: string): Promise<void> {
+  const warehouse = await Warehouse.open(path);
+  try {
+    await toSchemaVersionTwo(warehouse);
+  } finally {
+    await warehouse.close();
+  }
+}
 
 /** The audit rows' columns at schema version 1. */
 const V1_AUDIT_COLUMNS = [
@@ -27,6 +68,7 @@ export async function backToSchemaVersionOne(path: string, withoutAuditRowOf?: s
     await warehouse.run(
       `CREATE TABLE audit_v1 AS SELECT ${V1_AUDIT_COLUMNS.join(', ')} FROM (${chargeAuditQuery()}) ORDER BY order_code`,
     );
+    await toSchemaVersionTwo(warehouse);
     await warehouse.run(`DROP TABLE ${CHARGE_AUDIT_TABLE}`);
     await warehouse.run(`ALTER TABLE audit_v1 RENAME TO ${CHARGE_AUDIT_TABLE}`);
     if (withoutAuditRowOf !== undefined)

@@ -12,7 +12,7 @@ import {
   exportChargesReport,
   exportFailuresReport,
   exportReconcileReport,
-  ORDERS_BY_ACCEPT_DATE,
+  ORDERS_BY_ORDER_DATE,
   type ReportRequest,
   type ReportSummary,
   settleReportRange,
@@ -322,7 +322,7 @@ function htmlCommand(): Command {
             warehouse,
             { fromDay: flags.from, toDay: flags.to },
             now,
-            ORDERS_BY_ACCEPT_DATE,
+            ORDERS_BY_ORDER_DATE,
           );
           const out = flags.out ?? join(HTML_DIR, `report_${range.from}_${range.to}.html`);
           const page = await writeHtmlReport(warehouse, {

@@ -4,7 +4,7 @@ import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
-  ORDERS_BY_ACCEPT_DATE,
+  ORDERS_BY_ORDER_DATE,
   prepareReportTables,
   scopedChargesTables,
   settleReportRange,
@@ -180,7 +180,7 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
 }
 
 async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: number, limit: number): Promise<string> {
-  const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ACCEPT_DATE);
+  const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ORDER_DATE);
   // The flagged orders' rows, kept by the report's one pass over the checks: the top orders are among them.
   const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range, { flaggedOnly: true });
   await prepareReportTables(warehouse, report);
