@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { carrierDayOf, DAY_MS } from '../../src/carrier/contract.js';
 import {
   CHARGE_CHECKS,
   ChargeRulesSchema,
@@ -140,6 +141,45 @@ describe('report charges', () => {
     } finally {
       await warehouse.close();
     }
+  });
+
+  it('over a range holds every order the undated report holds for its days, those never accepted included', async () => {
+    const report = async (kind: 'charges' | 'reconcile', name: string, args: string[]) => {
+      const out = join(workspace.dir, name);
+      const result = await cli(
+        ['report', kind, '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json', ...args],
+        sandboxNow(sandbox),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
+      return readJsonRows<ChargeRow>(files.find((f) => f.table === kind)!.path);
+    };
+    const codes = (rows: readonly { order_code: unknown }[]) => rows.map((r) => String(r.order_code)).sort();
+    const undated = await report('charges', 'undated', []);
+    expect(undated).toHaveLength(360);
+    // Cancelled before the carrier accepted them, or received only: no accept date.
+    const neverAccepted = undated.filter((r) => r.accept_date === null);
+    expect(neverAccepted.length).toBeGreaterThan(0);
+    expect(neverAccepted.some((r) => r.cancelled === true)).toBe(true);
+
+    const dayOf = (row: ChargeRow) => carrierDayOf(Date.parse(String(row.order_date)));
+    const days = [...new Set(undated.map(dayOf))].sort();
+    const [first, last] = [days[0]!, days.at(-1)!];
+    const whole = await report('charges', 'whole', ['--from', first, '--to', last]);
+    expect(codes(whole)).toEqual(codes(undated));
+    // Two ranges that split the days hold the orders of their days each, every order once.
+    const split = days[Math.floor(days.length / 2)]!;
+    const dayAfterSplit = new Date(Date.parse(`${split}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
+    const early = await report('charges', 'early', ['--from', first, '--to', split]);
+    const late = await report('charges', 'late', ['--from', dayAfterSplit, '--to', last]);
+    expect(codes(early)).toEqual(codes(undated.filter((r) => dayOf(r) <= split)));
+    expect(codes(late)).toEqual(codes(undated.filter((r) => dayOf(r) > split)));
+
+    // A reconcile over the range misses none of them either: the partner lists none, so each is missing_from_partner.
+    const partner = join(workspace.dir, 'one-unknown-line.csv');
+    await writeFile(partner, 'order_code,expected_status,invoiced_amount,cod_amount\nEXNOTTRACKED1,30,,\n');
+    const findings = await report('reconcile', 'reconcile-range', ['--partner', partner, '--from', first, '--to', last]);
+    expect(codes(findings.filter((f) => f.finding === 'missing_from_partner'))).toEqual(codes(undated));
   });
 
   it('the view report_charges gives the same flags as the command', async () => {
