@@ -148,32 +148,29 @@ async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Prom
     );
     await recordOrderChanges(sql, STAGED, STORED);
   }
-  // An order without any date of its own is dated by when the warehouse first stored it.
-  await sql.run(
-    `UPDATE ${STAGED} AS s SET order_date = ${anyStored ? `coalesce((SELECT stored.first_seen_at FROM ${STORED} AS stored WHERE stored.order_code = s.order_code), s.last_seen_at)` : 's.last_seen_at'}
-     WHERE s.order_date IS NULL`,
-  );
   await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
+  // The staged orders with their first sighting, and a date: one without a date of its own is dated by it.
+  const firstSeenAt = anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at';
+  const dated = `(
+    SELECT s.* REPLACE (coalesce(s.order_date, ${firstSeenAt}) AS order_date), ${firstSeenAt} AS first_seen_at
+    FROM ${STAGED} AS s ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''})`;
   // Replacing checks each row for a stored one: only when some are there.
   await sql.run(
     `${anyStored ? 'INSERT OR REPLACE' : 'INSERT'} INTO orders BY NAME
-     SELECT s.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}),
-            coalesce(status_code.is_terminal, false) AS is_terminal,
-            ${anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at'} AS first_seen_at
-     FROM ${STAGED} AS s
-     ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''}
-     LEFT JOIN status_codes AS status_code ON status_code.code = s.status`,
+     SELECT d.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}), coalesce(status_code.is_terminal, false) AS is_terminal
+     FROM ${dated} AS d
+     LEFT JOIN status_codes AS status_code ON status_code.code = d.status`,
   );
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
   await refreshChargeAuditOf(sql, STAGED, anyStored, {
     charges: `(${historyRowsSelect('order_charges', STAGED)})`,
     statuses: `(${historyRowsSelect('order_statuses', STAGED)})`,
-    orders: STAGED,
+    orders: dated,
   });
   // Dropped at once: kept until the next batch, a batch's staged rows would hold DuckDB memory for nothing.
   await sql.run(`DROP TABLE ${STAGED}`);

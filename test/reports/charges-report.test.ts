@@ -178,7 +178,14 @@ describe('report charges', () => {
     // A reconcile over the range misses none of them either: the partner lists none, so each is missing_from_partner.
     const partner = join(workspace.dir, 'one-unknown-line.csv');
     await writeFile(partner, 'order_code,expected_status,invoiced_amount,cod_amount\nEXNOTTRACKED1,30,,\n');
-    const findings = await report('reconcile', 'reconcile-range', ['--partner', partner, '--from', first, '--to', last]);
+    const findings = await report('reconcile', 'reconcile-range', [
+      '--partner',
+      partner,
+      '--from',
+      first,
+      '--to',
+      last,
+    ]);
     expect(codes(findings.filter((f) => f.finding === 'missing_from_partner'))).toEqual(codes(undated));
   });
 

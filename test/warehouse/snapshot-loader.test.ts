@@ -603,4 +603,49 @@ describe('loadLookupBatch', () => {
       { outcome: 'ok', error_code: null, attempts: 1 },
     ]);
   });
+
+  it('dates every order: its accept date, else its earliest status or handling time, else when it was first stored', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const accepted = trackingWire('247EXP0021');
+    // Received, never accepted: its status history starts before the handling history.
+    const received = { ...trackingWire('247EXP0022'), acceptDate: null };
+    // Cancelled before acceptance, with no history at all.
+    const bare = { ...trackingWire('247EXP0023'), acceptDate: null, status: '18', statuses: [], trackings: [] };
+    const wires = [accepted, received, bare];
+    const load = async (seenAt: string, runId: string) =>
+      loadLookupBatch(
+        warehouse,
+        {
+          snapshots: wires.map((wire) => loaded(snapshotOf(wire), seenAt, runId)),
+          results: wires.map((wire) => okResult(wire.orderCode, seenAt, runId)),
+        },
+        spoolDir,
+      );
+    const instant = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%S.%fZ')`;
+    const dates = async () =>
+      rowsOf(
+        warehouse,
+        `SELECT o.order_code, ${instant('o.order_date')} AS order_date, ${instant('a.order_date')} AS audit_order_date
+         FROM orders AS o JOIN order_charge_audit AS a USING (order_code) ORDER BY o.order_code`,
+      );
+    const expected = (firstSeen: string) => [
+      {
+        order_code: '247EXP0021',
+        order_date: '2026-11-09T02:15:30.123456Z',
+        audit_order_date: '2026-11-09T02:15:30.123456Z',
+      },
+      {
+        order_code: '247EXP0022',
+        order_date: '2026-11-08T23:30:00.000000Z',
+        audit_order_date: '2026-11-08T23:30:00.000000Z',
+      },
+      { order_code: '247EXP0023', order_date: firstSeen, audit_order_date: firstSeen },
+    ];
+    await load(SEEN_1, 'run-1');
+    expect(await dates()).toEqual(expected(SEEN_1));
+    // Seen again: the order without a date keeps the time it was first stored.
+    await load(SEEN_2, 'run-2');
+    expect(await dates()).toEqual(expected(SEEN_1));
+  });
 });

@@ -57,6 +57,7 @@ describe('Warehouse.open', () => {
       'order_statuses',
       'order_trackings',
       'orders',
+      'parcel_recon_warehouse',
       'price_quote_lines',
       'price_quotes',
       'quota_limit_answers',
