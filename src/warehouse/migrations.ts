@@ -86,27 +86,32 @@ function earlierCatalog(version: number): Promise<Map<string, string>> {
 }
 
 /**
- * Whether the file is a warehouse of a version before the marker: its schema_migrations rows are
- * exactly those of its first migrations, and it holds every table of that version with exactly its
- * columns (an analyst's own tables and views beside them do not matter).
+ * The version of a warehouse written before the marker, undefined when the file is none: it holds
+ * every table of that version with exactly its columns (schema_migrations included; an analyst's own
+ * tables and views beside them do not matter), and its schema_migrations rows are exactly those of
+ * its migrations. The columns are compared first, so the rows are read only from a schema_migrations
+ * table of this program's shape.
  */
-async function isUnmarkedWarehouse(connection: DuckDBConnection, version: number): Promise<boolean> {
-  if (version <= 0 || version >= MARKED_FROM_VERSION) return false;
-  const history = await rowsOf(connection, 'SELECT version, name FROM schema_migrations ORDER BY version');
-  const expected = MIGRATIONS.filter((m) => m.version <= version);
-  if (history.length !== expected.length) return false;
-  if (expected.some((m, i) => Number(history[i]?.version) !== m.version || history[i]?.name !== m.name)) return false;
+async function unmarkedWarehouseVersion(connection: DuckDBConnection): Promise<number | undefined> {
   const found = await tableColumns(connection);
-  for (const [table, columns] of await earlierCatalog(version)) if (found.get(table) !== columns) return false;
-  return true;
+  for (const migration of MIGRATIONS.filter((m) => m.version < MARKED_FROM_VERSION)) {
+    const catalog = await earlierCatalog(migration.version);
+    if ([...catalog].some(([table, columns]) => found.get(table) !== columns)) continue;
+    const history = await rowsOf(connection, 'SELECT version, name FROM schema_migrations ORDER BY version');
+    const expected = MIGRATIONS.filter((m) => m.version <= migration.version);
+    const same =
+      history.length === expected.length &&
+      expected.every((m, i) => history[i]?.version === m.version && history[i]?.name === m.name);
+    if (same) return migration.version;
+  }
+  return undefined;
 }
 
 /** What the file is: an empty one, a warehouse (marked, or of a version before the marker), or something else. */
 async function fileKindOf(connection: DuckDBConnection): Promise<FileKind> {
-  const version = await appliedVersion(connection);
   if (await hasTable(connection, WAREHOUSE_MARKER_TABLE)) {
     const [marker] = await rowsOf(connection, `SELECT count(*) AS n FROM ${WAREHOUSE_MARKER_TABLE}`);
-    if (Number(marker?.n ?? 0) > 0) return { kind: 'warehouse', version };
+    if (Number(marker?.n ?? 0) > 0) return { kind: 'warehouse', version: await appliedVersion(connection) };
   }
   const [held] = await rowsOf(
     connection,
@@ -114,7 +119,8 @@ async function fileKindOf(connection: DuckDBConnection): Promise<FileKind> {
           + (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND NOT internal AND NOT temporary) AS n`,
   );
   if (Number(held?.n ?? 0) === 0) return { kind: 'empty' };
-  return (await isUnmarkedWarehouse(connection, version)) ? { kind: 'warehouse', version } : { kind: 'foreign' };
+  const version = await unmarkedWarehouseVersion(connection);
+  return version === undefined ? { kind: 'foreign' } : { kind: 'warehouse', version };
 }
 
 /** The newest schema version applied to a warehouse; 0 for an empty file. Refuses a file that is no warehouse. */

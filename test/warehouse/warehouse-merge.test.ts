@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { mergeWarehouses } from '../../src/warehouse/warehouse-merge.js';
@@ -92,6 +94,24 @@ describe('mergeWarehouses: files that are not warehouses', () => {
     expect(refused).toBeInstanceOf(WarehouseError);
     expect(refused.code).toBe('WAREHOUSE_NOT_DUCKDB');
     expect(refused.message).toBe(`merge: ${csv} is not a DuckDB database file`);
+    expect((await target.readAll('SELECT count(*) AS n FROM price_quotes')).getRowObjectsJS()[0]!.n).toBe(0n);
+  });
+  it('refuses a DuckDB file of something else, naming it, and merges none of it', async () => {
+    const { warehouse: target, dir } = await temp.open();
+    const other = join(dir, 'erp.duckdb');
+    const instance = await DuckDBInstance.create(other);
+    const connection = await instance.connect();
+    await connection.run(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMPTZ NOT NULL)',
+    );
+    await connection.run(`INSERT INTO schema_migrations VALUES (${SCHEMA_VERSION}, 'erp tables', now())`);
+    await connection.run('CREATE TABLE price_quotes AS SELECT * FROM (VALUES (1)) AS t(quote_id)');
+    connection.closeSync();
+    instance.closeSync();
+    const refused = await mergeWarehouses(target, [other]).catch((error) => error);
+    expect(refused).toBeInstanceOf(WarehouseError);
+    expect(refused.code).toBe('WAREHOUSE_NOT_OURS');
+    expect(refused.message).toContain(`merge: ${other} is not a parcel-recon warehouse`);
     expect((await target.readAll('SELECT count(*) AS n FROM price_quotes')).getRowObjectsJS()[0]!.n).toBe(0n);
   });
 });
