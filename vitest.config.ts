@@ -27,6 +27,7 @@ export const END_TO_END_TESTS = [
   'test/pipeline/hostile-carrier.test.ts',
   'test/pipeline/images-command.test.ts',
   'test/pipeline/price-command.test.ts',
+  'test/pipeline/replay-rebuild.test.ts',
   'test/pipeline/run-retention.test.ts',
   'test/pipeline/salvage-resume.test.ts',
   'test/pipeline/track-command.test.ts',
