@@ -16,6 +16,7 @@ export const END_TO_END_TESTS = [
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/schema-upgrade.test.ts',
   'test/cli/tracking-memory.test.ts',
+  'test/cli/upgrade-steps.test.ts',
   'test/cli/user-mistakes.test.ts',
   'test/jobs/config-file.test.ts',
   'test/jobs/finance-audit-job.test.ts',

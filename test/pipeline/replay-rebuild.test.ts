@@ -112,11 +112,11 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
   it('with no raw spool, keeps every order, says so and exits 0', async () => {
     const db = await copyOfLive('no-spool', false);
     const result = await rebuild(db);
+    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
     expect(result.code, result.stderr).toBe(0);
     expectNoStack(result);
     expect(result.stdout).toContain('nothing replayed');
     expect(result.stdout).toContain(`kept ${orders} orders as they were: ${orders} with no answer in a readable spool`);
-    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
   });
 
   it('with a torn spool file, names it in one line, keeps the orders it may hold, rebuilds the rest and exits 1', async () => {
@@ -133,6 +133,14 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
     const torn = files[1]!;
     await truncate(torn, Math.floor((await readFile(torn)).length / 2));
 
+    const result = await rebuild(db);
+    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
+    expect(result.code, result.stderr).toBe(1);
+    expectNoStack(result);
+    const unreadable = result.stdout.split('\n').filter((line) => line.includes(torn));
+    expect(unreadable).toEqual([expect.stringMatching(/cannot be read \(.*unexpected end of file.*\)/)]);
+
+    // What a dry run plans is what was done; it changes nothing.
     const planned = await rebuild(db, '--dry-run', '--json');
     expect(planned.code, planned.stderr).toBe(1);
     const plan = JSON.parse(planned.stdout) as RebuildJson;
@@ -142,13 +150,6 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
     expect(plan.rebuild.keptPartlyRead).toBeGreaterThan(0);
     expect(plan.rebuild.rebuilt).toBeGreaterThan(0);
     expect(plan.rebuild.rebuilt + plan.rebuild.keptPartlyRead + plan.rebuild.keptWithoutAnswers).toBe(orders);
-    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
-
-    const result = await rebuild(db);
-    expect(result.code, result.stderr).toBe(1);
-    expectNoStack(result);
-    const unreadable = result.stdout.split('\n').filter((line) => line.includes(torn));
-    expect(unreadable).toEqual([expect.stringMatching(/cannot be read \(.*unexpected end of file.*\)/)]);
     expect(result.stdout).toContain(`rebuilt ${plan.rebuild.rebuilt} orders`);
     expect(result.stdout).toContain(
       `kept ${orders - plan.rebuild.rebuilt} orders as they were: ${plan.rebuild.keptWithoutAnswers} with no answer in a readable spool, ${plan.rebuild.keptPartlyRead} with some answers`,
@@ -168,6 +169,7 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
     expect(await readdir(join(workspace.dir, 'pruned', 'raw'))).toEqual([nights[1]]);
 
     const result = await rebuild(db, '--json');
+    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as RebuildJson;
     expect(summary.rebuild).toEqual({
@@ -176,7 +178,6 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
       keptPartlyRead: expect.any(Number),
     });
     expect(summary.rebuild.keptWithoutAnswers + summary.rebuild.keptPartlyRead).toBe(orders - newInSecondNight);
-    expect(await tableChecksums(db, ORDER_TABLES)).toEqual(liveSums);
   });
 
   it('with every spool whole, rebuilds every order into the live tables, even rows changed since', async () => {
@@ -203,16 +204,36 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
   it('--dry-run of replay, merge, prune and upgrade tells what would change and leaves the files as they were', async () => {
     const db = await copyOfLive('dry-run', true);
     const other = await copyOfLive('dry-run-other', false);
+    // Orders the other warehouse holds and this one not: what a merge would bring.
+    const missing = 5;
+    const lessened = await Warehouse.open(db);
+    try {
+      await lessened.run(
+        `CREATE TEMP TABLE gone AS SELECT order_code FROM orders ORDER BY order_code LIMIT ${missing};
+         DELETE FROM order_charges WHERE order_code IN (SELECT order_code FROM gone);
+         DELETE FROM orders WHERE order_code IN (SELECT order_code FROM gone)`,
+      );
+    } finally {
+      await lessened.close();
+    }
     const before = await sha256(db);
     const otherBefore = await sha256(other);
 
     const replayed = await rebuild(db, '--dry-run');
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toContain(`would rebuild ${orders} orders`);
+    const loaded = await cli(['replay', '--db', db, '--dry-run', '--json'], {});
+    expect(loaded.code, loaded.stderr).toBe(0);
+    const loadPlan = JSON.parse(loaded.stdout) as { dryRun: boolean; runs: { snapshots: number }[]; rebuild: null };
+    expect(loadPlan).toMatchObject({ dryRun: true, rebuild: null });
+    expect(loadPlan.runs.map((run) => run.snapshots).reduce((a, b) => a + b)).toBeGreaterThanOrEqual(orders);
 
     const merged = await cli(['merge', other, '--into', db, '--dry-run', '--json'], {});
     expect(merged.code, merged.stderr).toBe(0);
-    expect(JSON.parse(merged.stdout)).toMatchObject({ dryRun: true, merged: [{ path: other, rows: { orders: 0 } }] });
+    expect(JSON.parse(merged.stdout)).toMatchObject({
+      dryRun: true,
+      merged: [{ path: other, rows: { orders: missing, order_changes: 0, quota_usage: 0 } }],
+    });
 
     const muchLater = {
       ...afterNights,
