@@ -147,7 +147,8 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
     expect(plan.dryRun).toBe(true);
     expect(plan.unreadableFiles).toEqual([{ path: torn, cause: expect.stringContaining('unexpected end of file') }]);
     // The torn file's orders keep their rows; every other order's answers are all read.
-    expect(plan.rebuild.keptPartlyRead).toBeGreaterThan(0);
+    // (With no other answer, an order of the torn file is one with no answer in a readable spool.)
+    expect(plan.rebuild.keptPartlyRead + plan.rebuild.keptWithoutAnswers).toBeGreaterThan(0);
     expect(plan.rebuild.rebuilt).toBeGreaterThan(0);
     expect(plan.rebuild.rebuilt + plan.rebuild.keptPartlyRead + plan.rebuild.keptWithoutAnswers).toBe(orders);
     expect(result.stdout).toContain(`rebuilt ${plan.rebuild.rebuilt} orders`);
