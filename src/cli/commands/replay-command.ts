@@ -10,7 +10,7 @@ import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 function replayLines(summary: ReplaySummary, dataDir: string): string[] {
   const lines: string[] = [];
   if (summary.runs.length === 0) lines.push(`no raw spool under ${dataDir}/raw: nothing replayed`);
-  const loaded = summary.dryRun ? 'would load' : 'loaded';
+  const loaded = summary.dryRun ? 'to load' : 'loaded';
   for (const run of summary.runs)
     lines.push(
       `run ${run.runId}: ${run.snapshots} snapshots ${loaded} from ${run.files} files, ${run.carrierErrors} carrier error answers, ${run.unreadable} unreadable`,

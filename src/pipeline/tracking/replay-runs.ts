@@ -1,5 +1,5 @@
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../../carrier/answer-body.js';
 import { checkTrackingResult } from '../../carrier/contract.js';
@@ -72,7 +72,8 @@ export class UnknownSpoolError extends ProductError {
 
 /** Where a rebuild builds its rows: a warehouse file of its own under the data folder's spool, removed after. */
 export function rebuildWarehousePath(dataDir: string): string {
-  return join(dataDir, 'spool', `replay-rebuild-${process.pid}`, 'rebuild.duckdb');
+  // Absolute: a read-only warehouse is let read exactly this path.
+  return resolve(dataDir, 'spool', `replay-rebuild-${process.pid}`, 'rebuild.duckdb');
 }
 
 /** The files a read-only warehouse must be let read to attach the rebuild warehouse. */
