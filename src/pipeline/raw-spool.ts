@@ -117,12 +117,19 @@ export async function spoolFilesOfRun(dataDir: string, runId: string): Promise<{
     .map((name) => ({ name, path: join(dir, name) }));
 }
 
-/** The answers of one spool file, in order. */
+/**
+ * The answers of one spool file, in order. Rejects when the file cannot be read whole (missing,
+ * unreadable, a torn gzip stream, a line that is not JSON): the caller then uses none of it.
+ */
 export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
   const responses: RawResponse[] = [];
-  const gunzip = createReadStream(path).pipe(createGunzip());
+  const file = createReadStream(path);
+  const gunzip = file.pipe(createGunzip());
   const lines = createInterface({ input: gunzip, crlfDelay: Infinity });
-  const failed = new Promise<never>((_, reject) => gunzip.once('error', reject));
+  const failed = new Promise<never>((_, reject) => {
+    file.once('error', reject);
+    gunzip.once('error', reject);
+  });
   const reading = (async () => {
     for await (const line of lines) {
       if (line === '') continue;
@@ -130,6 +137,13 @@ export async function readRawSpoolFile(path: string): Promise<RawResponse[]> {
       responses.push({ orderCode, accountAlias, seenAt, body: answerTextOfSpoolLine(line) });
     }
   })();
-  await Promise.race([reading, failed]);
+  // When the stream fails first, the lines may still fail after: that is the same failure.
+  reading.catch(() => undefined);
+  try {
+    await Promise.race([reading, failed]);
+  } finally {
+    lines.close();
+    file.destroy();
+  }
   return responses;
 }

@@ -162,38 +162,46 @@ export async function requireCurrentSchema(connection: DuckDBConnection, label: 
 }
 
 /**
- * Applies the migrations the file has not had yet, each in its own transaction with its
- * schema_migrations row. Returns the versions applied (none when the schema is current). Refuses a
- * DuckDB file that is no warehouse (and writes nothing to it), and one whose schema is newer than
- * this program knows: writing to it could lose data.
+ * The migrations the file has not had yet, oldest first. Refuses a DuckDB file that is no warehouse,
+ * and one whose schema is newer than this program knows: writing to it could lose data.
+ */
+export async function pendingMigrations(connection: DuckDBConnection, label: string): Promise<Migration[]> {
+  const applied = new Set<number>();
+  // Read before the first write: a file that is no warehouse is refused and left as it was.
+  if ((await schemaVersionOf(connection, label)) > 0) {
+    const reader = await connection.runAndReadAll('SELECT version FROM schema_migrations');
+    for (const version of reader.getColumnsJS()[0] ?? []) applied.add(Number(version));
+  }
+  const newest = Math.max(0, ...applied);
+  if (newest > SCHEMA_VERSION) throw newerSchemaError(label, newest);
+  return [...MIGRATIONS].sort((a, b) => a.version - b.version).filter((m) => !applied.has(m.version));
+}
+
+/**
+ * Applies the migrations the file has not had yet, all in one transaction with their
+ * schema_migrations rows: a step that fails leaves the file as it was before the first. Returns the
+ * versions applied (none when the schema is current).
  */
 export async function applyMigrations(connection: DuckDBConnection, label: string): Promise<number[]> {
-  // Read before the first write: a file that is no warehouse is left as it was.
-  await schemaVersionOf(connection, label);
-  await connection.run(CREATE_MIGRATIONS_TABLE);
-  const reader = await connection.runAndReadAll('SELECT version FROM schema_migrations');
-  const appliedVersions = new Set(reader.getColumnsJS()[0]?.map(Number) ?? []);
-  const newest = Math.max(0, ...appliedVersions);
-  if (newest > SCHEMA_VERSION) throw newerSchemaError(label, newest);
-  const applied: number[] = [];
-  for (const migration of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
-    if (appliedVersions.has(migration.version)) continue;
-    await connection.run('BEGIN TRANSACTION');
-    try {
-      await connection.run(migration.sql);
+  const pending = await pendingMigrations(connection, label);
+  if (pending.length === 0) return [];
+  await connection.run('BEGIN TRANSACTION');
+  let step: Migration | undefined;
+  try {
+    await connection.run(CREATE_MIGRATIONS_TABLE);
+    for (step of pending) {
+      await connection.run(step.sql);
       await connection.run('INSERT INTO schema_migrations VALUES ($version, $name, current_timestamp)', {
-        version: migration.version,
-        name: migration.name,
+        version: step.version,
+        name: step.name,
       });
-      await connection.run('COMMIT');
-    } catch (error) {
-      await connection.run('ROLLBACK').catch(() => undefined);
-      throw new WarehouseError(
-        `warehouse ${label}: migration ${migration.version} (${migration.name}) failed: ${firstLineOf(error)}`,
-        { cause: error },
-      );
     }
-    applied.push(migration.version);
+    step = undefined;
+    await connection.run('COMMIT');
+  } catch (error) {
+    await connection.run('ROLLBACK').catch(() => undefined);
+    const what = step === undefined ? 'the upgrade' : `migration ${step.version} (${step.name})`;
+    throw new WarehouseError(`warehouse ${label}: ${what} failed: ${firstLineOf(error)}`, { cause: error });
   }
-  return applied;
+  return pending.map((m) => m.version);
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CHARGE_AUDIT_TABLE, refreshChargeAudit } from './charge-audit-rows.js';
 import { isDuckDbFile } from './duckdb-file.js';
 import { WAREHOUSE_MARKER_TABLE } from './migrations.js';
+import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -35,13 +36,15 @@ export interface MergedFile {
   readonly rows: Record<string, number>;
 }
 
-async function baseTables(sql: SqlRunner, catalog: string): Promise<{ name: string; keyed: boolean }[]> {
+/** The base tables of a catalog, each with its primary key's columns (none when it has no key). */
+async function baseTables(sql: SqlRunner, catalog: string): Promise<{ name: string; key: string[] }[]> {
   const reader = await sql.readAll(
-    `SELECT t.table_name AS name, EXISTS (SELECT 1 FROM duckdb_constraints() c WHERE c.database_name = t.table_catalog AND c.table_name = t.table_name AND c.constraint_type = 'PRIMARY KEY') AS keyed
+    `SELECT t.table_name AS name,
+            coalesce((SELECT any_value(c.constraint_column_names) FROM duckdb_constraints() c WHERE c.database_name = t.table_catalog AND c.table_name = t.table_name AND c.constraint_type = 'PRIMARY KEY'), []) AS key
      FROM information_schema.tables t WHERE t.table_catalog = $catalog AND t.table_schema = 'main' AND t.table_type = 'BASE TABLE' ORDER BY 1`,
     { catalog },
   );
-  return reader.getRowObjectsJS().map((row) => ({ name: row.name as string, keyed: row.keyed as boolean }));
+  return reader.getRowObjectsJS().map((row) => ({ name: row.name as string, key: row.key as string[] }));
 }
 
 async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
@@ -51,7 +54,8 @@ async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
 
 /**
  * Merges workers' warehouse files into `target` with DuckDB's ATTACH (each file read-only), one
- * transaction per file, idempotently (merging a file again changes nothing):
+ * transaction per file, idempotently (merging a file again changes nothing). With `dryRun` it only
+ * counts the rows each file would bring (the target may then be open read-only, let read the files):
  * - orders, price quotes, image lists: a file's row wins when it is newer (last_seen_at, quoted_at,
  *   fetched_at); the rows that belong to it (an order's charges, statuses and trackings; a quote's
  *   lines; a list's images) are replaced by the file's with it;
@@ -59,7 +63,11 @@ async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
  * - every other table is a union: rows whose key is already there are kept as they are, tables
  *   without a key gain the rows they do not hold yet.
  */
-export async function mergeWarehouses(target: Warehouse, files: readonly string[]): Promise<MergedFile[]> {
+export async function mergeWarehouses(
+  target: Warehouse,
+  files: readonly string[],
+  dryRun = false,
+): Promise<MergedFile[]> {
   const merged: MergedFile[] = [];
   const targetPath = resolve(target.path);
   const catalog = (await target.readAll('SELECT current_database() AS db')).getRowObjectsJS()[0]!.db as string;
@@ -70,12 +78,13 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
   for (const file of files) {
     if (resolve(file) === targetPath) throw new WarehouseError(`merge: ${file} is the target warehouse itself`);
     try {
-      await target.run(`ATTACH ${sqlText(file)} AS ${SOURCE} (READ_ONLY)`);
+      await target.run(`ATTACH ${sqlText(resolve(file))} AS ${SOURCE} (READ_ONLY)`);
     } catch (error) {
       throw new WarehouseError(`merge: cannot open ${file} read-only: ${firstLineOf(error)}`);
     }
     try {
-      merged.push({ path: file, rows: await target.transaction((sql) => mergeOne(sql, catalog, file)) });
+      const merge = (sql: SqlRunner) => mergeOne(sql, catalog, file, dryRun);
+      merged.push({ path: file, rows: await (dryRun ? target.exclusive(merge) : target.transaction(merge)) });
     } finally {
       await target.run(`DETACH ${SOURCE}`);
     }
@@ -83,7 +92,17 @@ export async function mergeWarehouses(target: Warehouse, files: readonly string[
   return merged;
 }
 
-async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<Record<string, number>> {
+/** The files a read-only target must be let read to attach `file`. */
+export function mergedFileAccess(file: string): string[] {
+  return [resolve(file), `${resolve(file)}.wal`];
+}
+
+async function mergeOne(
+  sql: SqlRunner,
+  catalog: string,
+  file: string,
+  dryRun: boolean,
+): Promise<Record<string, number>> {
   const marker = await sql.readAll(
     `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = '${SOURCE}' AND schema_name = 'main' AND table_name = '${WAREHOUSE_MARKER_TABLE}'`,
   );
@@ -101,6 +120,11 @@ async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<
     );
   const rows: Record<string, number> = {};
   const src = (table: string) => `${SOURCE}.main.${table}`;
+  /** Inserts the rows `select` gives into `table` (`conflict`: its ON CONFLICT clause), or with dryRun counts them. */
+  const insert = async (table: string, select: string, conflict = '', verb = 'INSERT') =>
+    dryRun
+      ? countOf((await sql.readAll(`SELECT count(*) AS n FROM (${select})`)).getRowObjectsJS()[0]?.n)
+      : sql.run(`${verb} INTO ${table} ${select} ${conflict}`);
 
   for (const { table, key, time, parts } of NEWEST_WINS) {
     // The keys whose row in the file is newer than ours (or that we do not have).
@@ -109,30 +133,36 @@ async function mergeOne(sql: SqlRunner, catalog: string, file: string): Promise<
        SELECT s.${key} FROM ${src(table)} s LEFT JOIN ${table} o USING (${key})
        WHERE o.${key} IS NULL OR s.${time} > o.${time}`,
     );
+    const newer = `WHERE ${key} IN (SELECT ${key} FROM merge_newer)`;
     for (const part of parts) {
-      await sql.run(`DELETE FROM ${part} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`);
-      rows[part] = await sql.run(
-        `INSERT INTO ${part} SELECT * FROM ${src(part)} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`,
-      );
+      if (!dryRun) await sql.run(`DELETE FROM ${part} ${newer}`);
+      rows[part] = await insert(part, `SELECT * FROM ${src(part)} ${newer}`);
     }
-    rows[table] = await sql.run(
-      `INSERT OR REPLACE INTO ${table} SELECT * FROM ${src(table)} WHERE ${key} IN (SELECT ${key} FROM merge_newer)`,
-    );
+    rows[table] = await insert(table, `SELECT * FROM ${src(table)} ${newer}`, '', 'INSERT OR REPLACE');
   }
-  rows.quota_usage = await sql.run(
-    `INSERT INTO quota_usage SELECT * FROM ${src('quota_usage')} s
-     WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)
-     ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = excluded.lookups, updated_at = excluded.updated_at`,
+  rows.quota_usage = await insert(
+    'quota_usage',
+    `SELECT * FROM ${src('quota_usage')} s
+     WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)`,
+    'ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = excluded.lookups, updated_at = excluded.updated_at',
   );
   await sql.run('DROP TABLE merge_newer');
 
   const theirTables = new Set((await baseTables(sql, SOURCE)).map((t) => t.name));
-  for (const { name, keyed } of await baseTables(sql, catalog)) {
+  for (const { name, key } of await baseTables(sql, catalog)) {
     if (NOT_MERGED.has(name) || name in rows || !theirTables.has(name)) continue;
-    rows[name] = keyed
-      ? await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} ON CONFLICT DO NOTHING`)
-      : await sql.run(`INSERT INTO ${name} SELECT * FROM ${src(name)} EXCEPT SELECT * FROM ${name}`);
+    // The rows whose key is not there yet: what ON CONFLICT DO NOTHING would insert, so a dry run counts them.
+    const keyTaken = key.map((column) => `t."${column}" = s."${column}"`).join(' AND ');
+    rows[name] =
+      key.length > 0
+        ? await insert(
+            name,
+            `SELECT * FROM ${src(name)} s WHERE NOT EXISTS (SELECT 1 FROM ${name} t WHERE ${keyTaken})`,
+            'ON CONFLICT DO NOTHING',
+          )
+        : await insert(name, `SELECT * FROM ${src(name)} EXCEPT SELECT * FROM ${name}`);
   }
+  if (dryRun) return rows;
   // Every order the file holds rows of, whether or not they won: a superset of the orders whose audit inputs changed.
   await refreshChargeAudit(
     sql,

@@ -31,6 +31,8 @@ export interface WarehouseOptions {
   readonly directories?: readonly string[];
   /** The files a read-only open may read besides the warehouse: a report's partner records. */
   readonly files?: readonly string[];
+  /** A read-only open that takes a file at an older schema as it is: to read which migrations are pending. */
+  readonly olderSchema?: boolean;
   /** Where DuckDB spills past its memory limit; a read-only open has no spill directory unless given one. */
   readonly tempDirectory?: string;
   /** DuckDB's memory_limit; past it DuckDB spills to `<file>.tmp`. */
@@ -249,7 +251,7 @@ export class Warehouse extends WarehouseSession {
         // every connection to the file, before a read-only open locks the settings.
         await connection.run("SET GLOBAL TimeZone = 'UTC'");
         if (readOnly) {
-          await requireCurrentSchema(connection, path);
+          if (!options.olderSchema) await requireCurrentSchema(connection, path);
           await confineConnection(connection, options.directories ?? [], options.files ?? []);
         } else {
           migrationsApplied = await applyMigrations(connection, path);

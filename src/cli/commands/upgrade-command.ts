@@ -1,42 +1,67 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../warehouse/migrations.js';
+import { MIGRATIONS, type Migration, pendingMigrations, SCHEMA_VERSION } from '../../warehouse/migrations.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
+const stepsOf = (migrations: readonly Migration[]) => migrations.map(({ version, name }) => ({ version, name }));
+const stepList = (migrations: readonly Migration[]) => migrations.map((m) => `${m.version} (${m.name})`).join(', ');
+
 /** Brings a warehouse to this program's schema, as every command that writes to it does first. */
 export function upgradeCommand(): Command {
   return new Command('upgrade')
     .description(
-      "Bring the warehouse's schema to this parcel-recon's, as every command that writes to it does first; the reading commands (report, sql, export, quota) need it current.",
+      "Bring the warehouse's schema to this parcel-recon's, as every command that writes to it does first, all pending steps in one transaction; the reading commands (report, sql, export, quota) need it current.",
     )
     .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+    .option('--dry-run', 'list the pending schema steps and change nothing')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      '\nExit codes: 0 the warehouse is at the current schema; 1 an upgrade failed (the warehouse is left as it was); 2 no warehouse there; 4 the warehouse is in use.',
+      '\nExit codes: 0 the warehouse is at the current schema (with --dry-run: the pending steps are listed); 1 an upgrade failed (the warehouse is left as it was); 2 no warehouse there; 4 the warehouse is in use.',
     )
-    .action(async (flags: { db?: string; json?: boolean }) => {
+    .action(async (flags: { db?: string; dryRun?: boolean; json?: boolean }) => {
       const path = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
       if (!existsSync(path)) throw new UserError(`warehouse ${path} does not exist`);
+      if (flags.dryRun) {
+        const warehouse = await openWarehouseForCommand(
+          path,
+          { readOnly: true, olderSchema: true },
+          WAREHOUSE_BUSY_WAIT_MS,
+        );
+        let pending: Migration[];
+        try {
+          pending = await warehouse.exclusive(() => pendingMigrations(warehouse.connection, path));
+        } finally {
+          await warehouse.close();
+        }
+        if (flags.json)
+          process.stdout.write(
+            `${JSON.stringify({ db: path, schemaVersion: SCHEMA_VERSION, dryRun: true, pending: stepsOf(pending) })}\n`,
+          );
+        else
+          process.stdout.write(
+            pending.length === 0
+              ? `warehouse ${path} is at schema version ${SCHEMA_VERSION}: nothing to upgrade\n`
+              : `warehouse ${path} would be upgraded to schema version ${SCHEMA_VERSION}: ${stepList(pending)}\n`,
+          );
+        return;
+      }
       const warehouse = await openWarehouseForCommand(path, {}, WAREHOUSE_BUSY_WAIT_MS);
       const applied = MIGRATIONS.filter((m) => warehouse.migrationsApplied.includes(m.version));
       await warehouse.close();
       if (flags.json) {
-        const summary = {
-          db: path,
-          schemaVersion: SCHEMA_VERSION,
-          applied: applied.map(({ version, name }) => ({ version, name })),
-        };
-        process.stdout.write(`${JSON.stringify(summary)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ db: path, schemaVersion: SCHEMA_VERSION, applied: stepsOf(applied) })}\n`,
+        );
         return;
       }
       process.stdout.write(
         applied.length === 0
           ? `warehouse ${path} is at schema version ${SCHEMA_VERSION}\n`
-          : `warehouse ${path} upgraded to schema version ${SCHEMA_VERSION}: ${applied.map((m) => `${m.version} (${m.name})`).join(', ')}\n`,
+          : `warehouse ${path} upgraded to schema version ${SCHEMA_VERSION}: ${stepList(applied)}\n`,
       );
     });
 }

@@ -1,11 +1,25 @@
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../../carrier/answer-body.js';
 import { checkTrackingResult } from '../../carrier/contract.js';
 import { ProductError } from '../../errors/product-error.js';
-import { CHARGE_AUDIT_TABLE } from '../../warehouse/charge-audit-rows.js';
-import { loadLookupBatch, type SpooledSnapshot, spooledSnapshot } from '../../warehouse/snapshot-loader.js';
-import type { Warehouse } from '../../warehouse/warehouse.js';
+import {
+  discardOrderRebuildPlan,
+  type OrderRebuildPlan,
+  planOrderRebuild,
+  swapRebuiltOrders,
+  withRebuildSource,
+} from '../../warehouse/order-rebuild.js';
+import {
+  type LookupBatch,
+  type LookupResultRow,
+  loadLookupBatch,
+  type SpooledSnapshot,
+  spooledSnapshot,
+} from '../../warehouse/snapshot-loader.js';
+import { Warehouse } from '../../warehouse/warehouse.js';
+import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from '../raw-spool.js';
 
 export interface ReplayOptions {
@@ -13,19 +27,35 @@ export interface ReplayOptions {
   readonly dataDir: string;
   /** Runs to replay, in this order; all spooled runs, oldest first, when empty. */
   readonly runIds: readonly string[];
-  /** Empty the normalized order tables first (tracking rows only), so they are rebuilt from the spools alone. */
+  /**
+   * Rebuild the orders from the spools alone: their rows are built beside the stored ones and
+   * swapped in, in one transaction, for the orders whose every spooled answer was read.
+   */
   readonly rebuild: boolean;
+  /** Read the spools and tell what would be loaded or rebuilt; the warehouse may be open read-only. */
+  readonly dryRun?: boolean;
   readonly logger: Logger;
 }
 
+/** A spool file that could not be read whole: none of its answers was used. */
+export interface UnreadableSpoolFile {
+  readonly path: string;
+  readonly cause: string;
+}
+
 export interface ReplaySummary {
+  readonly dryRun: boolean;
   readonly runs: readonly {
     readonly runId: string;
     readonly files: number;
     readonly snapshots: number;
     readonly carrierErrors: number;
+    /** Answers the contract could not read. */
     readonly unreadable: number;
   }[];
+  readonly unreadableFiles: readonly UnreadableSpoolFile[];
+  /** With rebuild: the orders replaced and those kept as they were. */
+  readonly rebuild: OrderRebuildPlan | null;
   /** Always 0: replay never asks the carrier. */
   readonly lookups: 0;
 }
@@ -40,15 +70,105 @@ export class UnknownSpoolError extends ProductError {
   }
 }
 
-/** The tables replay rebuilds: the orders and what the loader derives from their snapshots. */
-const REBUILT_TABLES = [
-  'order_changes',
-  'order_charges',
-  'order_statuses',
-  'order_trackings',
-  'orders',
-  CHARGE_AUDIT_TABLE,
-] as const;
+/** Where a rebuild builds its rows: a warehouse file of its own under the data folder's spool, removed after. */
+export function rebuildWarehousePath(dataDir: string): string {
+  // Absolute: a read-only warehouse is let read exactly this path.
+  return resolve(dataDir, 'spool', `replay-rebuild-${process.pid}`, 'rebuild.duckdb');
+}
+
+/** The files a read-only warehouse must be let read to attach the rebuild warehouse. */
+export function rebuildWarehouseFiles(dataDir: string): string[] {
+  const path = rebuildWarehousePath(dataDir);
+  return [path, `${path}.wal`];
+}
+
+/** The answers of one spool file: its snapshots and counts, or why it could not be read. */
+type SpoolFileAnswers =
+  | {
+      readonly snapshots: SpooledSnapshot[];
+      /** Each snapshot as a lookup_results row of its run: what a rebuild compares the stored lookups with. */
+      readonly lookups: LookupResultRow[];
+      readonly carrierErrors: number;
+      readonly unreadable: number;
+    }
+  | { readonly cause: string };
+
+async function readSpoolFileAnswers(path: string, runId: string): Promise<SpoolFileAnswers> {
+  let responses: Awaited<ReturnType<typeof readRawSpoolFile>>;
+  try {
+    responses = await readRawSpoolFile(path);
+  } catch (error) {
+    return { cause: firstLineOf(error) };
+  }
+  const snapshots: SpooledSnapshot[] = [];
+  const lookups: LookupResultRow[] = [];
+  let carrierErrors = 0;
+  let unreadable = 0;
+  for (const response of responses) {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(response.body);
+    } catch {
+      unreadable++;
+      continue;
+    }
+    const checked = checkTrackingResult(decoded);
+    if (!checked.ok) unreadable++;
+    else if (checked.value.kind === 'snapshot') {
+      const body = answerBodyAsRead(Buffer.from(response.body), decoded).toString('utf8');
+      const { orderCode } = checked.value.snapshot;
+      const { accountAlias, seenAt } = response;
+      snapshots.push(spooledSnapshot({ orderCode, body, accountAlias, seenAt, runId }));
+      lookups.push({
+        runId,
+        orderCode,
+        accountAlias,
+        outcome: 'ok',
+        errorCode: null,
+        errorMessage: null,
+        attempts: 1,
+        origin: null,
+        finishedAt: seenAt,
+      });
+    } else carrierErrors++;
+  }
+  return { snapshots, lookups, carrierErrors, unreadable };
+}
+
+/**
+ * Reads the runs' spool files in the order written and hands each whole file's snapshots to `load`.
+ * A file that cannot be read whole (torn, unreadable) is left out and named in the summary.
+ */
+async function readRuns(
+  options: ReplayOptions,
+  runIds: readonly string[],
+  load: (batch: LookupBatch, runId: string) => Promise<void>,
+): Promise<Pick<ReplaySummary, 'runs' | 'unreadableFiles'>> {
+  const { dataDir, logger } = options;
+  const runs: ReplaySummary['runs'][number][] = [];
+  const unreadableFiles: UnreadableSpoolFile[] = [];
+  for (const runId of runIds) {
+    const files = await spoolFilesOfRun(dataDir, runId);
+    let snapshots = 0;
+    let carrierErrors = 0;
+    let unreadable = 0;
+    for (const file of files) {
+      const answers = await readSpoolFileAnswers(file.path, runId);
+      if ('cause' in answers) {
+        logger.warn({ runId, file: file.path, cause: answers.cause }, 'spool file unreadable, not replayed');
+        unreadableFiles.push({ path: file.path, cause: answers.cause });
+        continue;
+      }
+      await load({ snapshots: answers.snapshots, results: answers.lookups }, runId);
+      snapshots += answers.snapshots.length;
+      carrierErrors += answers.carrierErrors;
+      unreadable += answers.unreadable;
+    }
+    logger.info({ runId, files: files.length, snapshots, carrierErrors, unreadable }, 'run replayed');
+    runs.push({ runId, files: files.length, snapshots, carrierErrors, unreadable });
+  }
+  return { runs, unreadableFiles };
+}
 
 /**
  * Loads the snapshots of runs' raw spools into the warehouse through the same loader as a live run,
@@ -56,54 +176,59 @@ const REBUILT_TABLES = [
  * rows, the change log and the failed attempts come out as the live run made them. No lookup is
  * made. Idempotent: a snapshot is never older than the stored one it would replace, and loading the
  * same one again changes nothing.
+ *
+ * A rebuild loads them into a warehouse of its own instead, then swaps the rebuilt orders in, in one
+ * transaction, for the orders whose every spooled answer was read (planOrderRebuild); the others,
+ * whose spool was pruned or cannot be read, keep their rows.
  */
 export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary> {
-  const { warehouse, dataDir, logger } = options;
+  const { warehouse, dataDir } = options;
+  const dryRun = options.dryRun ?? false;
   const runIds = options.runIds.length > 0 ? options.runIds : await listSpooledRuns(dataDir);
   for (const runId of runIds)
     if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
-  if (options.rebuild) {
-    await warehouse.transaction(async (sql) => {
-      for (const table of REBUILT_TABLES) await sql.run(`DELETE FROM ${table}`);
-      await sql.run(`DELETE FROM delivery_failures WHERE source = 'tracking'`);
-    });
-  }
-  const runs: ReplaySummary['runs'][number][] = [];
-  for (const runId of runIds) {
-    const files = await spoolFilesOfRun(dataDir, runId);
-    let snapshots = 0;
-    let carrierErrors = 0;
-    let unreadable = 0;
-    for (const file of files) {
-      const loaded: SpooledSnapshot[] = [];
-      for (const response of await readRawSpoolFile(file.path)) {
-        let decoded: unknown;
-        try {
-          decoded = JSON.parse(response.body);
-        } catch {
-          unreadable++;
-          continue;
-        }
-        const checked = checkTrackingResult(decoded);
-        if (!checked.ok) unreadable++;
-        else if (checked.value.kind === 'snapshot') {
-          const body = answerBodyAsRead(Buffer.from(response.body), decoded).toString('utf8');
-          loaded.push(
-            spooledSnapshot({
-              orderCode: checked.value.snapshot.orderCode,
-              body,
-              accountAlias: response.accountAlias,
-              seenAt: response.seenAt,
-              runId,
-            }),
-          );
-        } else carrierErrors++;
-      }
-      await loadLookupBatch(warehouse, { snapshots: loaded, results: [] }, join(dataDir, 'spool', `replay-${runId}`));
-      snapshots += loaded.length;
+  if (options.rebuild) return rebuildFromSpools(options, runIds, dryRun);
+  const read = await readRuns(options, runIds, async ({ snapshots }, runId) => {
+    if (!dryRun)
+      await loadLookupBatch(warehouse, { snapshots, results: [] }, join(dataDir, 'spool', `replay-${runId}`));
+  });
+  return { dryRun, ...read, rebuild: null, lookups: 0 };
+}
+
+async function rebuildFromSpools(
+  options: ReplayOptions,
+  runIds: readonly string[],
+  dryRun: boolean,
+): Promise<ReplaySummary> {
+  const { warehouse } = options;
+  const path = rebuildWarehousePath(options.dataDir);
+  const folder = join(path, '..');
+  await rm(folder, { recursive: true, force: true });
+  await mkdir(folder, { recursive: true });
+  try {
+    const rebuilt = await Warehouse.open(path);
+    let read: Pick<ReplaySummary, 'runs' | 'unreadableFiles'>;
+    try {
+      read = await readRuns(options, runIds, (batch) => loadLookupBatch(rebuilt, batch, join(folder, 'spool')));
+    } finally {
+      await rebuilt.close();
     }
-    logger.info({ runId, files: files.length, snapshots, carrierErrors, unreadable }, 'run replayed');
-    runs.push({ runId, files: files.length, snapshots, carrierErrors, unreadable });
+    const plan = await withRebuildSource(warehouse, path, () =>
+      dryRun
+        ? warehouse.exclusive(async (sql) => {
+            const planned = await planOrderRebuild(sql);
+            await discardOrderRebuildPlan(sql);
+            return planned;
+          })
+        : warehouse.transaction(async (sql) => {
+            const planned = await planOrderRebuild(sql);
+            await swapRebuiltOrders(sql);
+            return planned;
+          }),
+    );
+    options.logger.info({ ...plan, dryRun }, dryRun ? 'rebuild planned' : 'orders rebuilt');
+    return { dryRun, ...read, rebuild: plan, lookups: 0 };
+  } finally {
+    await rm(folder, { recursive: true, force: true });
   }
-  return { runs, lookups: 0 };
 }
