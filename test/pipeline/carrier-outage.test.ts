@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
@@ -168,5 +169,42 @@ describe('a carrier that is down spends no quota and stops the run', () => {
 
     await expectDeferredThenTakenUp(db, result.summary, shared);
     expect((await redisLedger())['*']).toBe(CODES);
+  });
+
+  it("stops the nightly job's tracking step after track.breakerAttempts, naming the cause", async () => {
+    const db = join(workspace.dir, 'nightly.duckdb');
+    const config = join(workspace.dir, 'outage.config.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        warehouse: db,
+        trackingUrl: closedUrl,
+        source: { inputs: [csv] },
+        track: { breakerAttempts: 10 },
+      }),
+    );
+    // The configuration's tracking URL, not the environment's.
+    const { PARCEL_RECON_TRACKING_URL: _, ...jobEnv } = env;
+    const result = await cli(['jobs', 'run', 'nightly', '--config', config], jobEnv);
+
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(
+      /^ {2}track: exit 1, carrier unreachable: none of the last 10 attempts got an answer/m,
+    );
+    const warehouse = await Warehouse.open(db, { readOnly: true });
+    try {
+      const [row] = (
+        await warehouse.connection.runAndReadAll(
+          `SELECT CAST(sum(attempts) AS INTEGER) AS attempts, count(*) FILTER (WHERE error_code = 'CARRIER_DOWN') AS deferred,
+                  (SELECT CAST(coalesce(sum(lookups), 0) AS INTEGER) FROM quota_usage) AS spent
+           FROM lookup_results`,
+        )
+      ).getRowObjectsJson();
+      expect(Number(row!.attempts)).toBeLessThanOrEqual(10);
+      expect(Number(row!.deferred)).toBe(CODES);
+      expect(Number(row!.spent)).toBe(0);
+    } finally {
+      await warehouse.close();
+    }
   });
 });
