@@ -50,6 +50,7 @@ export const END_TO_END_TESTS = [
   'test/sources/mysql-source.test.ts',
   // Redis (and the built CLI).
   'test/jobs/sharded-nightly.test.ts',
+  'test/pipeline/carrier-outage.test.ts',
   'test/pipeline/sharded-workers.test.ts',
   'test/quota/redis-quota-store.test.ts',
   // Chromium (and the built CLI).

@@ -66,6 +66,8 @@ export interface JobStepResult {
   readonly exitState: RunExitState;
   readonly exitCode: number;
   readonly summary: Record<string, unknown>;
+  /** Why the step failed, in one line, when it ended on its own (a tracking step whose carrier was down). */
+  readonly cause?: string;
   /** The lookup counts of a tracking step, which the job's `runs` row carries. */
   readonly counts?: RunCounts;
 }

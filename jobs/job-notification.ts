@@ -65,7 +65,8 @@ function notificationText(summary: JobRunSummary): string {
     `parcel-recon ${summary.job} on ${hostname()}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, run ${summary.runId}`,
   ];
   if (summary.error !== null) lines.push(`error: ${summary.error.slice(0, ERROR_LIMIT)}`);
-  for (const step of summary.steps) if (step.exitState !== 'ok') lines.push(`${step.step}: ${step.exitState}`);
+  for (const step of summary.steps)
+    if (step.exitState !== 'ok') lines.push(`${step.step}: ${step.exitState}${step.cause ? ` (${step.cause})` : ''}`);
   lines.push(lookupCountsLine(summary.counts));
   const charges = flaggedCharges(summary);
   if (charges !== undefined) {

@@ -32,6 +32,7 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
       exitState: summary.exitState,
       exitCode: summary.exitCode,
       summary: { ...summary },
+      ...(summary.carrierDown === null ? {} : { cause: summary.carrierDown }),
       counts: trackRunCounts(summary),
     };
   } finally {

@@ -56,6 +56,7 @@ const TrackSettingsSchema = z
     timeoutMs: positiveInt.optional(),
     maxAnswerBytes: positiveInt.optional(),
     attempts: positiveInt.max(20).optional(),
+    breakerAttempts: positiveInt.optional(),
     retryMinMs: nonNegativeInt.optional(),
     retryMaxMs: nonNegativeInt.optional(),
     batchSize: positiveInt.optional(),

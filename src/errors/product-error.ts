@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   LOOKUP_MALFORMED: "the carrier's answer is malformed",
   LOOKUP_TOO_LARGE: "the carrier's answer is over the size limit",
   EXCEPTION: 'the carrier answered EXCEPTION',
+  CARRIER_UNREACHABLE: 'the carrier cannot be reached: the run stopped sending',
+  CARRIER_FAILING: 'the carrier answers nothing usable: the run stopped sending',
   HOST_NOT_ALLOWED: 'the image host is not on the allow-list',
   TOO_LARGE: 'the image is over the size limit',
   BAD_URL: 'the image link is not an http(s) URL',

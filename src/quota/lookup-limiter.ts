@@ -226,6 +226,15 @@ export class LookupLimiter {
       });
   }
 
+  /**
+   * A lookup the ledger counted on `day` was never sent (no connection to the carrier was made): the
+   * ledger and the reservoirs that took it get it back.
+   */
+  async giveBackUnsent(alias: string, day: string): Promise<void> {
+    if (!this.ledger.unspend(alias, 1, day) || this.cluster) return;
+    await Promise.all([this.perKey.get(alias)!.incrementReservoir(1), this.global.incrementReservoir(1)]);
+  }
+
   /** Resets every reservoir from the ledger (after a day change or an APIKEY_LIMIT answer). */
   async refreshReservoirs(): Promise<void> {
     await this.ledger.open();

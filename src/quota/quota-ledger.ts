@@ -135,6 +135,18 @@ export class QuotaLedger {
     return count;
   }
 
+  /**
+   * Lookups counted on `day` that were never sent (no connection to the carrier was made): reserved
+   * again, for the next lookups or for `settle` to give back. False when the ledger has moved on to
+   * another day since, whose reservations never covered them: they stay counted (an overcount).
+   */
+  unspend(alias: string, count: number, day: string): boolean {
+    if (day !== this.day) return false;
+    this.spent.set(alias, (this.spent.get(alias) ?? 0) - count);
+    this.reserved.set(alias, (this.reserved.get(alias) ?? 0) + count);
+    return true;
+  }
+
   private chunkOf(alias: string): number {
     return this.chunks.get(alias) ?? this.reservationChunk;
   }
@@ -170,9 +182,19 @@ export class QuotaLedger {
     this.reserved.set(alias, (this.reserved.get(alias) ?? 0) + granted);
   }
 
-  /** The key counts and the total as this process last saw them in the store (for reconciling a shared store). */
+  /**
+   * The key counts and the total as this process last saw them in the store, less what it holds
+   * reserved and unspent (for reconciling a shared store: what was spent, as far as it knows).
+   */
   storedCounts(): Map<string, number> {
-    return new Map(this.stored);
+    let reservedTotal = 0;
+    for (const reserved of this.reserved.values()) reservedTotal += reserved;
+    return new Map(
+      [...this.stored].map(([alias, count]) => [
+        alias,
+        Math.max(0, count - (alias === TOTAL_ALIAS ? reservedTotal : (this.reserved.get(alias) ?? 0))),
+      ]),
+    );
   }
 
   /**

@@ -4,8 +4,9 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { AnswerTooLargeFailure } from '../../src/carrier/client/lookup-failures.js';
+import { AnswerTooLargeFailure, LookupFailure } from '../../src/carrier/client/lookup-failures.js';
 import { TrackingClient, type TrackingClientOptions } from '../../src/carrier/client/tracking-client.js';
+import { freePort } from '../support/free-port.js';
 
 let server: Server | undefined;
 let client: TrackingClient | undefined;
@@ -137,5 +138,60 @@ describe('TrackingClient', () => {
     expect(body).not.toContain(KEY);
     expect(JSON.stringify(JSON.parse(body))).not.toContain(OTHER_KEY);
     expect(JSON.parse(body)).toMatchObject({ errorMessage: 'Apikey [redacted] not found; try [redacted]' });
+  });
+});
+
+describe('what a failed lookup tells of the carrier', () => {
+  /** The failure a lookup throws. */
+  async function failureOf(url: string, options: Partial<TrackingClientOptions> = {}): Promise<LookupFailure> {
+    client = trackingClient(url, options);
+    const failure = await client.lookup(KEY, 'EX100000001').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(LookupFailure);
+    return failure as LookupFailure;
+  }
+
+  it('a refused connection was never sent, and got no answer', async () => {
+    const failure = await failureOf(`http://127.0.0.1:${await freePort()}`);
+    expect(failure).toMatchObject({ code: 'LOOKUP_CONNECTION', sent: false, answered: false });
+    expect(failure.message).toBe('could not connect to the carrier: ECONNREFUSED');
+  });
+
+  it('a TLS handshake that fails was never sent', async () => {
+    // A plain HTTP server: the client's TLS handshake fails before any request is written.
+    const url = await carrierAnswering(Buffer.from('{}'));
+    const failure = await failureOf(url.replace('http:', 'https:'));
+    expect(failure).toMatchObject({ code: 'LOOKUP_CONNECTION', sent: false, answered: false });
+  });
+
+  it('a connection reset once the request was written was sent, and got no answer', async () => {
+    let requests = 0;
+    const url = await carrierServing((response) => {
+      requests++;
+      response.socket?.destroy();
+    });
+    const failure = await failureOf(url);
+    expect(requests).toBe(1);
+    expect(failure).toMatchObject({ code: 'LOOKUP_CONNECTION', sent: true, answered: false });
+    expect(failure.message).toMatch(/^connection to the carrier failed: /);
+  });
+
+  it('a request that times out was sent, and got no answer', async () => {
+    const url = await carrierServing(() => undefined);
+    const failure = await failureOf(url, { timeoutMs: 100 });
+    expect(failure).toMatchObject({ code: 'LOOKUP_TIMEOUT', sent: true, answered: false });
+  });
+
+  it.each([
+    [503, false],
+    [500, false],
+    [404, true],
+    [429, true],
+  ])('an HTTP %i was sent; the carrier answered: %s', async (status, answered) => {
+    const url = await carrierServing((response) => response.writeHead(status).end());
+    const failure = await failureOf(url);
+    expect(failure).toMatchObject({ sent: true, answered });
   });
 });

@@ -28,4 +28,30 @@ describe('LookupLimiter', () => {
       await limiter.stop();
     }
   });
+
+  it('lets every lookup through a key with a 2-lookup quota when none was ever sent', { timeout: 5_000 }, async () => {
+    const policy = QuotaPolicySchema.parse({ perKeyDaily: 2, maxConcurrent: 1 });
+    const ledger = new QuotaLedger(memoryQuotaStore([]), policy, ['a'], () => START_MS, 1);
+    await ledger.open();
+    const limiter = new LookupLimiter(ledger, policy, () => START_MS);
+    try {
+      // Each lookup finds the carrier closed: the ledger and the reservoirs get it back.
+      const unsent = async () => {
+        await limiter.giveBackUnsent('a', ledger.carrierDay);
+        return 'not sent';
+      };
+      for (let i = 0; i < 10; i++) {
+        const lookup = limiter.schedule('a', unsent);
+        const waited = await Promise.race([
+          lookup,
+          new Promise((resolve) => setTimeout(resolve, 1_000, 'still waiting')),
+        ]);
+        expect(waited).toBe('not sent');
+      }
+      expect(ledger.spentThisRun()).toBe(0);
+      expect(limiter.isSpent('a')).toBe(false);
+    } finally {
+      await limiter.stop();
+    }
+  });
 });

@@ -78,4 +78,29 @@ describe('quota ledger', () => {
     expect(nextRun.remaining('shop-a')).toBe(0);
     expect(await nextRun.spendMany('shop-a', 1)).toBe(0);
   });
+
+  it('gives back lookups counted and never sent: the next lookups take them, and what is left goes back when the run ends', async () => {
+    const { warehouse } = await temp.open();
+    const ledger = new QuotaLedger(
+      warehouseQuotaStore(warehouse),
+      QuotaPolicySchema.parse({ perKeyDaily: 10 }),
+      ['shop-a'],
+      () => NOW,
+      FIRST_CHUNK,
+    );
+    await ledger.open();
+    for (let i = 0; i < 10; i++) {
+      expect(await ledger.spendMany('shop-a', 1)).toBe(1);
+      expect(ledger.unspend('shop-a', 1, DAY)).toBe(true);
+    }
+    // Ten lookups that never reached the carrier left the whole day's quota.
+    expect(ledger.spentThisRun()).toBe(0);
+    expect(ledger.remaining('shop-a')).toBe(10);
+    expect(await ledger.spendMany('shop-a', 3)).toBe(3);
+    // Counted on a day the ledger has left: its reservations never covered them, they stay counted.
+    expect(ledger.unspend('shop-a', 1, '2026-11-10')).toBe(false);
+    expect(ledger.storedCounts().get('shop-a')).toBe(3);
+    await ledger.settle();
+    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(3);
+  });
 });

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import type { Dispatcher, Pool } from 'undici';
+import { buildConnector, type Dispatcher, Pool } from 'undici';
 import {
   AnswerTooLargeFailure,
   HttpStatusFailure,
@@ -15,6 +15,29 @@ export const DEFAULT_MAX_ANSWER_BYTES = 1_048_576;
 
 /** A UTF-8 byte order mark, which a text decoder drops. */
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** Errors of connections that were never made: no request was written on them. */
+const connectFailures = new WeakSet<Error>();
+
+/**
+ * Keep-alive connections to the carrier, one request at a time on each. undici hands a request the
+ * error of a connection that could not be made (refused, DNS, TLS handshake, connect timeout) as it
+ * came from the connector; marking those here tells them apart from failures after a request was
+ * written, whatever their code (ECONNRESET can be either).
+ */
+export function carrierPool(origin: string, connections: number): Pool {
+  const connector = buildConnector({});
+  return new Pool(origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    connect: (options, callback) =>
+      connector(options, (...args) => {
+        if (args[0] !== null) connectFailures.add(args[0]);
+        callback(...args);
+      }),
+  });
+}
 
 /** How one request to the carrier is bounded: its time, and the size of the body read. */
 export interface AnswerLimits {
@@ -88,7 +111,7 @@ export async function carrierRequestBytes(
     body = await bodyWithin(answer.body, answer.headers['content-length'], maxAnswerBytes);
   } catch (error) {
     if (error instanceof LookupFailure) throw error;
-    throw transportFailure(error, timeoutMs);
+    throw transportFailure(error, timeoutMs, !(error instanceof Error && connectFailures.has(error)));
   }
   const text = body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
   return isUtf8(text) ? text : Buffer.from(text.toString('utf8'), 'utf8');

@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import {
   checkJsonPayload,
   type ImageItem,
@@ -9,7 +9,7 @@ import {
   type PriceResult,
   PriceResultSchema,
 } from '../contract.js';
-import { carrierRequestText } from './carrier-request.js';
+import { carrierPool, carrierRequestText } from './carrier-request.js';
 import { redactAnswerText } from './key-redaction.js';
 import type { KeyRing } from './key-ring.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
@@ -72,7 +72,7 @@ export class CustomerOperationsClient {
     private readonly keys: KeyRing,
   ) {
     const url = new URL(options.baseUrl);
-    this.pool = new Pool(url.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+    this.pool = carrierPool(url.origin, options.connections);
     this.prefix = url.pathname.replace(/\/$/, '');
   }
 

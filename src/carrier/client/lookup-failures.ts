@@ -9,6 +9,13 @@ import { type ErrorCode, ProductError } from '../../errors/product-error.js';
 export abstract class LookupFailure extends ProductError {
   declare readonly code: LookupFailureCode;
   readonly retryable: boolean = true;
+  /** Whether the request was written: one that never reached the carrier (no connection) spends nothing. */
+  readonly sent: boolean = true;
+  /**
+   * Whether the carrier answered, however unusable the answer: refused, reset and timed-out requests
+   * and 5xx answers did not, and tell of an outage.
+   */
+  readonly answered: boolean = true;
 
   constructor(code: LookupFailureCode, message: string) {
     super(code, message);
@@ -27,23 +34,37 @@ type LookupFailureCode = Extract<
 >;
 
 export class LookupTimeoutFailure extends LookupFailure {
+  override readonly answered = false;
   constructor(timeoutMs: number) {
     super('LOOKUP_TIMEOUT', `the carrier did not answer within ${timeoutMs} ms`);
   }
 }
 
 export class ConnectionFailure extends LookupFailure {
-  constructor(cause: string) {
-    super('LOOKUP_CONNECTION', `connection to the carrier failed: ${cause}`);
+  override readonly answered = false;
+  /**
+   * `sent` false: the connection was never made (refused, DNS, TLS handshake, connect timeout), so no
+   * request was written; true: it broke once a request was written, which the carrier may have counted.
+   */
+  constructor(
+    cause: string,
+    override readonly sent = true,
+  ) {
+    super(
+      'LOOKUP_CONNECTION',
+      `${sent ? 'connection to the carrier failed' : 'could not connect to the carrier'}: ${cause}`,
+    );
   }
 }
 
 export class HttpStatusFailure extends LookupFailure {
   override readonly retryable: boolean;
+  override readonly answered: boolean;
   constructor(readonly status: number) {
     super('LOOKUP_HTTP_STATUS', `the carrier answered HTTP ${status}`);
     // 5xx and 408 can pass; another 4xx will not change by asking again.
     this.retryable = status >= 500 || status === 408;
+    this.answered = status < 500;
   }
 }
 
@@ -89,12 +110,15 @@ export function retryAfterMsOf(header: string | string[] | undefined): number {
   return Number.isNaN(date) ? RETRY_AFTER_DEFAULT_MS : Math.max(0, date - Date.now());
 }
 
-/** The failure for an error undici threw: a timeout, or a connection failure named by its code. */
-export function transportFailure(error: unknown, timeoutMs: number): LookupFailure {
+/**
+ * The failure for an error undici threw: a timeout, or a connection failure named by its code;
+ * `sent` false when the error is the connection's own, made before any request was written on it.
+ */
+export function transportFailure(error: unknown, timeoutMs: number, sent = true): LookupFailure {
   if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
     return new LookupTimeoutFailure(timeoutMs);
   }
   const code = (error as { code?: string }).code;
   // Only the error's code and class name: undici's messages are safe, but a cause could quote the URL.
-  return new ConnectionFailure(code ?? (error instanceof Error ? error.name : 'unknown error'));
+  return new ConnectionFailure(code ?? (error instanceof Error ? error.name : 'unknown error'), sent);
 }

@@ -1,7 +1,7 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import { answerBodyAsRead } from '../answer-body.js';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import { carrierRequestBytes } from './carrier-request.js';
+import { carrierPool, carrierRequestBytes } from './carrier-request.js';
 import { redactDecoded } from './key-redaction.js';
 import type { KeyRing } from './key-ring.js';
 import { MalformedAnswerFailure } from './lookup-failures.js';
@@ -39,7 +39,7 @@ export class TrackingClient {
     private readonly keys: KeyRing,
   ) {
     const url = new URL(options.trackingUrl);
-    this.pool = new Pool(url.origin, { connections: options.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+    this.pool = carrierPool(url.origin, options.connections);
     this.path = `${url.pathname.replace(/\/$/, '')}${OPERATION_PATHS.tracking}`;
   }
 

@@ -57,7 +57,8 @@ function describeJobRun(summary: JobRunSummary): string {
   const lines = [
     `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
   ];
-  for (const step of summary.steps) lines.push(`  ${step.step}: exit ${step.exitCode}`);
+  for (const step of summary.steps)
+    lines.push(`  ${step.step}: exit ${step.exitCode}${step.cause ? `, ${step.cause}` : ''}`);
   lines.push(`  ${lookupCountsLine(summary.counts)}`);
   lines.push(`  summary ${summary.summaryFile}`);
   return `${lines.join('\n')}\n`;

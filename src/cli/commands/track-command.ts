@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { DEFAULT_BREAKER_ATTEMPTS } from '../../pipeline/carrier-breaker.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/tracking/track-run.js';
@@ -68,6 +69,7 @@ const TrackFlagsSchema = z.object({
   timeoutMs: positiveInt.default(10_000),
   maxAnswerBytes: positiveInt.default(DEFAULT_MAX_ANSWER_BYTES),
   attempts: positiveInt.max(20).default(5),
+  breakerAttempts: positiveInt.default(DEFAULT_BREAKER_ATTEMPTS),
   retryMinMs: nonNegativeInt.default(200),
   retryMaxMs: nonNegativeInt.default(10_000),
   batchSize: positiveInt.default(1_000),
@@ -170,6 +172,7 @@ export async function trackRunOptionsFromFlags(
         minDelayMs: flags.retryMinMs,
         maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs),
       },
+      breakerAttempts: flags.breakerAttempts,
       batchSize: flags.batchSize,
       refreshTerminal: flags.refreshTerminal,
       maxLookups: flags.maxLookups,
@@ -198,6 +201,7 @@ export function describeSummary(summary: TrackRunSummary & { readonly peakMemory
     `  lookups spent ${summary.lookupsSpent}; quota left today: ${summary.quota.map((q) => `${q.alias} ${q.remaining}`).join(', ')}`,
     `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
   ];
+  if (summary.carrierDown !== null) lines.push(`  ${summary.carrierDown}`);
   if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
   const shown = summary.failedOrders.slice(0, FAILURES_SHOWN);
   for (const failed of shown) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
@@ -270,6 +274,10 @@ export function trackCommand(): Command {
       `the largest answer body read; a larger one is not read further and fails its lookup with LOOKUP_TOO_LARGE, not retried (default: ${DEFAULT_MAX_ANSWER_BYTES})`,
     )
     .option('--attempts <n>', 'attempts per order on transient failures, each counted against the quota (default: 5)')
+    .option(
+      '--breaker-attempts <n>',
+      `stop sending once this many attempts in a row got no answer from the carrier (refused, reset, timed out, 5xx): the orders left are deferred and the run exits 1 (default: ${DEFAULT_BREAKER_ATTEMPTS})`,
+    )
     .option('--retry-min-ms <ms>', 'first backoff delay, doubled each retry, with jitter (default: 200)')
     .option('--retry-max-ms <ms>', 'longest backoff delay (default: 10000)')
     .option(
@@ -306,7 +314,8 @@ export function trackCommand(): Command {
       `
 Exit codes: 0 done, every code got a result or an answer about the order (ORDERCODE_NOT_FOUND, ...);
 1 some orders failed for good (EXCEPTION or a transport failure after every retry; listed in the summary
-and lookup_results) or the carrier does not know a key (its orders deferred as key_not_found);
+and lookup_results), the carrier does not know a key (its orders deferred as key_not_found), or the carrier
+is unreachable or failing (--breaker-attempts in a row without an answer: the orders left deferred as carrier_down);
 2 bad input (nothing spent); 3 partial: quota spent, --max-lookups reached or stopped (committed work is kept;
 a second SIGINT/SIGTERM gives up the lookups in flight at once and the run ends interrupted);
 4 the warehouse is in use by another process. With --redis: Redis down at the start is exit 1 (nothing spent);
@@ -366,6 +375,7 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       // Once the warehouse is closed, its last checkpoint included: what the run needed at most.
       const printed = { ...summary, peakMemoryMb: peakMemoryMb() };
       process.stdout.write(flags.json ? `${JSON.stringify(printed)}\n` : describeSummary(printed, dbPath));
+      if (summary.carrierDown !== null) process.stderr.write(`parcel-recon: ${summary.carrierDown}\n`);
       process.exitCode = summary.exitCode;
     });
 }

@@ -6,9 +6,11 @@ import { findTrackingErrorCode, TRACKING_ERROR } from '../../carrier/contract.js
 import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED, type SpentReason } from '../../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../../quota/quota-ledger.js';
 import { RedisUnavailableError } from '../../quota/redis-connection.js';
+import { type CarrierBreaker, CarrierDownError } from '../carrier-breaker.js';
 import { type RetryPolicy, transientRetryOptions } from '../transient-retry.js';
 
-export type DeferReason = SpentReason | 'key_limit' | 'stopping';
+/** Why an order was left for a later run; `carrier_down`: the run's circuit breaker tripped. */
+export type DeferReason = SpentReason | 'key_limit' | 'stopping' | 'carrier_down';
 
 /** What became of one order's lookup. */
 export type OrderOutcome =
@@ -35,7 +37,9 @@ export interface OrderLookupContext {
   readonly ledger: QuotaLedger;
   readonly keys: KeyRing;
   readonly retry: RetryPolicy;
-  /** Aborted when the run is told to stop: no new attempt starts. */
+  /** Watches every attempt; once it trips, nothing more is sent. */
+  readonly breaker: CarrierBreaker;
+  /** Aborted when the run is told to stop, or its breaker trips: no new attempt starts. */
   readonly stopping: AbortSignal;
   /** Aborted when in-flight requests are abandoned. */
   readonly abandon: AbortSignal;
@@ -63,9 +67,38 @@ function defer(reason: DeferReason): AbortError {
   return new AbortError(new Deferred(reason));
 }
 
+/** Why orders are left once the run stops: its breaker tripped, or it was told to stop. */
+export function stopReason(context: OrderLookupContext): DeferReason {
+  return context.breaker.tripped ? 'carrier_down' : 'stopping';
+}
+
+/**
+ * One attempt, sent once the breaker lets it. The ledger counted it before; an attempt that never
+ * reached the carrier (no connection, or the breaker tripped first) is given back to the quota.
+ */
+async function sendAttempt(
+  context: OrderLookupContext,
+  alias: string,
+  orderCode: string,
+  onSend: () => void,
+): Promise<TrackingAnswer> {
+  const { client, limiter, ledger, keys, breaker, abandon } = context;
+  const day = ledger.carrierDay;
+  try {
+    return await breaker.send(() => {
+      onSend();
+      return client.lookup(keys.keyOf(alias), orderCode, abandon);
+    }, abandon);
+  } catch (error) {
+    if (error instanceof CarrierDownError || (error instanceof LookupFailure && !error.sent))
+      await limiter.giveBackUnsent(alias, day);
+    throw error;
+  }
+}
+
 /**
  * Looks one order up: each attempt waits for the quota limiter, is counted by the ledger before it is
- * sent, and failed attempts are retried with exponential backoff and jitter (p-retry) while the
+ * sent (and given back if it never reached the carrier), and failed attempts are retried with exponential backoff and jitter (p-retry) while the
  * failure is transient (EXCEPTION, 5xx, 429 after its Retry-After, resets, timeouts, malformed
  * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day,
  * APIKEY_NOT_FOUND for the run.
@@ -75,16 +108,13 @@ export async function lookUpOrder(
   orderCode: string,
   alias: string,
 ): Promise<OrderOutcome> {
-  const { client, limiter, ledger, keys, retry, stopping, abandon } = context;
+  const { limiter, ledger, retry, stopping, abandon, breaker } = context;
   let attempts = 0;
   try {
     const answer: TrackingAnswer = await pRetry(
       async () => {
-        if (stopping.aborted) throw defer('stopping');
-        const result = await limiter.schedule(alias, () => {
-          attempts++;
-          return client.lookup(keys.keyOf(alias), orderCode, abandon);
-        });
+        if (stopping.aborted) throw defer(stopReason(context));
+        const result = await limiter.schedule(alias, () => sendAttempt(context, alias, orderCode, () => attempts++));
         if (result === QUOTA_REFUSED) throw defer(limiter.spentReason(alias));
         if (result.kind === 'carrier_error') {
           const { errorCode, errorMessage } = result.error;
@@ -121,13 +151,15 @@ export async function lookUpOrder(
     if (error instanceof Deferred) return { kind: 'deferred', reason: error.reason, attempts };
     // Stopped while waiting for the limiter (whose jobs then reject), or abandoned in flight: looked up again by the next run.
     // Redis gone: the shared quota is in doubt, so the order waits for the next run.
+    // The breaker tripped before this order's attempts were done: it waits for the carrier to come back.
     if (
       abandon.aborted ||
       (stopping.aborted && !(error instanceof LookupFailure)) ||
       isLimiterRefusal(error) ||
-      error instanceof RedisUnavailableError
+      error instanceof RedisUnavailableError ||
+      (breaker.tripped && error instanceof LookupFailure && error.retryable && attempts < retry.attempts)
     ) {
-      return { kind: 'deferred', reason: 'stopping', attempts };
+      return { kind: 'deferred', reason: stopReason(context), attempts };
     }
     if (error instanceof CarrierExceptionFailure) {
       return {

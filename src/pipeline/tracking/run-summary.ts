@@ -43,6 +43,8 @@ export interface TrackRunSummary {
   readonly failedOrdersTotal: number;
   readonly exitCode: number;
   readonly exitState: ExitState;
+  /** Why the run stopped sending when its circuit breaker tripped ("carrier unreachable: ..."); null when it did not. */
+  readonly carrierDown: string | null;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import type { RunInputCounts } from '../../warehouse/run-input-store.js';
 import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
+import { CarrierBreaker, DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker.js';
 import { RejectsFile } from '../rejects-file.js';
 import {
   exitStateOfError,
@@ -54,6 +55,8 @@ export interface TrackRunOptions {
   readonly client: TrackingClientOptions;
   readonly quota: QuotaPolicy;
   readonly retry: RetryPolicy;
+  /** Attempts in a row without an answer from the carrier after which the run stops sending (default 50). */
+  readonly breakerAttempts?: number | undefined;
   /** Results committed per warehouse transaction. */
   readonly batchSize: number;
   readonly refreshTerminal: boolean;
@@ -158,11 +161,18 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     () => log.error('lost the connection to Redis: no more lookups; what is done is committed'),
     { once: true },
   );
+  const breaker = new CarrierBreaker(options.breakerAttempts ?? DEFAULT_BREAKER_ATTEMPTS);
   const stop = new RunStop({
-    signals: [options.stop, quota.lost],
+    signals: [options.stop, quota.lost, breaker.signal],
     graceMs: options.graceMs,
     interrupt: options.interrupt,
-    onStop: () => log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight'),
+    onStop: () => {
+      if (breaker.tripped === undefined)
+        return log.warn({ graceMs: options.graceMs }, 'stop requested: no new lookups, finishing those in flight');
+      log.error({ error: breaker.tripped.message }, 'no more lookups: the orders left are deferred');
+      // Lookups waiting for a slot are dropped at once: none of them is sent.
+      void limiter.stop();
+    },
     // Lookups still waiting for a slot are dropped: a clustered limiter whose Redis is gone never grants one.
     onAbandon: () => void limiter.stop(),
   });
@@ -189,6 +199,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       ledger,
       keys,
       retry: options.retry,
+      breaker,
       stopping: stop.stopping,
       abandon: stop.abandon,
       onRetry: (orderCode, failure, attempt) =>
@@ -218,7 +229,12 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const finishedAt = now();
   const failed = await failedLookups(warehouse, runId, LISTED_FAILURES);
   const counters = await committedCounters(warehouse, runId);
-  const exitState = stop.interrupted ? 'interrupted' : decideExit(counters, stop.requested);
+  // A run whose breaker tripped broke, whatever else stopped it: the carrier needs the operator.
+  const exitState = breaker.tripped
+    ? 'failed'
+    : stop.interrupted
+      ? 'interrupted'
+      : decideExit(counters, stop.requested);
   const summary: TrackRunSummary = {
     runId,
     job: options.job,
@@ -234,6 +250,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     failedOrdersTotal: failed.total,
     exitCode: run.exitCodeOf(exitState),
     exitState,
+    carrierDown: breaker.tripped?.message ?? null,
   };
   await run.finish(finishedAt, { counts: trackRunCounts(summary), exitState, summary });
   log.info({ summary }, 'run finished');
