@@ -9,6 +9,11 @@ export const RESERVE_FILE = 'journal.reserve';
 /** How often the free space is measured, and how often a refusal that goes on is logged again. */
 const CHECK_INTERVAL_MS = 1_000;
 const REMINDER_MS = 60_000;
+/**
+ * How long writes must go without a refusal for it to be logged as over: on a nearly full disk a
+ * small write may fit between refused ones, which is no recovery yet.
+ */
+const RECOVERED_AFTER_MS = 5_000;
 const FILL_CHUNK_BYTES = 64 * 1024;
 
 export interface JournalSpaceOptions {
@@ -50,17 +55,20 @@ function causeOf(error: unknown): string {
  * Watches the room the journal has: a reserve file of `reserveBytes` taken when the journal opens,
  * free space measured every second against `lowSpaceBytes`. A disk running low is a warning; a disk
  * that fills gives the reserve up (a warning) so that writes go on; only when that is spent too are
- * callbacks refused (one error line, repeated once a minute while it lasts). When space returns,
- * writes succeed again and the reserve is taken back once twice its size is free.
+ * callbacks refused (one error line, repeated once a minute with the count while it lasts, and one
+ * line when writes have gone 5 s without a refusal). Every write is tried: when space returns, it
+ * succeeds, and the reserve is taken back once twice its size is free.
  */
 export class JournalSpace {
   private reserveHeld = 0;
   private freeBytes: number | null = null;
-  private refusing = false;
   private lowReported = false;
   private refused = 0;
   private refusedSinceLog = 0;
+  /** When a refusal was last logged; 0 once its end is logged. */
   private lastRefusalLog = 0;
+  private lastRefusalAt = 0;
+  private lastWriteAt = 0;
   private readonly timer: NodeJS.Timeout;
   private checking: Promise<void> | undefined;
 
@@ -128,6 +136,14 @@ export class JournalSpace {
 
   private async measure(): Promise<void> {
     const { logger, reserveBytes, lowSpaceBytes } = this.options;
+    if (this.lastRefusalLog > 0 && !this.refusing) {
+      logger?.info(
+        { dir: this.dir, refusedSinceLastLine: this.refusedSinceLog },
+        'callback journal can be written again: callbacks are acknowledged',
+      );
+      this.lastRefusalLog = 0;
+      this.refusedSinceLog = 0;
+    }
     let free: number;
     try {
       const fs = await statfs(this.dir);
@@ -175,7 +191,8 @@ export class JournalSpace {
     this.refused += lines;
     this.refusedSinceLog += lines;
     const now = Date.now();
-    if (!this.refusing || now - this.lastRefusalLog >= REMINDER_MS) {
+    this.lastRefusalAt = now;
+    if (now - this.lastRefusalLog >= REMINDER_MS) {
       logger?.error(
         { dir: this.dir, cause: causeOf(error), refused: this.refusedSinceLog },
         'callback journal cannot be written: callbacks are answered 503 until it can',
@@ -183,21 +200,20 @@ export class JournalSpace {
       this.lastRefusalLog = now;
       this.refusedSinceLog = 0;
     }
-    this.refusing = true;
-    void this.check();
     return false;
   }
 
-  /** After a durable write: ends a refusal. */
+  /** After a durable write. */
   afterWrite(): void {
-    if (!this.refusing) return;
-    this.refusing = false;
-    this.options.logger?.info(
-      { dir: this.dir, refusedSinceLastLine: this.refusedSinceLog },
-      'callback journal can be written again: callbacks are acknowledged',
+    this.lastWriteAt = Date.now();
+  }
+
+  /** Whether callbacks are being refused: one was, and writes have not gone 5 s without a refusal since. */
+  private get refusing(): boolean {
+    return (
+      this.lastRefusalAt > 0 &&
+      (this.lastWriteAt < this.lastRefusalAt || Date.now() - this.lastRefusalAt < RECOVERED_AFTER_MS)
     );
-    this.refusedSinceLog = 0;
-    void this.check();
   }
 
   report(): JournalSpaceReport {
