@@ -69,16 +69,13 @@ export class JournalSpace {
   private lastRefusalLog = 0;
   private lastRefusalAt = 0;
   private lastWriteAt = 0;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
 
   private constructor(
     private readonly dir: string,
     private readonly options: JournalSpaceOptions,
-  ) {
-    this.timer = setInterval(() => void this.check(), CHECK_INTERVAL_MS);
-    this.timer.unref();
-  }
+  ) {}
 
   /** Takes the reserve (as much of it as fits, with a warning when not all) and measures the free space. */
   static async open(dir: string, options: JournalSpaceOptions): Promise<JournalSpace> {
@@ -90,6 +87,8 @@ export class JournalSpace {
         'callback journal reserve could not be made whole: the disk is too full',
       );
     await space.check();
+    space.timer = setInterval(() => void space.check(), CHECK_INTERVAL_MS);
+    space.timer.unref();
     return space;
   }
 
