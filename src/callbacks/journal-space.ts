@@ -178,7 +178,8 @@ export class JournalSpace {
   async afterFailedWrite(error: unknown, lines: number): Promise<boolean> {
     const { logger } = this.options;
     if (isOutOfSpace(error) && this.reserveHeld > 0) {
-      await this.checking;
+      // Measured first: a disk that filled between two measures is reported low before it is reported full.
+      await this.check();
       await rm(this.reservePath, { force: true });
       logger?.warn(
         { dir: this.dir, releasedBytes: this.reserveHeld },
