@@ -92,7 +92,7 @@ function answer(res: ServerResponse, status: number, body: string, headers: Reco
   res.end(body);
 }
 
-/** Seconds a refused callback is best sent again after: the journal's free space is measured every second. */
+/** When to send a refused callback again, in seconds: room may return at any moment (a carrier may keep its own pace). */
 const RETRY_AFTER_SECONDS = '5';
 
 /**
