@@ -141,8 +141,8 @@ Answers {"IsError":false,"ErrorMessage":""} once the callback is on disk; 400 no
 (its disk full even after giving up the reserve: send again, it recovers by itself once there is room).
 GET /health: acknowledged and rejected counts, journal backlog and disk space, last load into the warehouse.
 Exit codes: 0 stopped (SIGINT/SIGTERM) with the journal loaded; 2 bad input or a journal directory that cannot be
-written; 3 stopped, the journal kept for a
-later load (warehouse busy); 4 the port or the journal is in use by another process.`,
+written; 3 stopped, the journal kept for a later load (warehouse busy); 4 the port or the journal is in use by
+another process.`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(ServeFlagsSchema, raw);
