@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProductError } from '../errors/product-error.js';
+import { JournalSpace, type JournalSpaceOptions, type JournalSpaceReport } from './journal-space.js';
 
 /** Segment files of the journal: `callbacks-<UTC stamp>-<pid>-<random>.ndjson`; their names sort by age. */
 const SEGMENT_NAME = /^callbacks-\d{8}T\d{6}Z-\d+-[0-9a-f]{6}\.ndjson$/;
@@ -95,21 +96,32 @@ interface PendingAppend {
   reject(error: unknown): void;
 }
 
-export interface JournalWriterOptions {
+export interface JournalWriterOptions extends Partial<JournalSpaceOptions> {
   /** A segment is closed and a new one begun once it holds this many bytes. */
   readonly segmentBytes: number;
 }
 
+/** A write that put no byte on disk and gave no reason. */
+class NothingWrittenError extends Error {
+  constructor(path: string) {
+    super(`nothing written to ${path}`);
+  }
+}
+
 /**
  * Appends callback records to the journal, one NDJSON line each, and resolves an append only once its
- * line is on disk (written and fdatasync'd). Appends that arrive while a write is under way are written
- * together by the next one (group commit): one write and one sync for many callbacks. One writer per
- * directory (a lock file holds the PID); each writer begins a segment of its own, so a segment a killed
- * receiver cut mid-line is never appended to again.
+ * whole line is on disk (every byte written, then fdatasync'd). Appends that arrive while a write is
+ * under way are written together by the next one (group commit): one write and one sync for many
+ * callbacks. A write that fails, or puts only part of its bytes on disk, is cut back: the segment is
+ * truncated to its last whole line before anything else is written to it (when that fails, writing
+ * goes on in a new segment), so no fragment ever runs into the next line. One writer per directory (a
+ * lock file holds the PID); each writer begins a segment of its own, so a segment a killed receiver
+ * cut mid-line is never appended to again. The disk's room is watched by a JournalSpace.
  */
 export class JournalWriter {
   private file: FileHandle | undefined;
   private segmentName = '';
+  /** Bytes of the open segment up to its last whole line: where the next write goes. */
   private segmentSize = 0;
   private pending: PendingAppend[] = [];
   private writing: Promise<void> | undefined;
@@ -119,15 +131,24 @@ export class JournalWriter {
   private constructor(
     readonly dir: string,
     private readonly options: JournalWriterOptions,
+    private readonly space: JournalSpace,
   ) {}
 
-  /** Takes the journal directory (JournalBusyError when a live receiver has it) and begins a segment. */
+  /**
+   * Takes the journal directory (JournalBusyError when a live receiver has it, PathNotWritableError
+   * when the system refuses it), its reserve of space, and begins a segment.
+   */
   static async open(dir: string, options: JournalWriterOptions): Promise<JournalWriter> {
     await mkdir(dir, { recursive: true });
     const holder = await journalHolder(dir);
     if (holder !== undefined) throw new JournalBusyError(dir, holder);
     await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);
-    const writer = new JournalWriter(dir, options);
+    const space = await JournalSpace.open(dir, {
+      reserveBytes: options.reserveBytes ?? 0,
+      lowSpaceBytes: options.lowSpaceBytes ?? 0,
+      logger: options.logger,
+    });
+    const writer = new JournalWriter(dir, options, space);
     await writer.beginSegment();
     return writer;
   }
@@ -152,6 +173,11 @@ export class JournalWriter {
     return this.appended;
   }
 
+  /** The disk's room for the journal: free space, reserve, whether callbacks are refused. */
+  spaceReport(): JournalSpaceReport {
+    return this.space.report();
+  }
+
   /** Resolves once `line` (JSON text without a newline) is on disk; rejects when it could not be made so. */
   append(line: string): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -165,22 +191,62 @@ export class JournalWriter {
       const batch = this.pending;
       this.pending = [];
       const bytes = Buffer.from(`${batch.map((p) => p.line).join('\n')}\n`, 'utf8');
-      try {
-        await this.file!.write(bytes, 0, bytes.length);
-        await this.file!.datasync();
-        this.segmentSize += bytes.length;
-        this.appended += batch.length;
-        this.syncs++;
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-        // The segment may end in part of a line now: go on in a fresh one.
-        await this.beginSegment().catch(() => undefined);
+      let written = false;
+      let failure: unknown;
+      for (let retry = true; !written && retry; ) {
+        try {
+          await this.writeWhole(bytes);
+          written = true;
+        } catch (error) {
+          failure = error;
+          retry = await this.space.afterFailedWrite(error, batch.length);
+        }
+      }
+      if (!written) {
+        for (const p of batch) p.reject(failure);
         continue;
       }
+      this.appended += batch.length;
+      this.syncs++;
+      this.space.afterWrite();
       if (this.segmentSize >= this.options.segmentBytes) await this.beginSegment().catch(() => undefined);
       for (const p of batch) p.resolve();
     }
     this.writing = undefined;
+  }
+
+  /**
+   * Writes `bytes` after the segment's last whole line and makes them durable; on any failure the
+   * segment is cut back to that line first, so the next write lands where this one began.
+   */
+  private async writeWhole(bytes: Buffer): Promise<void> {
+    // A segment that could not be cut back, or a new one that could not be begun, is not written to.
+    if (this.file === undefined) await this.beginSegment();
+    const file = this.file!;
+    let done = 0;
+    try {
+      while (done < bytes.length) {
+        const { bytesWritten } = await file.write(bytes, done, bytes.length - done, this.segmentSize + done);
+        if (bytesWritten === 0) throw new NothingWrittenError(join(this.dir, this.segmentName));
+        done += bytesWritten;
+      }
+      await file.datasync();
+    } catch (error) {
+      await this.cutBack(file);
+      throw error;
+    }
+    this.segmentSize += bytes.length;
+  }
+
+  /** Truncates the segment to its last whole line, durably; when that fails, the segment is given up. */
+  private async cutBack(file: FileHandle): Promise<void> {
+    try {
+      await file.truncate(this.segmentSize);
+      await file.datasync();
+    } catch {
+      await file.close().catch(() => undefined);
+      if (this.file === file) this.file = undefined;
+    }
   }
 
   private async beginSegment(): Promise<void> {
@@ -188,21 +254,29 @@ export class JournalWriter {
     this.file = undefined;
     const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 15);
     const name = `callbacks-${stamp}Z-${process.pid}-${randomBytes(3).toString('hex')}.ndjson`;
-    this.file = await open(join(this.dir, name), 'wx');
-    // The new name must be durable too, or a crash could lose a whole acknowledged segment.
-    const dirHandle = await open(this.dir, 'r');
+    const file = await open(join(this.dir, name), 'wx');
     try {
-      await dirHandle.sync();
-    } finally {
-      await dirHandle.close();
+      // The new name must be durable too, or a crash could lose a whole acknowledged segment.
+      const dirHandle = await open(this.dir, 'r');
+      try {
+        await dirHandle.sync();
+      } finally {
+        await dirHandle.close();
+      }
+    } catch (error) {
+      await file.close();
+      await rm(join(this.dir, name), { force: true });
+      throw error;
     }
+    this.file = file;
     this.segmentName = name;
     this.segmentSize = 0;
   }
 
-  /** Waits for the appends under way, closes the segment and gives the directory up. */
+  /** Waits for the appends under way, closes the segment and gives the directory up (its reserve stays for the next receiver). */
   async close(): Promise<void> {
     while (this.writing !== undefined) await this.writing;
+    await this.space.close();
     await this.file?.close();
     this.file = undefined;
     this.segmentName = '';

@@ -10,6 +10,7 @@ import type { CallbackAuthenticator } from './callback-auth.js';
 import { callbackEventRecord } from './callback-event.js';
 import { JournalWriter } from './callback-journal.js';
 import { ingestCallbackJournal, type JournalIngestResult, journalBacklogBytes } from './journal-ingest.js';
+import type { JournalSpaceReport } from './journal-space.js';
 
 export interface CallbackReceiverOptions {
   readonly host: string;
@@ -21,6 +22,10 @@ export interface CallbackReceiverOptions {
   readonly maxBodyBytes: number;
   readonly journalDir: string;
   readonly segmentBytes: number;
+  /** Disk space held back for the journal, given up when the disk fills (see JournalSpace). */
+  readonly reserveBytes: number;
+  /** Free space under which the journal's disk is reported low. */
+  readonly lowSpaceBytes: number;
   readonly dbPath: string;
   readonly warehouse?: WarehouseOptions;
   /** Where the NDJSON handed to DuckDB goes. */
@@ -38,7 +43,8 @@ export interface LastIngest {
 }
 
 export interface ReceiverHealth {
-  readonly status: 'ok';
+  /** degraded: the journal's disk is low, its reserve is being spent, or callbacks are refused (see journal.space). */
+  readonly status: 'ok' | 'degraded';
   readonly acknowledged: number;
   readonly rejected: Record<string, number>;
   readonly journal: {
@@ -47,6 +53,7 @@ export interface ReceiverHealth {
     readonly backlogBytes: number;
     /** Durable writes (write + fdatasync) since start; each carries every callback that arrived while the one before was under way. */
     readonly writes: number;
+    readonly space: JournalSpaceReport;
   };
   readonly warehouse: {
     readonly path: string;
@@ -84,6 +91,9 @@ function answer(res: ServerResponse, status: number, body: string, headers: Reco
   });
   res.end(body);
 }
+
+/** When to send a refused callback again, in seconds: room may return at any moment (a carrier may keep its own pace). */
+const RETRY_AFTER_SECONDS = '5';
 
 /**
  * Past the size cap a body is not kept; what the client still sends of it is read and dropped up to
@@ -149,7 +159,12 @@ function dropRestOfBody(req: IncomingMessage, res: ServerResponse, closeNow: boo
  */
 export async function startCallbackReceiver(options: CallbackReceiverOptions): Promise<RunningReceiver> {
   const { logger, authenticator } = options;
-  const journal = await JournalWriter.open(options.journalDir, { segmentBytes: options.segmentBytes });
+  const journal = await JournalWriter.open(options.journalDir, {
+    segmentBytes: options.segmentBytes,
+    reserveBytes: options.reserveBytes,
+    lowSpaceBytes: options.lowSpaceBytes,
+    logger,
+  });
   let acknowledged = 0;
   const rejected: Record<string, number> = {};
   let offsets: ReadonlyMap<string, number> = new Map();
@@ -193,7 +208,14 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     const checked = checkPayload(CallbackMessageSchema, kept, 'callback');
     if (!checked.ok) throw new Rejection(400, checked.message);
     const record = callbackEventRecord(checked.value, kept, identity, epochMsToInstant(options.now()));
-    await journal.append(JSON.stringify(record));
+    try {
+      await journal.append(JSON.stringify(record));
+    } catch {
+      // The journal logs the cause, once per refusal: not once per request of a flood.
+      throw new Rejection(503, 'the callback could not be made durable; send it again', {
+        'retry-after': RETRY_AFTER_SECONDS,
+      });
+    }
     acknowledged++;
     logger.debug(
       { eventId: record.eventId, orderCode: record.orderCode, status: record.status, account: record.accountAlias },
@@ -212,13 +234,12 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
       await accept(req);
       answer(res, 200, ACCEPTED_ANSWER);
     } catch (error) {
+      if (!(error instanceof Rejection)) logger.error({ error: (error as Error).message }, 'callback handling failed');
       const rejection =
-        error instanceof Rejection
-          ? error
-          : new Rejection(500, 'the callback could not be made durable; send it again');
-      if (!(error instanceof Rejection)) logger.error({ error: (error as Error).message }, 'journal write failed');
+        error instanceof Rejection ? error : new Rejection(500, 'the callback could not be handled; send it again');
       rejected[rejection.status] = (rejected[rejection.status] ?? 0) + 1;
-      logger.info({ status: rejection.status, reason: rejection.message, path }, 'callback rejected');
+      if (rejection.status !== 503)
+        logger.info({ status: rejection.status, reason: rejection.message, path }, 'callback rejected');
       answer(
         res,
         rejection.status,
@@ -281,8 +302,9 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
   }
 
   async function health(): Promise<ReceiverHealth> {
+    const space = journal.spaceReport();
     return {
-      status: 'ok',
+      status: space.state === 'ok' ? 'ok' : 'degraded',
       acknowledged,
       rejected: { ...rejected },
       journal: {
@@ -290,6 +312,7 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
         activeSegment: journal.activeSegment,
         backlogBytes: await journalBacklogBytes(options.journalDir, offsets),
         writes: journal.durableWrites,
+        space,
       },
       warehouse: { path: options.dbPath, lastIngest, busySince, lastError },
     };

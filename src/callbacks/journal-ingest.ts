@@ -26,6 +26,8 @@ export interface JournalIngestResult {
   readonly lines: number;
   /** Lines that were not JSON (left out, logged). */
   readonly unreadableLines: number;
+  /** Sealed segments that ended in part of a line (its writer killed mid-write; never acknowledged), skipped. */
+  readonly tornTails: number;
   readonly segmentsRemoved: number;
   /** How far each remaining segment is now loaded, in bytes. */
   readonly offsets: ReadonlyMap<string, number>;
@@ -46,6 +48,7 @@ export async function ingestCallbackJournal(
   let newEvents = 0;
   let lines = 0;
   let unreadableLines = 0;
+  let tornTails = 0;
   let segmentsRemoved = 0;
   const offsets = new Map<string, number>();
   for (const segment of await listJournalSegments(journalDir)) {
@@ -82,18 +85,20 @@ export async function ingestCallbackJournal(
       offset = slice.endOffset;
     }
     if (sealed) {
-      if (trailingBytes > 0)
+      if (trailingBytes > 0) {
+        tornTails++;
         options.logger.warn(
           { segment, bytes: trailingBytes },
           'unfinished last line of a sealed callback journal segment dropped (never acknowledged)',
         );
+      }
       await rm(path, { force: true });
       segmentsRemoved++;
     } else {
       offsets.set(segment, offset);
     }
   }
-  return { newEvents, lines, unreadableLines, segmentsRemoved, offsets };
+  return { newEvents, lines, unreadableLines, tornTails, segmentsRemoved, offsets };
 }
 
 /** Journal bytes not yet in the warehouse, by the offsets it holds. */

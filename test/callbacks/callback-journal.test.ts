@@ -1,12 +1,16 @@
-/** The callback journal on a real directory: group commit, whole lines only, one writer per directory, sealed segments. */
-import { appendFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+/** The callback journal on a real directory: group commit, whole lines only, one writer per directory, sealed segments, a disk that fills. */
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JournalBusyError, JournalWriter, readJournalLines } from '../../src/callbacks/callback-journal.js';
+import { RESERVE_FILE } from '../../src/callbacks/journal-space.js';
+import { CAN_MOUNT, mountSmallDisk, unmountSmallDisk } from '../support/small-disk.js';
 
 const dirs: string[] = [];
+const unmounts: string[] = [];
 afterEach(async () => {
+  for (const dir of unmounts.splice(0)) await unmountSmallDisk(dir);
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
@@ -82,5 +86,60 @@ describe('readJournalLines', () => {
     const long = JSON.stringify({ text: 'y'.repeat(5000) });
     await appendFile(path, `${long}\n{"b":1}\n`);
     expect((await readJournalLines(path, 0, 64)).lines).toEqual([long, '{"b":1}']);
+  });
+});
+
+describe.skipIf(!CAN_MOUNT)('JournalWriter on a disk that fills (a 1 MB tmpfs)', () => {
+  async function smallDisk(): Promise<string> {
+    const dir = await tempDir();
+    await mountSmallDisk(dir, '1m');
+    unmounts.push(dir);
+    return dir;
+  }
+
+  /** Fills the disk with a file of its own, leaving `leftBytes` free. */
+  async function fillLeaving(dir: string, leftBytes: number): Promise<string> {
+    const { bavail, bsize } = await statfs(dir);
+    const filler = join(dir, 'filler');
+    await writeFile(filler, Buffer.alloc(bavail * bsize - leftBytes, 1));
+    return filler;
+  }
+
+  it('cuts a write that put only part of its line on disk back to the last whole line, rejects it, and goes on in the same segment', async () => {
+    const dir = await smallDisk();
+    const writer = await JournalWriter.open(dir, { segmentBytes: 1 << 20 });
+    const segment = writer.activeSegment;
+    await writer.append('{"line":1}');
+    const filler = await fillLeaving(dir, 8192);
+    // 20 kB where 8 kB fit: the first write puts part of the line on disk, the next one meets ENOSPC.
+    await expect(writer.append(JSON.stringify({ line: 2, pad: 'x'.repeat(20_000) }))).rejects.toMatchObject({
+      code: 'ENOSPC',
+    });
+    expect(await readFile(join(dir, segment), 'utf8')).toBe('{"line":1}\n');
+    expect(writer.spaceReport().state).toBe('full');
+    await rm(filler);
+    await writer.append('{"line":3}');
+    expect(writer.activeSegment).toBe(segment);
+    expect(await readFile(join(dir, segment), 'utf8')).toBe('{"line":1}\n{"line":3}\n');
+    await writer.close();
+  });
+
+  it('gives its reserve up when the disk fills and acknowledges on; refuses once that is spent too; recovers when room returns', async () => {
+    const dir = await smallDisk();
+    const writer = await JournalWriter.open(dir, { segmentBytes: 1 << 20, reserveBytes: 64 * 1024, lowSpaceBytes: 0 });
+    expect((await stat(join(dir, RESERVE_FILE))).size).toBe(64 * 1024);
+    const filler = await fillLeaving(dir, 4096);
+    const line = (n: number) => JSON.stringify({ line: n, pad: 'y'.repeat(30_000) });
+    await writer.append(line(1));
+    expect(writer.spaceReport()).toMatchObject({ state: 'reserve_in_use', reserveBytes: 0 });
+    await writer.append(line(2));
+    await expect(writer.append(line(3))).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(writer.spaceReport()).toMatchObject({ state: 'full', refused: 1 });
+    await rm(filler);
+    await writer.append(line(4));
+    const lines = (await readFile(join(dir, writer.activeSegment), 'utf8')).split('\n');
+    expect(lines.slice(0, -1).map((text) => (JSON.parse(text) as { line: number }).line)).toEqual([1, 2, 4]);
+    expect(writer.spaceReport().refused).toBe(1);
+    await writer.close();
   });
 });

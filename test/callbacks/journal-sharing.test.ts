@@ -4,7 +4,7 @@
  * `callbacks ingest` loads what the journal holds, once, while the receiver runs or after it died.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -67,12 +67,19 @@ async function setUp(ingestIntervalMs: number): Promise<{
   };
 }
 
-async function ingest(dbPath: string): Promise<{ newEvents: number; lines: number; segmentsRemoved: number }> {
+interface IngestSummary {
+  newEvents: number;
+  lines: number;
+  tornTails: number;
+  segmentsRemoved: number;
+}
+
+async function ingest(dbPath: string): Promise<IngestSummary> {
   const { stdout } = await run(process.execPath, [CLI, 'callbacks', 'ingest', '--db', dbPath, '--json'], {
     env: { PATH: process.env.PATH ?? '' },
     timeout: 60_000,
   });
-  return JSON.parse(stdout) as { newEvents: number; lines: number; segmentsRemoved: number };
+  return JSON.parse(stdout) as IngestSummary;
 }
 
 async function segments(journalDir: string): Promise<string[]> {
@@ -107,7 +114,13 @@ describe('sharing the warehouse', () => {
       await holder.close();
     }
     expect(await segments(journalDir)).toHaveLength(1);
-    expect(await ingest(dbPath)).toEqual({ newEvents: 5, lines: 5, unreadableLines: 0, segmentsRemoved: 1 });
+    expect(await ingest(dbPath)).toEqual({
+      newEvents: 5,
+      lines: 5,
+      unreadableLines: 0,
+      tornTails: 0,
+      segmentsRemoved: 1,
+    });
     expect(await segments(journalDir)).toEqual([]);
     expect(await storedCount(dbPath)).toBe(5);
   });
@@ -135,11 +148,13 @@ describe('sharing the warehouse', () => {
     );
   });
 
-  it('loads, after a SIGKILL, what the dead receiver journaled, and deletes its segment', async () => {
+  it('loads, after a SIGKILL, what the dead receiver journaled, skips and counts the line it was killed writing, and deletes its segment', async () => {
     const { dbPath, receiver, send, journalDir } = await setUp(600_000);
     await send(6, 0);
     await receiver.kill();
-    expect(await ingest(dbPath)).toMatchObject({ newEvents: 6, lines: 6, segmentsRemoved: 1 });
+    const [segment] = await segments(journalDir);
+    await appendFile(join(journalDir, segment!), '{"eventId":"cut-off-mid-');
+    expect(await ingest(dbPath)).toMatchObject({ newEvents: 6, lines: 6, tornTails: 1, segmentsRemoved: 1 });
     expect(await segments(journalDir)).toEqual([]);
     expect(await storedCount(dbPath)).toBe(6);
   });

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
-import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import { ingestCallbackJournalAsGuest, type JournalIngestResult } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { describeIssues } from '../../carrier/contract.js';
 import { API_KEYS_ENV, loadApiKeys, readPrivateFile } from '../api-keys-config.js';
@@ -19,6 +19,7 @@ export const CALLBACK_USER_ENV = 'PARCEL_RECON_CALLBACK_USER';
 export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_CALLBACK_PASSWORD';
 
 const positiveInt = z.coerce.number().int().positive();
+const byteCount = z.coerce.number().int().min(0);
 const logLevel = z.enum(LOG_LEVELS).default('info');
 
 const ServeFlagsSchema = z.object({
@@ -33,6 +34,8 @@ const ServeFlagsSchema = z.object({
   db: z.string().optional(),
   ingestIntervalMs: positiveInt.default(5_000),
   segmentBytes: positiveInt.default(64 * 1024 * 1024),
+  journalReserveBytes: byteCount.default(16 * 1024 * 1024),
+  journalLowSpaceBytes: byteCount.default(256 * 1024 * 1024),
   logLevel,
 });
 
@@ -121,15 +124,25 @@ function serveCommand(): Command {
       'how often the journal is loaded into the warehouse when it is free (default: 5000)',
     )
     .option('--segment-bytes <n>', 'journal segment size before a new one is begun (default: 67108864)')
+    .option(
+      '--journal-reserve-bytes <n>',
+      "disk space held in the journal's reserve file, given up when the disk fills; 0: none (default: 16777216)",
+    )
+    .option(
+      '--journal-low-space-bytes <n>',
+      "warn, and report degraded health, when the journal's disk has less free (default: 268435456)",
+    )
     .addOption(logLevelOption())
     .addHelpText(
       'after',
       `
 Answers {"IsError":false,"ErrorMessage":""} once the callback is on disk; 400 not JSON or not a valid callback,
-401 wrong or missing credential, 413 body too large, 415 not application/json, 500 the journal could not be written.
-GET /health: acknowledged and rejected counts, journal backlog, last load into the warehouse.
-Exit codes: 0 stopped (SIGINT/SIGTERM) with the journal loaded; 2 bad input; 3 stopped, the journal kept for a
-later load (warehouse busy); 4 the port or the journal is in use by another process.`,
+401 wrong or missing credential, 413 body too large, 415 not application/json, 503 the journal could not be written
+(its disk full even after giving up the reserve: send again, it recovers by itself once there is room).
+GET /health: acknowledged and rejected counts, journal backlog and disk space, last load into the warehouse.
+Exit codes: 0 stopped (SIGINT/SIGTERM) with the journal loaded; 2 bad input or a journal directory that cannot be
+written; 3 stopped, the journal kept for a later load (warehouse busy); 4 the port or the journal is in use by
+another process.`,
     )
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(ServeFlagsSchema, raw);
@@ -167,6 +180,8 @@ async function serveUntilSignalled(
       maxBodyBytes: flags.maxBodyBytes,
       journalDir,
       segmentBytes: flags.segmentBytes,
+      reserveBytes: flags.journalReserveBytes,
+      lowSpaceBytes: flags.journalLowSpaceBytes,
       dbPath,
       spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
       ingestIntervalMs: flags.ingestIntervalMs,
@@ -199,6 +214,15 @@ async function serveUntilSignalled(
   }
 }
 
+/** What the load left out, when anything: lines that were not JSON, segments ending in part of a line. */
+function skippedNote(result: JournalIngestResult): string {
+  const skipped = [
+    ...(result.unreadableLines > 0 ? [`${result.unreadableLines} unreadable lines`] : []),
+    ...(result.tornTails > 0 ? [`${result.tornTails} unfinished last lines (never acknowledged)`] : []),
+  ];
+  return skipped.length === 0 ? '' : `; skipped ${skipped.join(' and ')}`;
+}
+
 function ingestCommand(): Command {
   return new Command('ingest')
     .description(
@@ -226,12 +250,13 @@ function ingestCommand(): Command {
           newEvents: result.newEvents,
           lines: result.lines,
           unreadableLines: result.unreadableLines,
+          tornTails: result.tornTails,
           segmentsRemoved: result.segmentsRemoved,
         };
         process.stdout.write(
           flags.json
             ? `${JSON.stringify(summary)}\n`
-            : `callbacks loaded from ${journalDir}: ${result.newEvents} new events of ${result.lines} journal lines\n`,
+            : `callbacks loaded from ${journalDir}: ${result.newEvents} new events of ${result.lines} journal lines${skippedNote(result)}\n`,
         );
       } finally {
         await warehouse.close();
