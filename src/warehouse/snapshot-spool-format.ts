@@ -213,9 +213,9 @@ export const STAGED_SNAPSHOT_COLUMNS = `
   }) AS trackings`;
 
 /**
- * The date of a staged snapshot's order (see ORDER_COLUMNS): its accept date, else the earliest time
- * of its status or handling history; null when it has neither, for the loader to date by when the
- * warehouse first stored the order.
+ * The date of a staged snapshot's order (orders.order_date, by which reports select a range): its
+ * accept date, else the earliest time of its status or handling history; null when it has neither,
+ * for the loader to date by when the warehouse first stored the order.
  */
 export const STAGED_ORDER_DATE = `coalesce(accept_date, least(
   list_min(list_transform(statuses, entry -> entry."time")), list_min(list_transform(trackings, event -> event.dateChange))))`;
