@@ -178,6 +178,29 @@ export async function* streamRunWork(
   }
 }
 
+/**
+ * Records the run's work that has no result yet as deferred, in one statement: the codes a stopped
+ * run did not reach, with no attempt. A code that already has a result in the run, a deferral
+ * included, keeps it.
+ */
+export async function deferRunWork(
+  warehouse: Warehouse,
+  runId: string,
+  options: RunWorkOptions & {
+    readonly finishedAt: CarrierInstant;
+    readonly errorCode: string;
+    readonly errorMessage: string;
+  },
+): Promise<number> {
+  return warehouse.run(
+    `INSERT INTO lookup_results
+     SELECT $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
+     FROM (${RUN_WORK}) AS work
+     WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND done.order_code = work.order_code)`,
+    { ...options, runId },
+  );
+}
+
 /** How many codes streamRunWork would yield now: the total for a progress display. */
 export async function countRunWork(warehouse: Warehouse, runId: string, options: RunWorkOptions): Promise<number> {
   const reader = await warehouse.readAll(`SELECT count(*) AS work FROM (${RUN_WORK})`, {

@@ -19,8 +19,8 @@ export interface LookupDispatchOptions {
 
 /**
  * Hands the work list's orders to the limiter and the client through a DispatchWindow, within the
- * quota: an order whose key is spent, or that comes once the run is stopping, is deferred without a
- * request. Every outcome is counted and goes to the loader.
+ * quota: an order whose key is spent is deferred without a request. Once the run is stopping it hands
+ * over no more orders and stops reading the work list. Every outcome is counted and goes to the loader.
  */
 export class LookupDispatch {
   /** Outcomes so far in this process, for the progress display. */
@@ -35,11 +35,11 @@ export class LookupDispatch {
   async run(): Promise<void> {
     const { work, lookup, limiter, results } = this.options;
     const window = new DispatchWindow(this.options.windowSize);
-    for await (const chunk of work.chunks()) {
+    orders: for await (const chunk of work.chunks()) {
       for (const { item, alias } of chunk) {
-        if (lookup.stopping.aborted) {
-          this.record(item, alias, { kind: 'deferred', reason: 'stopping', attempts: 0 });
-        } else if (limiter.isSpent(alias)) {
+        // The run defers what it has not reached in one statement (deferRunWork), not an order at a time.
+        if (lookup.stopping.aborted) break orders;
+        if (limiter.isSpent(alias)) {
           this.record(item, alias, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
         } else {
           await window.enter();
