@@ -2,20 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
-import { sandboxEnv, startCli } from '../support/cli-process.js';
+import { logLine, sandboxEnv, startCli } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 /** Enough codes that recording each one a stopped run has not reached, a batch at a time, takes seconds. */
 const ORDERS_PER_ACCOUNT = 50_000;
-
-async function waitForLine(child: ReturnType<typeof startCli>, text: string): Promise<void> {
-  const deadline = performance.now() + 120_000;
-  while (!child.output().stderr.includes(text)) {
-    if (performance.now() > deadline || child.exitCode !== null)
-      throw new Error(`no '${text}' from the command: ${child.output().stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('a second SIGINT to track', () => {
   let sandbox: RunningSandbox;
@@ -43,10 +34,10 @@ describe('a second SIGINT to track', () => {
     });
     let signalled = 0;
     try {
-      await waitForLine(child, 'inputs staged');
+      await logLine(child, 'inputs staged', 120_000);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       child.kill('SIGINT');
-      await waitForLine(child, 'stop requested');
+      await logLine(child, 'stop requested');
       signalled = performance.now();
       child.kill('SIGINT');
       await child.ended;
