@@ -32,6 +32,7 @@ export const END_TO_END_TESTS = [
   'test/pipeline/replay-rebuild.test.ts',
   'test/pipeline/run-retention.test.ts',
   'test/pipeline/salvage-resume.test.ts',
+  'test/pipeline/second-sigint.test.ts',
   'test/pipeline/track-command.test.ts',
   'test/pipeline/track-plan.test.ts',
   'test/reports/charges-report.test.ts',

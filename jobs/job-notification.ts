@@ -97,13 +97,52 @@ function receiverHost(url: string): string | undefined {
 }
 
 /**
- * Sends the run's summary when the settings ask for it. Every way it can fail ends in one warning line
- * naming the receiver's host at most, and never reaches the job's exit code.
+ * Whether an alert reached its channel, as a job's summary records it: the receiver's host at most,
+ * never the URL (its path or query carry the token), and the failure's reason in one line.
  */
-export async function notifyJobRun(summary: JobRunSummary, settings: JobNotifySettings, logger: Logger): Promise<void> {
+export interface AlertDelivery {
+  readonly channel: 'webhook';
+  readonly format: JobNotifySettings['format'];
+  /** The receiver's host and port; null when the URL is not set or not an http(s) URL. */
+  readonly receiver: string | null;
+  /** Why it was sent: how the run ended, `charges`, or `test`. */
+  readonly reasons: readonly string[];
+  readonly delivered: boolean;
+  readonly attempts: number;
+  /** Why it was not delivered (a status, an error code, a missing variable); null when delivered. */
+  readonly reason: string | null;
+}
+
+/**
+ * Sends the run's summary when the settings ask for it, and says how each alert went (none when the
+ * run is not worth one). Every way it can fail ends in one warning line naming the receiver's host at
+ * most, and never reaches the job's exit code.
+ */
+export async function notifyJobRun(
+  summary: JobRunSummary,
+  settings: JobNotifySettings,
+  logger: Logger,
+): Promise<AlertDelivery[]> {
   const reasons = notificationReasons(summary, settings);
-  if (reasons.length === 0) return;
-  await sendNotification(notificationText(summary), summary, reasons, settings, logger);
+  if (reasons.length === 0) return [];
+  return [await sendNotification(notificationText(summary), summary, reasons, settings, logger)];
+}
+
+/** What `jobs notify --test` sends in place of a run's summary. */
+export interface JobNotificationTest {
+  readonly job: string;
+  readonly test: true;
+}
+
+/** Sends a test message about `job` through each of its alert channels, whatever the run would warrant. */
+export async function sendTestNotification(
+  job: string,
+  settings: JobNotifySettings,
+  logger: Logger,
+): Promise<AlertDelivery[]> {
+  const text = `parcel-recon ${job} on ${hostname()}: test message; alerts of this job reach this channel`;
+  const test: JobNotificationTest = { job, test: true };
+  return [await sendNotification(text, test, ['test'], settings, logger)];
 }
 
 /** What a job that could not start tells its receiver in place of a run's summary. */
@@ -138,21 +177,23 @@ async function sendNotification(
   reasons: readonly string[],
   settings: JobNotifySettings,
   logger: Logger,
-): Promise<void> {
-  if (settings.url === undefined) {
-    logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not set`);
-    return;
-  }
+): Promise<AlertDelivery> {
+  const channel = { channel: 'webhook', format: settings.format, reasons } as const;
+  const notSent = (reason: string): AlertDelivery => {
+    logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${reason}`);
+    return { ...channel, receiver: null, delivered: false, attempts: 0, reason };
+  };
+  if (settings.url === undefined) return notSent(`${settings.urlEnv} is not set`);
   const receiver = receiverHost(settings.url);
-  if (receiver === undefined) {
-    logger.warn({ urlEnv: settings.urlEnv }, `job notification not sent: ${settings.urlEnv} is not an http(s) URL`);
-    return;
-  }
+  if (receiver === undefined) return notSent(`${settings.urlEnv} is not an http(s) URL`);
   const outcome = await deliverJson(settings.url, notificationBody(text, summary, settings), settings);
-  if (outcome.delivered) logger.info({ receiver, reasons, attempts: outcome.attempts }, 'job notification sent');
-  else
-    logger.warn(
-      { receiver, reasons, attempts: outcome.attempts, reason: outcome.reason },
-      `job notification not delivered: ${outcome.reason}`,
-    );
+  if (outcome.delivered) {
+    logger.info({ receiver, reasons, attempts: outcome.attempts }, 'job notification sent');
+    return { ...channel, receiver, delivered: true, attempts: outcome.attempts, reason: null };
+  }
+  logger.warn(
+    { receiver, reasons, attempts: outcome.attempts, reason: outcome.reason },
+    `job notification not delivered: ${outcome.reason}`,
+  );
+  return { ...channel, receiver, delivered: false, attempts: outcome.attempts, reason: outcome.reason };
 }

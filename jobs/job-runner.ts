@@ -4,12 +4,12 @@ import type { Logger } from 'pino';
 import { carrierDayOf } from '../src/carrier/contract.js';
 import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
-import type { RunCounts } from '../src/warehouse/run-store.js';
+import { type RunCounts, replaceRunSummary } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
-import { type JobNotifySettings, notifyJobNotStarted, notifyJobRun } from './job-notification.js';
+import { type AlertDelivery, type JobNotifySettings, notifyJobNotStarted, notifyJobRun } from './job-notification.js';
 
 /** What a job run leaves for a monitor: the JSON file, the `runs` row's summary and the notification. */
 export interface JobRunSummary {
@@ -25,6 +25,11 @@ export interface JobRunSummary {
   readonly steps: readonly JobStepResult[];
   readonly error: string | null;
   readonly summaryFile: string;
+  /**
+   * How each alert about the run went, once they were sent (none when the run warranted none). The
+   * summary sent in an alert has none: it is written before the alert goes.
+   */
+  readonly alerts?: readonly AlertDelivery[];
 }
 
 export interface JobRunOptions {
@@ -142,10 +147,13 @@ async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Pr
     };
     await run.finish(finishedAt, { counts: summary.counts, exitState, summary });
     await writeSummaryFile(summary.summaryFile, summary);
-    if (options.notify !== undefined) await notifyJobRun(summary, options.notify, log);
+    const alerts = options.notify === undefined ? [] : await notifyJobRun(summary, options.notify, log);
+    const delivered: JobRunSummary = { ...summary, alerts };
+    await replaceRunSummary(warehouse, runId, delivered);
+    await writeSummaryFile(summary.summaryFile, delivered);
     log.info({ exitCode, exitState, durationMs: summary.durationMs }, 'job finished');
     if (failure !== undefined) throw failure;
-    return summary;
+    return delivered;
   } finally {
     await warehouse.close();
   }

@@ -28,3 +28,27 @@ export function stopOnSignals(options: { readonly interruptible?: boolean } = {}
   process.on('SIGTERM', onSignal);
   return { signal: stopping.signal, interrupt: interrupting.signal, dispose };
 }
+
+/**
+ * Once `interrupt` aborts, ends the process `afterMs` later with `exitCode` and one line on stderr
+ * (after `before`, which stops what would hold the exit), unless it has ended by itself by then: a query or a commit under way, or the warehouse's last
+ * checkpoint, must not hold someone who asked twice. What was committed stays; the run, not finished,
+ * is then resumed by the next one, as after a kill.
+ */
+export function giveUpAfterInterrupt(
+  interrupt: AbortSignal,
+  afterMs: number,
+  giveUp: { readonly exitCode: number; readonly line: string; readonly before: () => void },
+): void {
+  interrupt.addEventListener(
+    'abort',
+    () => {
+      setTimeout(() => {
+        giveUp.before();
+        process.stderr.write(`${giveUp.line}\n`);
+        process.exit(giveUp.exitCode);
+      }, afterMs).unref();
+    },
+    { once: true },
+  );
+}

@@ -11,11 +11,17 @@ export interface RetentionOptions {
   /** Runs started this many days or more before `nowMs` lose their per-run data. */
   readonly olderThanDays: number;
   readonly nowMs: number;
-  /** The carrier day's UTC offset: the quota ledger keeps today's carrier day and the one before. */
+  /** The carrier day's UTC offset: the quota ledger's days are carrier days. */
   readonly dayUtcOffsetMinutes: number;
   /** Count what would go, change nothing. */
   readonly dryRun: boolean;
 }
+
+/**
+ * The quota ledger is the only record of what was spent each day, and a few rows a day: a prune keeps
+ * its carrier days back to this many days before today's, longer when the runs are kept longer.
+ */
+export const QUOTA_LEDGER_KEPT_DAYS = 400;
 
 /** What a prune removed, or with a dry run would remove. */
 export interface RetentionSummary {
@@ -58,13 +64,14 @@ async function entriesOf(dir: string, pick: (name: string) => boolean): Promise<
 /**
  * Prunes the data of the finished runs started `olderThanDays` days or more ago: their lookup_results
  * (but each order's latest) and run_inputs rows, raw spool folders and rejects files; and the quota
- * ledger's days before yesterday's carrier day. Orders, their history, callbacks, quotes, image
- * lists and every run's `runs` row stay. The rows go in one transaction before the files, so a
+ * ledger's days older than QUOTA_LEDGER_KEPT_DAYS (or `olderThanDays` when longer). Orders, their
+ * history, callbacks, quotes, image lists and every run's `runs` row stay. The rows go in one transaction before the files, so a
  * prune cut off midway is finished by the next one.
  */
 export async function pruneRuns(options: RetentionOptions): Promise<RetentionSummary> {
   const startedBefore = epochMsToInstant(options.nowMs - options.olderThanDays * DAY_MS);
-  const quotaFrom = carrierDayOf(options.nowMs - DAY_MS, options.dayUtcOffsetMinutes);
+  const quotaKeptDays = Math.max(QUOTA_LEDGER_KEPT_DAYS, options.olderThanDays);
+  const quotaFrom = carrierDayOf(options.nowMs - quotaKeptDays * DAY_MS, options.dayUtcOffsetMinutes);
   const plan = await pruneRunRows(options.warehouse, { startedBefore, quotaFrom }, options.dryRun);
   const pruned = new Set(plan.runIds);
   const raw = await entriesOf(rawSpoolRoot(options.dataDir), (name) => pruned.has(name));

@@ -127,8 +127,10 @@ const RUN_WORK = `
 const WORK_LIST_ROW_GROUP = 10_000;
 
 /**
- * Yields the run's work (see RUN_WORK) in chunks, never-seen orders first, then the least recently
- * seen, then in source order.
+ * Yields the run's work (see RUN_WORK) in chunks, the accounts taking turns: each account's first
+ * code, then each one's second, and so on, so that a run cut short by its budget, its rate or a stop
+ * has looked up about as many codes of each account. Within an account, and within a turn,
+ * never-seen orders come first, then the least recently seen, then source order.
  *
  * The list is fixed when iteration starts: it is ranked once into a Parquet file in `workDir`, and
  * chunks are read from it by rank. So a million codes never sit in JS memory, the connection stays
@@ -148,8 +150,11 @@ export async function* streamRunWork(
   await warehouse.run(
     `COPY (
        SELECT order_code, account_alias, origin, last_seen_at IS NOT NULL AS stored_before,
-              row_number() OVER (ORDER BY last_seen_at ASC NULLS FIRST, seq) AS work_rank
-       FROM (${RUN_WORK})
+              row_number() OVER (ORDER BY account_turn, last_seen_at ASC NULLS FIRST, seq) AS work_rank
+       FROM (
+         SELECT *, row_number() OVER (PARTITION BY account_alias ORDER BY last_seen_at ASC NULLS FIRST, seq) AS account_turn
+         FROM (${RUN_WORK})
+       )
        ORDER BY work_rank
      ) TO ${sqlText(workList)} (FORMAT parquet, ROW_GROUP_SIZE ${WORK_LIST_ROW_GROUP})`,
     { runId, refreshTerminal: options.refreshTerminal },
@@ -176,6 +181,29 @@ export async function* streamRunWork(
   } finally {
     await rm(workList, { force: true });
   }
+}
+
+/**
+ * Records the run's work that has no result yet as deferred, in one statement: the codes a stopped
+ * run did not reach, with no attempt. A code that already has a result in the run, a deferral
+ * included, keeps it.
+ */
+export async function deferRunWork(
+  warehouse: Warehouse,
+  runId: string,
+  options: RunWorkOptions & {
+    readonly finishedAt: CarrierInstant;
+    readonly errorCode: string;
+    readonly errorMessage: string;
+  },
+): Promise<number> {
+  return warehouse.run(
+    `INSERT INTO lookup_results
+     SELECT $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
+     FROM (${RUN_WORK}) AS work
+     WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND done.order_code = work.order_code)`,
+    { ...options, runId },
+  );
 }
 
 /** How many codes streamRunWork would yield now: the total for a progress display. */

@@ -97,6 +97,14 @@ export async function finishRun(warehouse: Warehouse, runId: string, finish: Run
   if (changed === 0) throw new WarehouseError(`warehouse ${warehouse.path} has no run ${runId} to finish`);
 }
 
+/** Replaces a finished run's JSON summary: what it learned after it finished (a job's alert deliveries). */
+export async function replaceRunSummary(warehouse: Warehouse, runId: string, summary: unknown): Promise<void> {
+  await warehouse.run('UPDATE runs SET summary = $summary::JSON WHERE run_id = $runId', {
+    runId,
+    summary: JSON.stringify(summary),
+  });
+}
+
 /** The run's row, or undefined when there is no such run. */
 export async function readRun(warehouse: Warehouse, runId: string): Promise<RunRecord | undefined> {
   const reader = await warehouse.readAll(

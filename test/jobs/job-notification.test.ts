@@ -18,6 +18,7 @@ interface JobSummary {
   exitState: string;
   steps: { step: string; exitState: string; summary: Record<string, unknown> }[];
   summaryFile: string;
+  alerts?: Record<string, unknown>[];
 }
 
 interface Notification {
@@ -137,7 +138,22 @@ describe('job notifications', () => {
     expect(hook.posts).toHaveLength(1);
     const body = hook.posts[0]!.body as Notification;
     expect(Object.keys(body)).toEqual(['text', 'summary']);
-    expect(body.summary).toEqual(summary);
+    // The summary sent is the one written before the alert went; the file then records the delivery.
+    const { alerts, ...sent } = summary;
+    expect(body.summary).toEqual(sent);
+    expect(alerts).toEqual([
+      {
+        channel: 'webhook',
+        format: 'json',
+        receiver: new URL(hook.url).host,
+        reasons: ['failed'],
+        delivered: true,
+        attempts: 1,
+        reason: null,
+      },
+    ]);
+    // The `runs` row holds the same summary, deliveries included.
+    expect(JSON.parse(JSON.parse(await runsRows('failed'))[0].summary)).toEqual(summary);
     expect(body.text).toMatch(
       new RegExp(
         `^parcel-recon nightly on .+: failed \\(exit ${summary.exitCode}\\), carrier day ${summary.carrierDay}, run ${summary.runId}\\n`,
@@ -190,7 +206,9 @@ describe('job notifications', () => {
     expect(partial.result.code).toBe(3);
     expect(hook.posts).toHaveLength(1);
     const body = hook.posts[0]!.body as Notification;
-    expect(body.summary).toEqual(partial.summary);
+    const { alerts, ...sent } = partial.summary;
+    expect(body.summary).toEqual(sent);
+    expect(alerts).toMatchObject([{ reasons: ['partial'], delivered: true }]);
     expect(body.text).toMatch(/: partial \(exit 3\), /);
     expect(body.text).toMatch(/\ntrack: partial\n/);
 
@@ -202,6 +220,7 @@ describe('job notifications', () => {
     expect(charges.findings[0]).toMatch(/^\d+ orders checked, 0 flagged, 0 VND at stake$/);
     expect(hook.posts).toHaveLength(1);
     expect(warnings(ok.result)).toEqual([]);
+    expect(ok.summary.alerts).toEqual([]);
   });
 
   it('posts a night whose charges report flags more money than the threshold, and not one that flags less', async () => {
@@ -250,6 +269,17 @@ describe('job notifications', () => {
       expect.stringMatching(/"attempts":3,.*"msg":"job notification not delivered: ECONNREFUSED"/),
     ]);
     expect(down.result.stderr).toContain(`"receiver":"127.0.0.1:${new URL(closedUrl).port}"`);
+    expect(down.summary.alerts).toEqual([
+      {
+        channel: 'webhook',
+        format: 'json',
+        receiver: `127.0.0.1:${new URL(closedUrl).port}`,
+        reasons: ['failed'],
+        delivered: false,
+        attempts: 3,
+        reason: 'ECONNREFUSED',
+      },
+    ]);
 
     const failing = await receiver(...Array.from({ length: 5 }, () => ({ status: 500 })));
     const partial = await nightly(
@@ -263,11 +293,23 @@ describe('job notifications', () => {
     expect(warnings(partial.result)).toEqual([
       expect.stringMatching(/"msg":"job notification not delivered: HTTP 500"/),
     ]);
+    expect(partial.summary.alerts).toMatchObject([{ reasons: ['partial'], delivered: false, reason: 'HTTP 500' }]);
 
     const unset = await nightly('unset', clean, { ...missingInput, notify: { urlEnv: 'SHOP_ALERTS_URL' } });
     expect(unset.result.code).toBe(failed.result.code);
     expect(warnings(unset.result)).toEqual([
       expect.stringMatching(/"msg":"job notification not sent: SHOP_ALERTS_URL is not set"/),
+    ]);
+    expect(unset.summary.alerts).toEqual([
+      {
+        channel: 'webhook',
+        format: 'json',
+        receiver: null,
+        reasons: ['failed'],
+        delivered: false,
+        attempts: 0,
+        reason: 'SHOP_ALERTS_URL is not set',
+      },
     ]);
     for (const run of [down, partial, unset])
       for (const text of [run.result.stdout, run.result.stderr, run.summaryText]) {
@@ -312,6 +354,43 @@ describe('job notifications', () => {
       },
     );
     expect(Object.keys(chat.posts[0]!.body as object)).toEqual(['text']);
+  });
+
+  it('jobs notify --test sends a test message and says whether it was delivered, exit 1 when it was not', async () => {
+    const config = join(workspace.dir, 'notify-test.config.json');
+    await writeFile(config, JSON.stringify({ notify: { retries: 1, timeoutMs: 5_000 } }));
+    const hook = await receiver();
+    const live = await runCli(['jobs', 'notify', '--test', 'nightly', '--config', config], {
+      PARCEL_RECON_NOTIFY_URL: `${hook.url}/bot${TOKEN}/hook`,
+    });
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stdout).toBe(`webhook (json) ${new URL(hook.url).host}: delivered (1 attempt)\n`);
+    expect(hook.posts).toHaveLength(1);
+    const body = hook.posts[0]!.body as { text: string; summary: unknown };
+    expect(body.text).toMatch(/^parcel-recon nightly on .+: test message/);
+    expect(body.summary).toEqual({ job: 'nightly', test: true });
+
+    const closedUrl = `http://127.0.0.1:${await freePort()}/bot${TOKEN}/hook`;
+    const dead = await runCli(['jobs', 'notify', '--test', 'finance-audit', '--config', config, '--json'], {
+      PARCEL_RECON_NOTIFY_URL: closedUrl,
+    });
+    expect(dead.code).toBe(1);
+    expect(JSON.parse(dead.stdout)).toEqual([
+      {
+        channel: 'webhook',
+        format: 'json',
+        receiver: new URL(closedUrl).host,
+        reasons: ['test'],
+        delivered: false,
+        attempts: 2,
+        reason: 'ECONNREFUSED',
+      },
+    ]);
+    for (const text of [live.stdout, live.stderr, dead.stdout, dead.stderr]) expect(text).not.toContain(TOKEN);
+
+    const none = await runCli(['jobs', 'notify', '--test', 'nightly', '--config', config], {});
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('webhook (json): not delivered: PARCEL_RECON_NOTIFY_URL is not set (0 attempts)\n');
   });
 
   it('refuses a telegram notify section without its chat, and a webhook URL in the configuration', async () => {

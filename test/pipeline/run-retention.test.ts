@@ -16,6 +16,8 @@ import { readWarehouseCatalog } from '../warehouse/warehouse-catalog.js';
 const HISTORY_DAYS = 200;
 /** Codes every history night looks up again: their rows of old nights are what a prune removes. */
 const POOL_CODES = 5_000;
+/** The quota ledger's days: longer than prune keeps it (400 days before today's carrier day). */
+const QUOTA_HISTORY_DAYS = 420;
 /** A night of history started this long before its day count, so no night sits on the 90-day cut. */
 const NIGHT_SHIFT_MS = 6 * 3_600_000;
 /** A run cut off 150 days ago: never finished, so its data is kept whole. */
@@ -119,9 +121,9 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
         `INSERT INTO lookup_results SELECT ${run}, ${renamed}, account_alias, 'ok', NULL, NULL, 1, NULL, ${started} + INTERVAL 1 HOUR
            FROM orders, ${days} WHERE order_code NOT LIKE 'HIST%'`,
         `INSERT INTO quota_usage SELECT CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), alias, 100, $now::TIMESTAMPTZ
-           FROM range(0, ${HISTORY_DAYS}) AS d(day), (VALUES ('shop1'), ('shop2')) AS k(alias) ON CONFLICT DO NOTHING`,
+           FROM range(0, ${QUOTA_HISTORY_DAYS}) AS d(day), (VALUES ('shop1'), ('shop2')) AS k(alias) ON CONFLICT DO NOTHING`,
         `INSERT INTO quota_limit_answers SELECT CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), 'shop1', $now::TIMESTAMPTZ
-           FROM range(0, ${HISTORY_DAYS}, 20) AS d(day) ON CONFLICT DO NOTHING`,
+           FROM range(0, ${QUOTA_HISTORY_DAYS}, 7) AS d(day) ON CONFLICT DO NOTHING`,
       ])
         await warehouse.run(statement, statement.includes('$now') ? { now } : undefined);
       // As the loaders do for the orders they write.
@@ -192,11 +194,16 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
       dryRun: true,
       runsPruned: 110,
       unfinishedRunsKept: 1,
-      rows: { run_inputs: 110 * POOL_CODES, lookup_results: 110 * POOL_CODES, quota_usage: 2 * 198 },
+      rows: {
+        run_inputs: 110 * POOL_CODES,
+        lookup_results: 110 * POOL_CODES,
+        quota_usage: 2 * (QUOTA_HISTORY_DAYS - 401),
+      },
       rawSpool: { folders: 110, bytes: 110 * 1_000 },
       rejectsFiles: { files: 110 },
     });
-    expect(summary.rows.quota_limit_answers).toBe(9);
+    // Carrier days 406 and 413 before today's; day 399 and those after stay.
+    expect(summary.rows.quota_limit_answers).toBe(2);
     expect(await contentsOf(workspace.dbPath, tables)).toEqual(before);
     expect(existsSync(join(workspace.dir, 'raw', nightId(200)))).toBe(true);
 
@@ -234,9 +241,8 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
     await copyFile(workspace.dbPath, copy);
     const tables = await everyTable(copy);
     const catalog = await catalogOf(copy);
-    // Nothing but the quota ledger's older days is old enough at 1000 days: the compaction copies the whole warehouse.
-    const kept = tables.filter((t) => !t.startsWith('quota_'));
-    const before = await contentsOf(copy, kept);
+    // Nothing is old enough at 1000 days, the quota ledger included: the compaction copies the whole warehouse.
+    const before = await contentsOf(copy, tables);
     const child = startCli(['prune', '--older-than', '1000d', '--db', copy, '--compact'], env);
     const compacting = compactionFileOf(copy);
     while (!existsSync(compacting)) {
@@ -247,13 +253,13 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
     await child.ended;
     expect(existsSync(compacting)).toBe(true);
     expect(await catalogOf(copy)).toEqual(catalog);
-    expect(await contentsOf(copy, kept)).toEqual(before);
+    expect(await contentsOf(copy, tables)).toEqual(before);
 
     const again = await cli(['prune', '--older-than', '1000d', '--db', copy, '--compact', '--json'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(existsSync(compacting)).toBe(false);
     expect(await catalogOf(copy)).toEqual(catalog);
-    expect(await contentsOf(copy, kept)).toEqual(before);
+    expect(await contentsOf(copy, tables)).toEqual(before);
   }, 180_000);
 
   it('prunes the old runs, keeps everything else, and --compact leaves a smaller file with the same tables and rows', async () => {
@@ -296,8 +302,9 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
       // An order's latest lookup stays: reconcile reads it.
       'night orders looked up once, by a pruned run': 110 * orders,
       'runs rows': HISTORY_DAYS + 2,
-      'quota days': 2,
-      'quota limit answers': 1,
+      // The quota ledger is kept 400 days before today's carrier day, whatever the runs' age.
+      'quota days': 401,
+      'quota limit answers': 58,
     });
     expect(existsSync(join(workspace.dir, 'raw', nightId(91)))).toBe(false);
     expect(existsSync(join(workspace.dir, 'raw', nightId(90)))).toBe(true);

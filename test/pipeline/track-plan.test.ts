@@ -1,7 +1,9 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import type { TrackPlan } from '../../src/pipeline/tracking/track-plan.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli, sandboxEnv } from '../support/cli-process.js';
 import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
@@ -76,5 +78,50 @@ describe('planning a run and capping it', () => {
     expect(Object.values(sandboxLookups(sandbox, day)).reduce((n, v) => n + v, 0)).toBe(7);
     expect(summary.lookupsSpent).toBe(7);
     expect(summary.counters.deferredByReason.max_lookups).toBe(plan.total.toLookUp - 7);
+  });
+
+  it('shares --max-lookups between the accounts in turns, though the input lists one account after the other', async () => {
+    const accounts = sandbox.state.world.accounts.map((account) => account.alias);
+    expect(accounts).toHaveLength(3);
+    const byAccount = [...sandbox.state.world.orders()]
+      .map((plan) => [plan.code, plan.account.alias] as const)
+      .sort((a, b) => accounts.indexOf(a[1]) - accounts.indexOf(b[1]));
+    const input = await workspace.writeCsv('one-account-after-the-other.csv', [
+      ['order_code', 'account'],
+      ...byAccount,
+    ]);
+    const db = join(workspace.dir, 'shared.duckdb');
+    const day = carrierDayOf(sandbox.state.clock.now());
+    const before = sandboxLookups(sandbox, day);
+    const args = ['track', '--input', input, '--db', db, '--max-lookups', '30', '--json'];
+
+    const planned = await cli([...args, '--plan'], sandboxEnv(sandbox));
+    expect(planned.code, planned.stderr).toBe(0);
+    const plan = JSON.parse(planned.stdout) as TrackPlan;
+    expect(Object.fromEntries(plan.keys.map((key) => [key.alias, key.wouldSpend]))).toEqual(
+      Object.fromEntries(accounts.map((alias) => [alias, 10])),
+    );
+
+    const capped = await cli(args, sandboxEnv(sandbox));
+    expect(capped.code, capped.stderr).toBe(3);
+    const after = sandboxLookups(sandbox, day);
+    expect(Object.fromEntries(accounts.map((alias) => [alias, (after[alias] ?? 0) - (before[alias] ?? 0)]))).toEqual(
+      Object.fromEntries(accounts.map((alias) => [alias, 10])),
+    );
+    const warehouse = await Warehouse.open(db, { readOnly: true });
+    try {
+      const looked = (
+        await warehouse.readAll(
+          `SELECT account_alias, count(*) FILTER (WHERE outcome <> 'deferred') AS looked_up,
+                  count(*) FILTER (WHERE error_code = 'MAX_LOOKUPS') AS deferred
+           FROM lookup_results GROUP BY ALL ORDER BY ALL`,
+        )
+      ).getRowObjectsJS();
+      expect(looked).toEqual(
+        [...accounts].sort().map((alias) => ({ account_alias: alias, looked_up: 10n, deferred: 20n })),
+      );
+    } finally {
+      await warehouse.close();
+    }
   });
 });

@@ -47,6 +47,16 @@ export function startCli(
   return Object.assign(child, { ended, output: () => ({ stdout, stderr }) });
 }
 
+/** Waits until the running command has written `text` to stderr (a log line); throws when it ends or `timeoutMs` passes first. */
+export async function logLine(child: ReturnType<typeof startCli>, text: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!child.output().stderr.includes(text)) {
+    if (performance.now() > deadline || child.exitCode !== null)
+      throw new Error(`no '${text}' from the command: ${child.output().stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The environment a command needs against a sandbox: its keys, its addresses, its clock. */
 export function sandboxEnv(sandbox: RunningSandbox): Record<string, string> {
   return {

@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
-import { lookupCountsLine } from '../../../jobs/job-notification.js';
+import { type AlertDelivery, lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
 import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { loadConfig, type ParcelReconConfig } from '../config-file.js';
-import { UserError } from '../exit-codes.js';
+import { loadConfig, NOTIFY_URL_ENV, type ParcelReconConfig } from '../config-file.js';
+import { EXIT, UserError } from '../exit-codes.js';
 import { jobNotifySettings, jobSettingsFromConfig } from '../job-settings.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
@@ -53,6 +53,21 @@ export async function runNamedJob(
   });
 }
 
+/** An alert's delivery in one line: its channel and receiver, and whether it got there. */
+export function alertDeliveryLine(alert: AlertDelivery): string {
+  const where = `${alert.channel} (${alert.format})${alert.receiver === null ? '' : ` ${alert.receiver}`}`;
+  const attempts = `${alert.attempts} attempt${alert.attempts === 1 ? '' : 's'}`;
+  return alert.delivered
+    ? `${where}: delivered (${attempts})`
+    : `${where}: not delivered: ${alert.reason} (${attempts})`;
+}
+
+function findNamedJob(name: string): JobDefinition {
+  const job = findJob(name);
+  if (job === undefined) throw new UserError(`no job ${name} (known: ${JOBS.map((j) => j.name).join(', ')})`);
+  return job;
+}
+
 function describeJobRun(summary: JobRunSummary): string {
   const lines = [
     `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
@@ -60,13 +75,14 @@ function describeJobRun(summary: JobRunSummary): string {
   for (const step of summary.steps)
     lines.push(`  ${step.step}: exit ${step.exitCode}${step.cause ? `, ${step.cause}` : ''}`);
   lines.push(`  ${lookupCountsLine(summary.counts)}`);
+  for (const alert of summary.alerts ?? []) lines.push(`  alert ${alertDeliveryLine(alert)}`);
   lines.push(`  summary ${summary.summaryFile}`);
   return `${lines.join('\n')}\n`;
 }
 
 export function jobsCommand(): Command {
   const jobs = new Command('jobs')
-    .description('The named jobs (nightly reconciliation, ...): list them or run one.')
+    .description('The named jobs (nightly reconciliation, ...): list them, run one, or test its alerts.')
     .exitOverride();
   jobs
     .command('list')
@@ -110,8 +126,7 @@ export function jobsCommand(): Command {
       '\nExit codes: those of track (0, 1, 2, 3, 4), and 5 when a run of the same job still holds its lock.',
     )
     .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: LogLevel }) => {
-      const job = findJob(name);
-      if (job === undefined) throw new UserError(`no job ${name} (known: ${JOBS.map((j) => j.name).join(', ')})`);
+      const job = findNamedJob(name);
       const { config, file } = await loadConfig(flags.config, process.env);
       checkJobNames(config, file);
       const logger = createLogger({ level: flags.logLevel });
@@ -123,6 +138,31 @@ export function jobsCommand(): Command {
       } finally {
         signals.dispose();
       }
+    });
+  jobs
+    .command('notify')
+    .description("Send a test message through the job's alert channels and say whether each delivered it.")
+    .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`)
+    .requiredOption('--test', 'send a test message (the only message this command sends)')
+    .option('--config <file>', CONFIG_OPTION_HELP)
+    .option('--json', 'print each delivery as JSON')
+    .addOption(logLevelOption('error'))
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 delivered to at least one channel; 1 delivered to none; 2 bad input or no channel.',
+    )
+    .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: LogLevel }) => {
+      const job = findNamedJob(name);
+      const { config, file } = await loadConfig(flags.config, process.env);
+      checkJobNames(config, file);
+      const notify = jobNotifySettings(config, process.env);
+      if (notify === undefined)
+        throw new UserError(`no alert channel: set ${NOTIFY_URL_ENV} or the configuration's notify section`);
+      const alerts = await sendTestNotification(job.name, notify, createLogger({ level: flags.logLevel ?? 'error' }));
+      process.stdout.write(
+        flags.json ? `${JSON.stringify(alerts)}\n` : `${alerts.map((alert) => alertDeliveryLine(alert)).join('\n')}\n`,
+      );
+      process.exitCode = alerts.some((alert) => alert.delivered) ? EXIT.OK : EXIT.FAILURE;
     });
   return jobs;
 }

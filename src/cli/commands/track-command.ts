@@ -19,7 +19,7 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { RUN_EXIT_CODES, UserError } from '../exit-codes.js';
+import { EXIT, RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV, mysqlConnection } from '../mysql-source-config.js';
@@ -27,7 +27,7 @@ import { POSTGRES_URL_ENV, postgresUrl } from '../postgres-source-config.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
-import { stopOnSignals } from '../stop-signals.js';
+import { giveUpAfterInterrupt, stopOnSignals } from '../stop-signals.js';
 import {
   keepHeapSmall,
   memoryLimitSchema,
@@ -191,6 +191,12 @@ function peakMemoryMb(): number {
 /** Failed orders the printed summary names one by one. */
 const FAILURES_SHOWN = 10;
 
+/**
+ * After a second SIGINT/SIGTERM the run gives up its lookups in flight and finishes as interrupted,
+ * in well under this; past it the process ends anyway, so that it is gone within 2 s.
+ */
+const INTERRUPT_GIVE_UP_MS = 1_500;
+
 /** A few lines a person reads at the end of a run. */
 export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
   const c = summary.counters;
@@ -345,6 +351,12 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       const redis =
         redisUrl === undefined || flags.plan ? undefined : await connectRedisForCommand(redisUrl, warehouse);
       const signals = stopOnSignals({ interruptible: true });
+      giveUpAfterInterrupt(signals.interrupt, INTERRUPT_GIVE_UP_MS, {
+        exitCode: EXIT.PARTIAL,
+        line: 'parcel-recon: interrupted: ended before its run finished; committed work is kept and the next track resumes the run',
+        // A statement under way (the work list's selection, a commit) would hold the exit until it ends.
+        before: () => warehouse.interrupt(),
+      });
       let summary: TrackRunSummary;
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.

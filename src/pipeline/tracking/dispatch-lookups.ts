@@ -3,7 +3,7 @@ import type { LookupLimiter } from '../../quota/lookup-limiter.js';
 import type { RunWorkItem } from '../../warehouse/run-input-store.js';
 import { DispatchWindow } from '../dispatch-window.js';
 import type { ResultLoader } from './load-results.js';
-import { lookUpOrder, type OrderLookupContext, type OrderOutcome, stopReason } from './order-lookup.js';
+import { lookUpOrder, type OrderLookupContext, type OrderOutcome } from './order-lookup.js';
 import { noCounters, type RunCounters } from './run-summary.js';
 import type { WorkList } from './select-work.js';
 
@@ -19,8 +19,9 @@ export interface LookupDispatchOptions {
 
 /**
  * Hands the work list's orders to the limiter and the client through a DispatchWindow, within the
- * quota: an order whose key is spent, or that comes once the run is stopping (or its breaker
- * tripped), is deferred without a request. Every outcome is counted and goes to the loader.
+ * quota: an order whose key is spent is deferred without a request. Once the run is stopping (or its
+ * breaker tripped) it hands over no more orders and stops reading the work list. Every outcome is
+ * counted and goes to the loader.
  */
 export class LookupDispatch {
   /** Outcomes so far in this process, for the progress display. */
@@ -35,11 +36,11 @@ export class LookupDispatch {
   async run(): Promise<void> {
     const { work, lookup, limiter, results } = this.options;
     const window = new DispatchWindow(this.options.windowSize);
-    for await (const chunk of work.chunks()) {
+    orders: for await (const chunk of work.chunks()) {
       for (const { item, alias } of chunk) {
-        if (lookup.stopping.aborted) {
-          this.record(item, alias, { kind: 'deferred', reason: stopReason(lookup), attempts: 0 });
-        } else if (limiter.isSpent(alias)) {
+        // The run defers what it has not reached in one statement (deferRunWork), not an order at a time.
+        if (lookup.stopping.aborted) break orders;
+        if (limiter.isSpent(alias)) {
           this.record(item, alias, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
         } else {
           await window.enter();

@@ -68,7 +68,7 @@ function defer(reason: DeferReason): AbortError {
 }
 
 /** Why orders are left once the run stops: its breaker tripped, or it was told to stop. */
-export function stopReason(context: OrderLookupContext): DeferReason {
+export function stopReason(context: Pick<OrderLookupContext, 'breaker'>): DeferReason {
   return context.breaker.tripped ? 'carrier_down' : 'stopping';
 }
 

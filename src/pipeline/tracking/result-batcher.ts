@@ -3,7 +3,7 @@ import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { AnswerJournal } from './answer-journal.js';
 import { BatchFiles } from './batch-files.js';
-import type { OrderOutcome } from './order-lookup.js';
+import type { DeferReason, OrderOutcome } from './order-lookup.js';
 
 /**
  * While a commit runs, up to this many times the batch size gather for the next one: when the
@@ -11,6 +11,11 @@ import type { OrderOutcome } from './order-lookup.js';
  * work per result (each transaction has a fixed cost: its statements and the WAL's sync).
  */
 export const MAX_BATCH_GROWTH = 4;
+
+/** The error code and message of a deferred order's `lookup_results` row. */
+export function deferredResult(reason: DeferReason): { readonly errorCode: string; readonly errorMessage: string } {
+  return { errorCode: reason.toUpperCase(), errorMessage: `left for a later run: ${reason.replace('_', ' ')}` };
+}
 
 /** The journal's answer of a carrier error that came without a body of its own (EXCEPTION after the last attempt). */
 const NULL_ANSWER = Buffer.from('null');
@@ -113,11 +118,11 @@ export class ResultBatcher {
       case 'transport_error':
         this.results.push(row('transport_error', outcome.errorCode, outcome.errorMessage));
         break;
-      case 'deferred':
-        this.results.push(
-          row('deferred', outcome.reason.toUpperCase(), `left for a later run: ${outcome.reason.replace('_', ' ')}`),
-        );
+      case 'deferred': {
+        const deferral = deferredResult(outcome.reason);
+        this.results.push(row('deferred', deferral.errorCode, deferral.errorMessage));
         break;
+      }
     }
   }
 

@@ -40,10 +40,31 @@ export interface TrackPlan {
 }
 
 /**
+ * Shares `budget` between claims taking turns, one each per turn, as a run's work list hands the
+ * accounts' codes out: each gets an equal part, a claim smaller than its part gives the rest to the
+ * others, and what cannot be split evenly goes to the first ones.
+ */
+export function shareInTurns(claims: readonly number[], budget: number): number[] {
+  const shares = claims.map(() => 0);
+  let left = budget;
+  let open = claims.flatMap((claim, index) => (claim > 0 ? [index] : []));
+  while (left > 0 && open.length > 0) {
+    const each = Math.max(1, Math.floor(left / open.length));
+    for (const index of open) {
+      const take = Math.min(each, claims[index]! - shares[index]!, left);
+      shares[index]! += take;
+      left -= take;
+    }
+    open = open.filter((index) => shares[index]! < claims[index]!);
+  }
+  return shares;
+}
+
+/**
  * What a run with these options would spend per key against what is left today, without a lookup:
  * the sources are read and checked as a run would, the work selected as a run would (terminal orders
- * left out unless refreshTerminal), then the staged rows are deleted again. Keys take their share in
- * alias order when the global allowance or --max-lookups cannot cover every key.
+ * left out unless refreshTerminal), then the staged rows are deleted again. When the global allowance
+ * or --max-lookups cannot cover every key, the keys share it in turns, as the run's work list does.
  */
 export async function planTracking(
   options: Pick<
@@ -74,13 +95,21 @@ export async function planTracking(
       const alias = workAlias(row.accountAlias, keys);
       if (alias !== undefined) toLookUp.set(alias, (toLookUp.get(alias) ?? 0) + row.work);
     }
-    let budget = Math.min(ledger.remainingTotal(), options.maxLookups ?? Number.POSITIVE_INFINITY);
-    const plans = keys.aliases.map((alias): KeyPlan => {
+    const budget = Math.min(ledger.remainingTotal(), options.maxLookups ?? Number.POSITIVE_INFINITY);
+    const shares = shareInTurns(
+      keys.aliases.map((alias) => Math.min(toLookUp.get(alias) ?? 0, ledger.remaining(alias))),
+      budget,
+    );
+    const plans = keys.aliases.map((alias, index): KeyPlan => {
       const orders = toLookUp.get(alias) ?? 0;
-      const leftToday = ledger.remaining(alias);
-      const wouldSpend = Math.min(orders, leftToday, budget);
-      budget -= wouldSpend;
-      return { alias, toLookUp: orders, leftToday, wouldSpend, wouldDefer: orders - wouldSpend };
+      const wouldSpend = shares[index] ?? 0;
+      return {
+        alias,
+        toLookUp: orders,
+        leftToday: ledger.remaining(alias),
+        wouldSpend,
+        wouldDefer: orders - wouldSpend,
+      };
     });
     const sum = (pick: (plan: KeyPlan) => number) => plans.reduce((n, plan) => n + pick(plan), 0);
     return {

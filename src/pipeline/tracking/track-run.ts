@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { TrackingClient, type TrackingClientOptions } from '../../carrier/client/tracking-client.js';
+import { epochMsToInstant } from '../../carrier/contract.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { openQuotaLimiting, type SharedQuota } from '../../quota/quota-limiting.js';
 import type { QuotaPolicy } from '../../quota/quota-policy.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
-import type { RunInputCounts } from '../../warehouse/run-input-store.js';
+import { deferRunWork, type RunInputCounts } from '../../warehouse/run-input-store.js';
 import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CarrierBreaker, DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker.js';
@@ -23,6 +24,8 @@ import {
 import type { RetryPolicy } from '../transient-retry.js';
 import { LookupDispatch } from './dispatch-lookups.js';
 import { ResultLoader } from './load-results.js';
+import { stopReason } from './order-lookup.js';
+import { deferredResult } from './result-batcher.js';
 import {
   committedCounters,
   decideExit,
@@ -217,6 +220,13 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   try {
     await dispatch.run();
     await results.commitRest();
+    // An interrupted run gives up at once: the codes it did not reach keep no row, and the next run takes them up all the same.
+    if (stop.requested && !stop.interrupted)
+      await deferRunWork(warehouse, runId, {
+        refreshTerminal: options.refreshTerminal,
+        finishedAt: epochMsToInstant(now()),
+        ...deferredResult(stopReason({ breaker })),
+      });
   } finally {
     results.close();
     stop.dispose();
