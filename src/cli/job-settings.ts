@@ -6,6 +6,8 @@ import type { KeyRing } from '../carrier/client/key-ring.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
 import { TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
+import { TIME_ZONE_ENV } from '../reports/display-time.js';
+import { displayTimeZone } from './display-time-zone.js';
 import { configKeyRing, NOTIFY_URL_ENV, NotifySectionSchema, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
 import { UserError } from './exit-codes.js';
@@ -47,6 +49,10 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     dbPath,
     dataDir,
     dayUtcOffsetMinutes: config.dayUtcOffset,
+    timeZone: displayTimeZone([
+      [env[TIME_ZONE_ENV], TIME_ZONE_ENV],
+      [config.timeZone, 'timeZone'],
+    ]),
     callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
     reports: {
       outDir: config.reports.outDir ?? join(dataDir, 'reports'),

@@ -57,7 +57,12 @@ function describeJobRun(summary: JobRunSummary): string {
   const lines = [
     `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
   ];
-  for (const step of summary.steps) lines.push(`  ${step.step}: exit ${step.exitCode}`);
+  for (const step of summary.steps) {
+    lines.push(`  ${step.step}: exit ${step.exitCode}`);
+    // A report step's totals and findings, ranked by money at stake.
+    const findings = (step.summary as { findings?: unknown } | undefined)?.findings;
+    if (Array.isArray(findings)) for (const line of findings) lines.push(`    ${String(line)}`);
+  }
   lines.push(`  ${lookupCountsLine(summary.counts)}`);
   lines.push(`  summary ${summary.summaryFile}`);
   return `${lines.join('\n')}\n`;
