@@ -47,7 +47,9 @@ const MONEY_REPORT_STEPS = [
 
 /** A report step's lines: its totals, then its findings ranked by money at stake. */
 function reportFindings(summary: JobRunSummary, step: string): string[] | undefined {
-  const read = z.object({ findings: z.array(z.string()) }).safeParse(summary.steps.find((s) => s.step === step)?.summary);
+  const read = z
+    .object({ findings: z.array(z.string()) })
+    .safeParse(summary.steps.find((s) => s.step === step)?.summary);
   return read.success ? read.data.findings : undefined;
 }
 

@@ -11,6 +11,8 @@ export function displayTimeZone(settings: readonly (readonly [string | undefined
   if (given === undefined) return DEFAULT_DISPLAY_TIME_ZONE;
   const [zone, from] = given as readonly [string, string];
   if (!isTimeZone(zone))
-    throw new UserError(`${from}: ${JSON.stringify(zone)} is not a time zone; give an IANA name such as Asia/Ho_Chi_Minh`);
+    throw new UserError(
+      `${from}: ${JSON.stringify(zone)} is not a time zone; give an IANA name such as Asia/Ho_Chi_Minh`,
+    );
   return zone;
 }

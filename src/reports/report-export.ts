@@ -5,6 +5,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from './partner-records.js';
+import { rankedFindingLines } from './ranked-findings.js';
 import {
   FINDING_KINDS,
   partnerInvoicesQuery,
@@ -21,7 +22,6 @@ import {
   scopeCondition,
   timestampLiteral,
 } from './report-sql.js';
-import { rankedFindingLines } from './ranked-findings.js';
 import { inAnyOrder, type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
@@ -407,7 +407,9 @@ export function exportReconcileReport(
           };
         });
         const byKind = Object.fromEntries(found.map((f) => [f.name, f.count]));
-        const atStakeByKind = Object.fromEntries(found.flatMap((f) => (f.atStake === null ? [] : [[f.name, f.atStake]])));
+        const atStakeByKind = Object.fromEntries(
+          found.flatMap((f) => (f.atStake === null ? [] : [[f.name, f.atStake]])),
+        );
         const ranked = rankedFindingLines(found, { kinds: 'kinds of findings', unit: 'findings' });
         return {
           figures: { partnerLines: lines, findings: byKind, atStake: atStakeByKind },

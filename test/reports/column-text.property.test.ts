@@ -98,7 +98,9 @@ describe('a value spelled for a report file', () => {
       `a TIMESTAMPTZ in ${zone} with its offset, as messages spell it`,
       async (times) => {
         const values = `SELECT make_timestamptz(v) AS v FROM (VALUES ${times.map((t) => `(${t})`).join(', ')}) AS t(v)`;
-        const rows = await connection.runAndReadAll(`SELECT ${displayTimeSql('v', zone)}, epoch_ms(v) FROM (${values})`);
+        const rows = await connection.runAndReadAll(
+          `SELECT ${displayTimeSql('v', zone)}, epoch_ms(v) FROM (${values})`,
+        );
         expectSame(rows.getRows().map(([text, ms]) => [text, formatDisplayTime(Number(ms), zone)]));
       },
     );

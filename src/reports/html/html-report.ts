@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
+import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
   ORDERS_BY_ACCEPT_DATE,
@@ -12,7 +13,6 @@ import {
 } from '../report-export.js';
 import { type ReportScope, timestampLiteral } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
-import { formatDisplayTime } from '../display-time.js';
 import { asTextQuery } from '../writers/column-text.js';
 import {
   type Column,
@@ -224,7 +224,8 @@ async function chargesSection(
     (r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0,
   );
   const top = await topRows(
-    warehouse, zone,
+    warehouse,
+    zone,
     `SELECT * FROM (${flagged}) ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
     limit,
     Number(any?.orders_flagged ?? 0),
@@ -330,11 +331,13 @@ async function failuresSections(
   const byProvince = await topRows(warehouse, zone, query('failures-by-province'), limit);
   const byPostOffice = await topRows(warehouse, zone, query('failures-by-post-office'), limit);
   const awaitingByReason = await allRows(
-    warehouse, zone,
+    warehouse,
+    zone,
     `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`,
   );
   const awaiting = await topRows(
-    warehouse, zone,
+    warehouse,
+    zone,
     query('failures-awaiting'),
     limit,
     awaitingByReason.reduce((sum, r) => sum + Number(r.orders), 0),
