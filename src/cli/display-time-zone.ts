@@ -1,6 +1,9 @@
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { UserError } from './exit-codes.js';
 
+/** The environment variable of the display time zone: a report's `--time-zone` wins over it, it over a job's `timeZone`. */
+export const TIME_ZONE_ENV = 'PARCEL_RECON_TIME_ZONE';
+
 /**
  * The time zone reports and messages show times in: the first setting given, each a value and where
  * it came from (`--time-zone`, `PARCEL_RECON_TIME_ZONE`, `timeZone`), else the carrier's. One that

@@ -4,9 +4,6 @@ import { timestampLiteral } from './report-sql.js';
 /** The time zone reports and messages show times in unless set otherwise: the carrier's. */
 export const DEFAULT_DISPLAY_TIME_ZONE = 'Asia/Ho_Chi_Minh';
 
-/** The environment variable that sets the display time zone (a flag or the configuration's `timeZone` wins). */
-export const TIME_ZONE_ENV = 'PARCEL_RECON_TIME_ZONE';
-
 /** Whether `zone` is an IANA time zone name the runtime knows (`Asia/Ho_Chi_Minh`, `UTC`). */
 export function isTimeZone(zone: string): boolean {
   try {

@@ -5,7 +5,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
-import { DEFAULT_DISPLAY_TIME_ZONE, TIME_ZONE_ENV } from '../../reports/display-time.js';
+import { DEFAULT_DISPLAY_TIME_ZONE } from '../../reports/display-time.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
@@ -22,7 +22,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { displayTimeZone } from '../display-time-zone.js';
+import { displayTimeZone, TIME_ZONE_ENV } from '../display-time-zone.js';
 import { UserError } from '../exit-codes.js';
 import { postgresUrl } from '../postgres-source-config.js';
 import { runClock } from '../run-clock.js';
