@@ -39,6 +39,7 @@ export const END_TO_END_TESTS = [
   'test/reports/csv-batches.test.ts',
   'test/reports/failures-report.test.ts',
   'test/reports/formula-safe-csv.test.ts',
+  'test/reports/money-display.test.ts',
   'test/reports/reconcile-report.test.ts',
   'test/reports/xlsx-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',

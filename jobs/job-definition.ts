@@ -24,6 +24,8 @@ export interface JobSettings {
   /** Spools, rejects, job summaries and locks. */
   readonly dataDir: string;
   readonly dayUtcOffsetMinutes: number;
+  /** The time zone reports and messages show times in (an IANA name). */
+  readonly timeZone: string;
   /** The tracking step's options; throws the user's error when the configuration lacks a source, keys or URL. */
   readonly tracking: () => Promise<TrackingSettings>;
   /** The configuration's `track.memoryLimit`: DuckDB's memory limit while the tracking step runs, in place of `track`'s default. */

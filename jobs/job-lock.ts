@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ProductError } from '../src/errors/product-error.js';
+import { formatDisplayTime } from '../src/reports/display-time.js';
 
 /** Who holds a job's lock: written into the lock file by the holder. */
 export interface LockHolder {
@@ -16,13 +17,16 @@ export interface LockHolder {
 
 /** A second run of a job while another holds its lock. */
 export class JobLockHeldError extends ProductError {
+  /** `zone`: the display time zone the message gives the holder's start in. */
   constructor(
     readonly job: string,
     readonly holder: LockHolder,
+    zone: string,
   ) {
+    const since = Date.parse(holder.acquiredAt);
     super(
       'JOB_LOCKED',
-      `job ${job} is already running (PID ${holder.pid} on ${holder.hostname}, since ${holder.acquiredAt})`,
+      `job ${job} is already running (PID ${holder.pid} on ${holder.hostname}, since ${Number.isNaN(since) ? holder.acquiredAt : formatDisplayTime(since, zone)})`,
     );
   }
 }
@@ -70,9 +74,9 @@ async function readHolder(path: string): Promise<LockHolder | undefined> {
 /**
  * Takes the job's lock file in `dir`, created exclusively. A lock whose holder is gone (killed on
  * this host, PID dead or reused) is stale and taken over; one held by a live process, or by another
- * host, refuses with JobLockHeldError.
+ * host, refuses with JobLockHeldError, its message in the display time zone `zone`.
  */
-export async function acquireJobLock(dir: string, job: string): Promise<JobLock> {
+export async function acquireJobLock(dir: string, job: string, zone: string): Promise<JobLock> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${job}.lock`);
   const me: LockHolder = {
@@ -98,7 +102,7 @@ export async function acquireJobLock(dir: string, job: string): Promise<JobLock>
     }
     const holder = await readHolder(path);
     if (holder === undefined) continue;
-    if (await isAlive(holder)) throw new JobLockHeldError(job, holder);
+    if (await isAlive(holder)) throw new JobLockHeldError(job, holder, zone);
     // Moved aside before removal, so of two processes taking over the same stale lock only one succeeds.
     const aside = `${path}.stale-${me.token}`;
     try {

@@ -17,9 +17,8 @@ export interface JobNotifySettings extends DeliveryPolicy {
   readonly chargesAtStakeAbove: number;
 }
 
-/** The part of the charges step's summary a notification reads: the report's lines and its figures over every account. */
+/** The part of the charges step's summary a notification reads: its figures over every account. */
 const ChargesStepSummarySchema = z.object({
-  findings: z.array(z.string()),
   figures: z.object({
     checks: z.array(
       z.object({
@@ -31,13 +30,27 @@ const ChargesStepSummarySchema = z.object({
   }),
 });
 
-/** What the job's charges report flagged: the money at stake over all accounts, and the report's lines. */
-function flaggedCharges(summary: JobRunSummary): { atStake: number; lines: string[] } | undefined {
+/** What the job's charges report flagged: the money at stake over all accounts. */
+function flaggedCharges(summary: JobRunSummary): { atStake: number } | undefined {
   const step = summary.steps.find((s) => s.step === 'charges report');
   const read = ChargesStepSummarySchema.safeParse(step?.summary);
   if (!read.success) return undefined;
   const any = read.data.figures.checks.find((c) => c.check_name === 'any' && c.account_alias === '*');
-  return { atStake: any?.amount_at_stake ?? 0, lines: read.data.findings };
+  return { atStake: any?.amount_at_stake ?? 0 };
+}
+
+/** The report steps whose findings a message lists, money first, and the word that introduces them. */
+const MONEY_REPORT_STEPS = [
+  ['charges report', 'charges'],
+  ['reconcile report', 'reconcile'],
+] as const;
+
+/** A report step's lines: its totals, then its findings ranked by money at stake. */
+function reportFindings(summary: JobRunSummary, step: string): string[] | undefined {
+  const read = z
+    .object({ findings: z.array(z.string()) })
+    .safeParse(summary.steps.find((s) => s.step === step)?.summary);
+  return read.success ? read.data.findings : undefined;
 }
 
 /** Why this run is worth a message, or nothing: how it ended, or flagged charges above the threshold. */
@@ -68,11 +81,10 @@ function notificationText(summary: JobRunSummary): string {
   for (const step of summary.steps)
     if (step.exitState !== 'ok') lines.push(`${step.step}: ${step.exitState}${step.cause ? ` (${step.cause})` : ''}`);
   lines.push(lookupCountsLine(summary.counts));
-  const charges = flaggedCharges(summary);
-  if (charges !== undefined) {
-    const [total, ...checks] = charges.lines;
-    if (total !== undefined) lines.push(`charges: ${total}`);
-    lines.push(...checks.map((check) => `  ${check}`));
+  for (const [step, label] of MONEY_REPORT_STEPS) {
+    const [total, ...findings] = reportFindings(summary, step) ?? [];
+    if (total !== undefined) lines.push(`${label}: ${total}`);
+    lines.push(...findings.map((finding) => `  ${finding}`));
   }
   lines.push(`summary: ${summary.summaryFile}`);
   const text = lines.join('\n');

@@ -67,7 +67,7 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;
   const lock = await notStartedIfThrows(definition, options, () =>
-    acquireJobLock(join(settings.dataDir, 'locks'), definition.name),
+    acquireJobLock(join(settings.dataDir, 'locks'), definition.name, settings.timeZone),
   );
   try {
     if (lock.tookOverFrom !== null)

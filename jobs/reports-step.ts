@@ -26,6 +26,7 @@ export function jobReportRequest(context: JobContext, job: string): ReportReques
     now,
     format: reports.format,
     outDir: join(reports.outDir, job),
+    timeZone: context.settings.timeZone,
   };
 }
 
@@ -71,6 +72,7 @@ export async function htmlPageStep(context: JobContext, request: ReportRequest):
     from: fromDay,
     to: toDay,
     now: request.now,
+    timeZone: request.timeZone,
     out: join(request.outDir, `report_${fromDay}_${toDay}.html`),
   });
   return {

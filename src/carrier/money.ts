@@ -44,3 +44,14 @@ export function moneyEquals(a: Money | string | number, b: Money | string | numb
 export function moneyToNumber(amount: Money | string): number {
   return Number(amount);
 }
+
+/**
+ * An amount of dong as finance reads it: thousands separated by commas, whole dong without decimals
+ * (`4,192,514`), a fraction of a dong only when there is one (`0.5`).
+ */
+export function formatVnd(amount: Money | string | number): string {
+  const exact = new Big(amount).toFixed();
+  const [whole = '0', fraction] = exact.replace('-', '').split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${exact.startsWith('-') ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}

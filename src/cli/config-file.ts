@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
+import { isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-writer.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
@@ -130,6 +131,8 @@ export const ConfigFileSchema = z
       .optional(),
     /** UTC offset of the carrier day's midnight, in minutes; also the scheduler's time zone. */
     dayUtcOffset: z.number().int().min(-720).max(840).default(420),
+    /** The time zone reports and messages show times in (an IANA name, default Asia/Ho_Chi_Minh); $PARCEL_RECON_TIME_ZONE overrides it. */
+    timeZone: z.string().refine(isTimeZone, { message: 'an IANA time zone, such as Asia/Ho_Chi_Minh' }).optional(),
     source: TrackSourceSchema.optional(),
     track: TrackSettingsSchema.default({}),
     reports: z

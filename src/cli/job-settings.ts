@@ -8,6 +8,7 @@ import { callbackJournalDir } from './callback-journal-config.js';
 import { TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
 import { configKeyRing, NOTIFY_URL_ENV, NotifySectionSchema, type ParcelReconConfig } from './config-file.js';
 import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
+import { displayTimeZone, TIME_ZONE_ENV } from './display-time-zone.js';
 import { UserError } from './exit-codes.js';
 import { retentionDays } from './retention-age.js';
 import { REDIS_URL_ENV } from './shared-quota-config.js';
@@ -47,6 +48,10 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
     dbPath,
     dataDir,
     dayUtcOffsetMinutes: config.dayUtcOffset,
+    timeZone: displayTimeZone([
+      [env[TIME_ZONE_ENV], TIME_ZONE_ENV],
+      [config.timeZone, 'timeZone'],
+    ]),
     callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
     reports: {
       outDir: config.reports.outDir ?? join(dataDir, 'reports'),

@@ -1,9 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
+import { formatVnd, moneyFromText } from '../carrier/money.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from './partner-records.js';
+import { rankedFindingLines } from './ranked-findings.js';
 import {
   FINDING_KINDS,
   partnerInvoicesQuery,
@@ -28,6 +30,8 @@ export interface ReportRequest {
   readonly now: number;
   readonly format: ReportFormat;
   readonly outDir: string;
+  /** The time zone the files show times in (an IANA name). */
+  readonly timeZone: string;
 }
 
 /** What a report run leaves: its files, figures for a machine and lines for a person. */
@@ -49,8 +53,9 @@ async function rows(warehouse: Warehouse, query: string): Promise<Record<string,
   return (await warehouse.readAll(query)).getRowObjectsJson() as Record<string, unknown>[];
 }
 
-function money(value: unknown): string {
-  return Number(value ?? 0).toLocaleString('en-US');
+/** A summary's amount (DECIMAL text) as its exact decimal, whole dong without decimals (`4192514`). */
+function exactVnd(value: unknown): string {
+  return moneyFromText(String(value ?? 0));
 }
 
 /** The column whose earliest carrier day starts a report's range when --from is not given. */
@@ -244,6 +249,7 @@ async function exportReport(
     outDir: request.outDir,
     format: request.format,
     range,
+    timeZone: request.timeZone,
   });
   return { report, range, account: request.scope.account ?? null, files, ...(await tables.summarize(files)) };
 }
@@ -268,19 +274,20 @@ export function exportChargesReport(
     return {
       ...report,
       summarize: async () => {
-        const summary = await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`);
+        const summary = (
+          await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`)
+        ).map((r): Record<string, unknown> => ({ ...r, amount_at_stake: exactVnd(r.amount_at_stake) }));
         const any = summary.find((r) => r.check_name === 'any');
         const checks = summary
-          .filter((r) => r.check_name !== 'any' && Number(r.orders_flagged) > 0)
-          .sort((a, b) => Number(b.orders_flagged) - Number(a.orders_flagged));
+          .filter((r) => r.check_name !== 'any')
+          .map((r) => ({
+            name: String(r.check_name),
+            count: Number(r.orders_flagged),
+            atStake: CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? String(r.amount_at_stake) : null,
+          }));
         const lines = [
-          `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${money(any?.amount_at_stake)} VND at stake`,
-          ...checks
-            .slice(0, 5)
-            .map(
-              (r) =>
-                `${String(r.check_name)}: ${Number(r.orders_flagged)} orders${CHARGE_CHECKS.find((c) => c.name === r.check_name)?.money ? `, ${money(r.amount_at_stake)} VND` : ''}`,
-            ),
+          `${Number(any?.orders_checked ?? 0)} orders checked, ${Number(any?.orders_flagged ?? 0)} flagged, ${formatVnd(String(any?.amount_at_stake ?? 0))} VND at stake`,
+          ...rankedFindingLines(checks, { kinds: 'checks', unit: 'orders' }),
         ];
         return { figures: { checks: summary }, lines };
       },
@@ -390,17 +397,24 @@ export function exportReconcileReport(
       summarize: async () => {
         const counts = await rows(
           warehouse,
-          `SELECT finding, count(*) AS findings FROM ${RUN_FINDINGS} GROUP BY finding`,
+          `SELECT finding, count(*) AS findings, sum(abs(difference)) AS at_stake FROM ${RUN_FINDINGS} GROUP BY finding`,
         );
-        const byKind = Object.fromEntries(
-          FINDING_KINDS.map(({ kind }) => [kind, Number(counts.find((c) => c.finding === kind)?.findings ?? 0)]),
+        const found = FINDING_KINDS.map(({ kind }) => {
+          const count = counts.find((c) => c.finding === kind);
+          return {
+            name: kind,
+            count: Number(count?.findings ?? 0),
+            atStake: count?.at_stake == null ? null : exactVnd(count.at_stake),
+          };
+        });
+        const byKind = Object.fromEntries(found.map((f) => [f.name, f.count]));
+        const atStakeByKind = Object.fromEntries(
+          found.flatMap((f) => (f.atStake === null ? [] : [[f.name, f.atStake]])),
         );
-        const found = FINDING_KINDS.filter(({ kind }) => byKind[kind]! > 0).map(
-          ({ kind }) => `${kind}: ${byKind[kind]}`,
-        );
+        const ranked = rankedFindingLines(found, { kinds: 'kinds of findings', unit: 'findings' });
         return {
-          figures: { partnerLines: lines, findings: byKind },
-          lines: [`${lines} partner lines read`, ...(found.length === 0 ? ['no findings'] : found)],
+          figures: { partnerLines: lines, findings: byKind, atStake: atStakeByKind },
+          lines: [`${lines} partner lines read`, ...(ranked.length === 0 ? ['no findings'] : ranked)],
         };
       },
     };

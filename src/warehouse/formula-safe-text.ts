@@ -6,9 +6,13 @@ import { sqlText } from './sql-literals.js';
  */
 const FORMULA_STARTS: readonly string[] = ['=', '+', '-', '@', '\t', '\r'];
 
+/** A negative number (`-5.0000`, a partner's credit): a spreadsheet reads it as the number it is, never a formula. */
+const NEGATIVE_NUMBER = '^-[0-9]+([.][0-9]+)?$';
+const NEGATIVE_NUMBER_TEXT = new RegExp(NEGATIVE_NUMBER);
+
 /** The text as a CSV cell a spreadsheet shows as text: a `'` before a text that would start a formula. */
 export function formulaSafeText(text: string): string {
-  return FORMULA_STARTS.includes(text.charAt(0)) ? `'${text}` : text;
+  return FORMULA_STARTS.includes(text.charAt(0)) && !NEGATIVE_NUMBER_TEXT.test(text) ? `'${text}` : text;
 }
 
 /**
@@ -17,5 +21,5 @@ export function formulaSafeText(text: string): string {
  */
 export function formulaSafeTextSql(expression: string): string {
   const starts = FORMULA_STARTS.map((c) => `ascii(${sqlText(c)})`).join(', ');
-  return `CASE WHEN list_contains([${starts}], ascii(${expression})) THEN '''' || ${expression} ELSE ${expression} END`;
+  return `CASE WHEN list_contains([${starts}], ascii(${expression})) AND NOT regexp_full_match(${expression}, ${sqlText(NEGATIVE_NUMBER)}) THEN '''' || ${expression} ELSE ${expression} END`;
 }

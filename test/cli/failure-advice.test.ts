@@ -46,7 +46,7 @@ describe('product errors', () => {
       [new UnknownSpoolError('run-1', 'data'), 'UnknownSpoolError', 'SPOOL_NOT_FOUND'],
       [new RedisUnavailableError('cannot reach Redis'), 'RedisUnavailableError', 'REDIS_UNAVAILABLE'],
       [new JournalBusyError('journal', 7), 'JournalBusyError', 'JOURNAL_BUSY'],
-      [new JobLockHeldError('nightly', HOLDER), 'JobLockHeldError', 'JOB_LOCKED'],
+      [new JobLockHeldError('nightly', HOLDER, 'Asia/Ho_Chi_Minh'), 'JobLockHeldError', 'JOB_LOCKED'],
     ];
     for (const [error, name, code] of errors) {
       expect(error).toBeInstanceOf(ProductError);
@@ -188,7 +188,7 @@ describe('advice', () => {
   });
 
   it('adds nothing where the message says it all', () => {
-    const locked = new JobLockHeldError('nightly', HOLDER);
+    const locked = new JobLockHeldError('nightly', HOLDER, 'Asia/Ho_Chi_Minh');
     expect(failureLine(locked, 'job')).toBe(
       'job nightly is already running (PID 4242 on night-host, since 2026-01-02T02:00:00+07:00)',
     );

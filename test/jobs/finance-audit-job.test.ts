@@ -5,6 +5,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';
 import { cli as runCli } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 interface JobSummary {
   exitCode: number;
@@ -59,9 +60,12 @@ describe('jobs run finance-audit', () => {
         price: { rate: 200, concurrency: 8 },
         financeAudit: { invoices, destinations },
         reports: { periodDays: 30 },
+        notify: { on: ['failed', 'charges'] },
       }),
     );
+    const hook = await startWebhookReceiver();
     const env = {
+      PARCEL_RECON_NOTIFY_URL: `${hook.url}/hook`,
       PARCEL_RECON_API_KEYS: Object.entries(keysOf(sandbox))
         .map(([alias, key]) => `${alias}=${key}`)
         .join(','),
@@ -91,12 +95,30 @@ describe('jobs run finance-audit', () => {
       figures: { checks: { check_name: string; orders_flagged: unknown }[] };
     };
     expect(Number(charges.figures.checks.find((c) => c.check_name === 'invoice')?.orders_flagged)).toBe(1);
+    // The reconcile findings, with their money, in the job's summary and in its alert beside the charges'.
+    const reconcileLines = (summary.steps[2]!.summary as { findings: string[] }).findings;
+    // The money first: the invoice's 5,000 VND before the orders the invoice does not list, though they are more.
+    expect(reconcileLines).toEqual([
+      `${delivered.length} partner lines read`,
+      'invoice_mismatch: 1 findings, 5,000 VND',
+      expect.stringMatching(/^missing_from_partner: \d+ findings$/),
+    ]);
+    expect(hook.posts).toHaveLength(1);
+    const alert = (hook.posts[0]!.body as { text: string }).text;
+    expect(alert).toContain(
+      `\nreconcile: ${delivered.length} partner lines read\n  invoice_mismatch: 1 findings, 5,000 VND\n`,
+    );
+    expect(alert).toContain('\n  invoice: 1 orders, 5,000 VND\n');
 
-    // A second audit asks no quote again: every delivered order has one.
-    const second = await runCli(['jobs', 'run', 'finance-audit', '--config', config, '--json'], env);
+    // A second audit asks no quote again: every delivered order has one; it prints its reports' findings.
+    const second = await runCli(['jobs', 'run', 'finance-audit', '--config', config], env);
     expect(second.code, second.stderr).toBe(0);
-    expect(
-      ((JSON.parse(second.stdout) as JobSummary).steps[0]!.summary as { ordersToQuote: number }).ordersToQuote,
-    ).toBe(0);
+    expect(second.stdout).toContain('  price: exit 0\n');
+    expect(second.stdout).toContain(
+      `  reconcile report: exit 0\n    ${delivered.length} partner lines read\n    invoice_mismatch: 1 findings, 5,000 VND\n`,
+    );
+    const lastSummary = JSON.parse(await readFile(/summary (\S+)/.exec(second.stdout)![1]!, 'utf8')) as JobSummary;
+    expect((lastSummary.steps[0]!.summary as { ordersToQuote: number }).ordersToQuote).toBe(0);
+    await hook.close();
   });
 });

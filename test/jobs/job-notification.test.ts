@@ -170,7 +170,7 @@ describe('job notifications', () => {
   it('posts a night that cannot start, its lock held by a run still going or its warehouse unreadable', async () => {
     const hook = await receiver();
     const env = { PARCEL_RECON_NOTIFY_URL: `${hook.url}/bot${TOKEN}/hook` };
-    const lock = await acquireJobLock(join(workspace.dir, 'locked', 'locks'), 'nightly');
+    const lock = await acquireJobLock(join(workspace.dir, 'locked', 'locks'), 'nightly', 'Asia/Ho_Chi_Minh');
     let locked: CliResult;
     try {
       locked = await runNightly('locked', clean, {}, env);
@@ -182,7 +182,12 @@ describe('job notifications', () => {
 
     expect(hook.posts).toHaveLength(2);
     for (const [result, post, error] of [
-      [locked, hook.posts[0]!, /nightly.*running|running.*nightly|lock/i],
+      // The lock's holder started at a time shown in the display time zone, with its offset.
+      [
+        locked,
+        hook.posts[0]!,
+        /^job nightly is already running \(PID \d+ on .+, since \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00\)$/,
+      ],
       [unreadable, hook.posts[1]!, /unreadable\.duckdb/],
     ] as const) {
       expect(result.code).not.toBe(0);

@@ -16,9 +16,16 @@ describe('the rejects file', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes an input value that would start a spreadsheet formula after a quote', async () => {
+  it('writes an input value that would start a spreadsheet formula after a quote, a negative number as it is', async () => {
     const file = new RejectsFile(join(dir, 'rejects', 'run.csv'));
-    const codes = ['=HYPERLINK("http://evil.example/x","Xem chi tiết")', '+84912', '-1', '@SUM(A1)', '\tEX1', '\rEX1'];
+    const codes = [
+      '=HYPERLINK("http://evil.example/x","Xem chi tiết")',
+      '+84912',
+      '-2+3',
+      '@SUM(A1)',
+      '\tEX1',
+      '\rEX1',
+    ];
     for (const code of codes)
       await file.add({
         origin: 'đơn hàng.csv:2',
@@ -27,6 +34,13 @@ describe('the rejects file', () => {
         reason: code,
       });
     await file.add({ origin: '-stdin:3', orderCode: 'EX12', rejectCode: 'ORDERCODE_MIN_LENGTH', reason: 'quá ngắn' });
+    // A negative number is a number to a spreadsheet, never a formula.
+    await file.add({
+      origin: 'số.csv:4',
+      orderCode: '-1',
+      rejectCode: 'ORDERCODE_FORMAT_EXCEPTION',
+      reason: '-5.0000',
+    });
     await file.close();
 
     const [header, ...rows] = parse(await readFile(file.path), { bom: true }) as string[][];
@@ -34,6 +48,7 @@ describe('the rejects file', () => {
     expect(rows).toEqual([
       ...codes.map((code) => ['đơn hàng.csv:2', `'${code}`, 'ORDERCODE_FORMAT_EXCEPTION', `'${code}`]),
       ["'-stdin:3", 'EX12', 'ORDERCODE_MIN_LENGTH', 'quá ngắn'],
+      ['số.csv:4', '-1', 'ORDERCODE_FORMAT_EXCEPTION', '-5.0000'],
     ]);
   });
 });

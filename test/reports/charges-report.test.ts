@@ -289,6 +289,7 @@ describe('the published price example', () => {
           now: Date.now(),
           format: 'csv',
           outDir: out,
+          timeZone: 'Asia/Ho_Chi_Minh',
         })
       ).files;
       const [, line] = (await readFile(file!.path, 'utf8')).split('\n');

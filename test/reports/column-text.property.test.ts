@@ -1,11 +1,13 @@
 /**
  * A report file spells each value as DuckDB casts it to text, by faster ways where the type allows
- * (zeros as constants, wide decimals through 64 bits, times in UTC): for any value, the fast spelling
- * is the cast's, character for character.
+ * (zeros as constants, wide decimals through 64 bits): for any value, the fast spelling is the
+ * cast's, character for character. Times are spelled in the display time zone with their offset, in
+ * SQL as the product spells them in messages.
  */
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { displayTimeSql, formatDisplayTime } from '../../src/reports/display-time.js';
 import { columnsOf, textOfColumnSql } from '../../src/reports/writers/column-text.js';
 
 let instance: DuckDBInstance;
@@ -27,7 +29,7 @@ async function spellings(type: string, literals: readonly string[]): Promise<[un
   const values = `SELECT CAST(v AS ${type}) AS v FROM (VALUES ${literals.map((l) => `(${l})`).join(', ')}) AS t(v)`;
   const { types } = await columnsOf(connection, values);
   const rows = await connection.runAndReadAll(
-    `SELECT ${textOfColumnSql('v', types[0]!, true)}, CAST(v AS VARCHAR) FROM (${values})`,
+    `SELECT ${textOfColumnSql('v', types[0]!)}, CAST(v AS VARCHAR) FROM (${values})`,
   );
   return rows.getRows() as [unknown, unknown][];
 }
@@ -89,12 +91,20 @@ describe('a value spelled for a report file', () => {
     );
   }
 
-  test.prop([
-    fc.array(fc.integer({ min: -2_000_000_000_000, max: 4_000_000_000_000 }), { minLength: 1, maxLength: 50 }),
-  ])('a TIMESTAMPTZ as its cast in UTC', async (times) => {
-    const literals = [...times.map((ms) => `'${new Date(ms).toISOString()}'`), "'infinity'", "'-infinity'"];
-    expectSame(await spellings('TIMESTAMPTZ', literals));
-  });
+  // From 1980 (zones before then had offsets in seconds) to 2090, with microseconds.
+  const INSTANTS_US = fc.bigInt({ min: 315_532_800_000_000n, max: 3_786_825_600_000_000n });
+  for (const zone of ['Asia/Ho_Chi_Minh', 'Europe/Berlin', 'America/St_Johns', 'UTC']) {
+    test.prop([fc.array(INSTANTS_US, { minLength: 1, maxLength: 50 })])(
+      `a TIMESTAMPTZ in ${zone} with its offset, as messages spell it`,
+      async (times) => {
+        const values = `SELECT make_timestamptz(v) AS v FROM (VALUES ${times.map((t) => `(${t})`).join(', ')}) AS t(v)`;
+        const rows = await connection.runAndReadAll(
+          `SELECT ${displayTimeSql('v', zone)}, epoch_ms(v) FROM (${values})`,
+        );
+        expectSame(rows.getRows().map(([text, ms]) => [text, formatDisplayTime(Number(ms), zone)]));
+      },
+    );
+  }
 
   test.prop([fc.array(fc.option(fc.boolean()), { minLength: 1, maxLength: 20 })])(
     'a BOOLEAN as its cast',

@@ -14,8 +14,10 @@ import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse
 import { writeReportTables } from '../../src/reports/writers/report-writer.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
+import { csvTimeSeconds, parquetTimeSql } from './report-fixtures.js';
 
 const NOW = { PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' };
+const TIME_TYPE = 'TIMESTAMP WITH TIME ZONE';
 /** A note that needs quoting: quotes, a comma, a line break, Vietnamese. */
 const TRICKY_NOTE = 'Khách hẹn "giao lại",\nsáng mai Đống Đa';
 
@@ -53,7 +55,10 @@ describe('CSV reports of many chunks', () => {
     );
   }
 
-  /** A Parquet file's rows, every value cast to text by DuckDB (null stays null), in file order; and its columns' types. */
+  /**
+   * A Parquet file's rows, every value cast to text by DuckDB (null stays null), times as epoch
+   * seconds, in file order; and its columns' types.
+   */
   async function parquetAsText(
     path: string,
   ): Promise<{ columns: string[]; types: string[]; rows: (string | null)[][] }> {
@@ -61,20 +66,21 @@ describe('CSV reports of many chunks', () => {
     try {
       const shape = await warehouse.readAll(`SELECT * FROM read_parquet('${path}') LIMIT 0`);
       const columns = shape.columnNames();
-      const reader = await warehouse.readAll(
-        `SELECT ${columns.map((c) => `CAST("${c}" AS VARCHAR)`).join(', ')} FROM read_parquet('${path}')`,
-      );
       const types = shape.columnTypes().map((t) => t.toString());
+      const texts = columns.map((c, i) => (types[i] === TIME_TYPE ? parquetTimeSql(c) : `CAST("${c}" AS VARCHAR)`));
+      const reader = await warehouse.readAll(`SELECT ${texts.join(', ')} FROM read_parquet('${path}')`);
       return { columns, types, rows: reader.getRows() as (string | null)[][] };
     } finally {
       await warehouse.close();
     }
   }
 
-  async function csvRows(path: string): Promise<string[][]> {
+  /** A CSV file's rows, the times (in the display time zone) of the columns Parquet types as times as epoch seconds. */
+  async function csvRows(path: string, types: readonly string[]): Promise<string[][]> {
     const bytes = await readFile(path);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-    return parse(bytes, { bom: true }) as string[][];
+    const [header, ...rows] = parse(bytes, { bom: true }) as string[][];
+    return [header!, ...rows.map((row) => row.map((v, i) => (types[i] === TIME_TYPE ? csvTimeSeconds(v) : v)))];
   }
 
   it('writes the failed attempts in their order, each row once, quoting intact', async () => {
@@ -82,7 +88,7 @@ describe('CSV reports of many chunks', () => {
     const parquet = await report('failures', 'parquet');
     const expected = await parquetAsText(parquet.failures!);
     expect(expected.rows.length).toBeGreaterThan(4 * 2048);
-    const [header, ...rows] = await csvRows(csv.failures!);
+    const [header, ...rows] = await csvRows(csv.failures!, expected.types);
     expect(header).toEqual(expected.columns);
     expect(rows).toEqual(expected.rows.map((row) => row.map((value) => value ?? '')));
     expect(rows.filter((row) => row[header!.indexOf('delay_note')] === TRICKY_NOTE).length).toBeGreaterThan(100);
@@ -93,7 +99,7 @@ describe('CSV reports of many chunks', () => {
     const parquet = await report('charges', 'parquet');
     const expected = await parquetAsText(parquet.charges!);
     expect(expected.rows.length).toBe(20_000);
-    const [header, ...rows] = await csvRows(csv.charges!);
+    const [header, ...rows] = await csvRows(csv.charges!, expected.types);
     expect(header).toEqual(expected.columns);
     // Two runs store the orders' rows in an order of their own: compared by order_code.
     const byCode = (a: readonly (string | null)[], b: readonly (string | null)[]) =>

@@ -1,14 +1,15 @@
 /**
  * Report CSV files are written by DuckDB's COPY, each cell built in SQL as csv-stringify writes it: the
  * bytes of a file of tricky values (quotes, commas, line breaks, Vietnamese text, text that starts a
- * formula, nulls and empty text, money decimals) are exactly the expected ones, and what csv-stringify
- * gives for the same values as text.
+ * formula, a negative number, nulls and empty text, money decimals, times in the display time zone)
+ * are exactly the expected ones, and what csv-stringify gives for the same values as text.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDisplayTime } from '../../src/reports/display-time.js';
 import { writeReportTables } from '../../src/reports/writers/report-writer.js';
 import { formulaSafeText } from '../../src/warehouse/formula-safe-text.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -32,26 +33,30 @@ const ROWS: readonly [string | null, string | null, boolean | null, string | nul
   ['vượt mức', '-1234567890123456.7890', true, '2026-11-02 01:02:03+07'],
   ['trước 1970', '3.0000', false, '1969-12-31 23:59:59.999+00'],
   ['vô hạn', '4.0000', false, 'infinity'],
+  // A negative number is a number to a spreadsheet, never a formula.
+  ['-5.0000', '-5.0000', true, '2026-07-01 12:00:00+07'],
 ];
 
 const EXPECTED = [
   '\uFEFFno,note,amount,ok,seen_at\n',
-  '1,plain,1184800.0000,true,2026-11-03 01:15:00+00\n',
-  '2,"Khách hẹn ""giao lại"", sáng mai",12.5000,false,2026-11-03 16:59:59.5+00\n',
+  '1,plain,1184800.0000,true,2026-11-03T08:15:00+07:00\n',
+  '2,"Khách hẹn ""giao lại"", sáng mai",12.5000,false,2026-11-03T23:59:59+07:00\n',
   '3,"dòng một\ndòng hai",-5000.0000,,\n',
-  '4,"cr\rhere",0.0001,true,2026-10-31 17:00:00+00\n',
-  `5,"'=HYPERLINK(""http://evil.example"",""x"")",99999999999999.9999,false,2026-11-30 05:00:00+00\n`,
-  "6,'+84 912 345 678,,true,2026-11-01 18:02:03+00\n",
-  "7,'-1 khách vắng,-0.5000,true,2026-11-01 18:02:03+00\n",
-  "8,'@SUM(A1),0.0000,false,2026-11-01 18:02:03+00\n",
-  "9,'\t=1,1.0000,false,2026-11-01 18:02:03+00\n",
-  '10,Bưu cục #3; Đống Đa,30000.0000,false,2026-11-01 18:02:03+00\n',
-  '11,,7.1000,false,2026-11-01 18:02:03+00\n',
+  '4,"cr\rhere",0.0001,true,2026-11-01T00:00:00+07:00\n',
+  `5,"'=HYPERLINK(""http://evil.example"",""x"")",99999999999999.9999,false,2026-11-30T12:00:00+07:00\n`,
+  "6,'+84 912 345 678,,true,2026-11-02T01:02:03+07:00\n",
+  "7,'-1 khách vắng,-0.5000,true,2026-11-02T01:02:03+07:00\n",
+  "8,'@SUM(A1),0.0000,false,2026-11-02T01:02:03+07:00\n",
+  "9,'\t=1,1.0000,false,2026-11-02T01:02:03+07:00\n",
+  '10,Bưu cục #3; Đống Đa,30000.0000,false,2026-11-02T01:02:03+07:00\n',
+  '11,,7.1000,false,2026-11-02T01:02:03+07:00\n',
   '12,,,,\n',
-  "13,'quoted already,2.0000,true,2026-11-01 18:02:03+00\n",
-  '14,vượt mức,-1234567890123456.7890,true,2026-11-01 18:02:03+00\n',
-  '15,trước 1970,3.0000,false,1969-12-31 23:59:59.999+00\n',
+  "13,'quoted already,2.0000,true,2026-11-02T01:02:03+07:00\n",
+  '14,vượt mức,-1234567890123456.7890,true,2026-11-02T01:02:03+07:00\n',
+  // Saigon kept UTC+08:00 from 1959 to 1975.
+  '15,trước 1970,3.0000,false,1970-01-01T07:59:59+08:00\n',
   '16,vô hạn,4.0000,false,infinity\n',
+  '17,-5.0000,-5.0000,true,2026-07-01T12:00:00+07:00\n',
 ].join('');
 
 describe('report CSV written by COPY', () => {
@@ -93,15 +98,20 @@ describe('report CSV written by COPY', () => {
   it('writes what csv-stringify writes for the same values as text', async () => {
     const text = (await warehouse.readAll('SELECT * FROM tricky ORDER BY no')).getRows();
     const asText = (
-      await warehouse.readAll('SELECT CAST(amount AS VARCHAR), CAST(seen_at AS VARCHAR) FROM tricky ORDER BY no')
+      await warehouse.readAll(
+        'SELECT CAST(amount AS VARCHAR), CAST(seen_at AS VARCHAR), CASE WHEN isfinite(seen_at) THEN epoch_ms(seen_at) END FROM tricky ORDER BY no',
+      )
     ).getRows();
-    const rows = text.map((row, i) => [
-      String(row[0]),
-      row[1] === null ? null : formulaSafeText(String(row[1])),
-      asText[i]![0] as string | null,
-      row[3] === null ? null : String(row[3]),
-      asText[i]![1] as string | null,
-    ]);
+    const rows = text.map((row, i) => {
+      const [amount, time, ms] = asText[i]! as [string | null, string | null, bigint | null];
+      return [
+        String(row[0]),
+        row[1] === null ? null : formulaSafeText(String(row[1])),
+        amount,
+        row[3] === null ? null : String(row[3]),
+        ms === null ? time : formatDisplayTime(Number(ms), 'Asia/Ho_Chi_Minh'),
+      ];
+    });
     const stringified = stringify(rows, {
       bom: true,
       header: true,

@@ -7,7 +7,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
-import { readJsonRows, sandboxNow } from './report-fixtures.js';
+import { csvTimeSeconds, parquetTimeSql, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 interface TrackedOrder {
   order_code: string;
@@ -244,12 +244,17 @@ describe('report reconcile and the report files', () => {
         const parquet = parquetFiles.find((f) => f.table === table)!;
         const csv = csvFiles.find((f) => f.table === table)!;
         expect(parquet.rows).toBe(csv.rows);
-        const fromParquet = (
-          await connection.runAndReadAll(`SELECT COLUMNS(*)::VARCHAR FROM read_parquet('${parquet.path}')`)
-        )
+        // Parquet keeps instants, the CSV shows them in the display time zone with their offset: both as epoch seconds.
+        const columns = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${parquet.path}')`))
+          .getRowObjectsJS()
+          .map((c) => ({ name: String(c.column_name), time: c.column_type === 'TIMESTAMP WITH TIME ZONE' }));
+        const select = columns.map(({ name, time }) => (time ? parquetTimeSql(name) : `"${name}"::VARCHAR`)).join(', ');
+        const fromParquet = (await connection.runAndReadAll(`SELECT ${select} FROM read_parquet('${parquet.path}')`))
           .getRows()
           .map((r) => r.map((v) => v ?? ''));
-        const fromCsv = (parse(await readFile(csv.path), { bom: true }) as string[][]).slice(1);
+        const fromCsv = (parse(await readFile(csv.path), { bom: true }) as string[][])
+          .slice(1)
+          .map((r) => r.map((v, i) => (columns[i]!.time ? csvTimeSeconds(v) : v)));
         expect(fromParquet).toEqual(fromCsv);
       }
     } finally {

@@ -103,3 +103,18 @@ export async function quoteTrackedOrders(sandbox: RunningSandbox, dbPath: string
 export async function readJsonRows<T = Record<string, unknown>>(path: string): Promise<T[]> {
   return JSON.parse(await readFile(path, 'utf8')) as T[];
 }
+
+/**
+ * Times in Parquet are instants, in CSV the display time zone's wall time with its offset: both as
+ * epoch seconds to compare them. `parquetTimeSql` of a TIMESTAMPTZ column; `csvTimeSeconds` of a CSV
+ * cell, which must be to the second with the carrier's offset (empty stays empty).
+ */
+export function parquetTimeSql(column: string): string {
+  return `CAST(floor(epoch("${column}")) AS BIGINT)::VARCHAR`;
+}
+
+export function csvTimeSeconds(text: string): string {
+  if (text === '') return text;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/.test(text)) throw new Error(`not a display time: ${text}`);
+  return String(Date.parse(text) / 1000);
+}

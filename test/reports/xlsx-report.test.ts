@@ -1,7 +1,7 @@
 /**
  * Reports as Excel workbooks (the built CLI over a synthetic warehouse): each report's workbook holds
  * the same rows and values as its CSV files, a sheet per file, money as numbers, times as
- * carrier-local dates, the header frozen and filtered, formula-like text safe, Vietnamese intact; a
+ * dates in the display time zone, the header frozen and filtered, formula-like text safe, Vietnamese intact; a
  * table longer than a sheet goes on over further sheets. Partner records from an `.xlsx` file give
  * the same findings as the same lines in a CSV; `--sheet` picks a sheet.
  */
@@ -22,7 +22,7 @@ const NOW = { PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' };
 const RANGE = ['--from', '2026-10-01', '--to', '2026-12-31'];
 const FORMULA_NOTE = '=HYPERLINK("http://evil.example/x","Xem chi tiết")';
 const VIETNAMESE = 'Người nhận hẹn giao lại vào sáng thứ Hai';
-const CARRIER_OFFSET_MS = 7 * 3_600_000;
+const ZONE = 'Asia/Ho_Chi_Minh';
 
 interface WrittenFile {
   table: string;
@@ -52,23 +52,24 @@ function sheetRows(sheet: ExcelJS.Worksheet, columns: number): ExcelJS.CellValue
 
 /**
  * A CSV cell as the workbook must hold it, by the kind of the workbook's cell: numbers as numbers,
- * times (DuckDB's UTC text) as carrier-local wall time to the second, days as their midnight.
+ * times (the CSV's, in the display time zone with their offset) as that wall time to the second, days
+ * as their midnight.
  */
 function expectedCell(text: string, header: string, cell: ExcelJS.CellValue): unknown {
   if (text === '') return null;
-  if (typeof cell === 'number') return Number(text);
+  // An amount in a text column (a partner's value beside a status) is a number in the sheet too.
+  if (typeof cell === 'number' || /^-?\d+\.\d{1,4}$|^-\d+$/.test(text)) return Number(text);
   if (typeof cell === 'boolean') return text === 'true';
   if (cell instanceof Date) {
-    const utc = header.endsWith('(UTC+07:00)')
-      ? Date.parse(`${text.replace(' ', 'T').replace(/\+00$/, '')}Z`) + CARRIER_OFFSET_MS
-      : Date.parse(`${text}T00:00:00Z`);
-    return Math.round(utc / 1000);
+    // The CSV's time is the wall time in the zone the header names, to the second, with its offset.
+    const wall = header.endsWith(`(${ZONE})`) ? Date.parse(`${text.slice(0, 19)}Z`) : Date.parse(`${text}T00:00:00Z`);
+    return Math.floor(wall / 1000);
   }
   return text;
 }
 
 function actualCell(cell: ExcelJS.CellValue): unknown {
-  return cell instanceof Date ? Math.round(cell.getTime() / 1000) : cell;
+  return cell instanceof Date ? Math.floor(cell.getTime() / 1000) : cell;
 }
 
 /** Each row as comparable values, sorted: the charges file's rows come in no particular order. */
@@ -141,7 +142,7 @@ describe('reports as workbooks', () => {
 
         // Times say their zone in the header (their values below are compared as such); the rest are the CSV's.
         expect(sheetHeader).toEqual(
-          header!.map((h, i) => (String(sheetHeader![i]).endsWith(' (UTC+07:00)') ? `${h} (UTC+07:00)` : h)),
+          header!.map((h, i) => (String(sheetHeader![i]).endsWith(` (${ZONE})`) ? `${h} (${ZONE})` : h)),
         );
         // The header row is frozen, and the filter covers the header and every row.
         expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
@@ -155,7 +156,7 @@ describe('reports as workbooks', () => {
         expect(sortedRows(cells.map((r) => r.map(actualCell)))).toEqual(sortedRows(expected));
       }
 
-      // Money is a number with a thousands format, whatever the report.
+      // Money is a number in a VND format, whole dong without decimals, whatever the report.
       const money = {
         charges: ['charges', 'total_service_cost'],
         failures: undefined,
@@ -169,7 +170,7 @@ describe('reports as workbooks', () => {
         column.eachCell((cell, row) => {
           if (row > 1 && cell.value !== null) {
             values.push(cell.value);
-            expect(cell.numFmt).toBe('#,##0');
+            expect(cell.numFmt).toBe(Number.isInteger(cell.value) ? '#,##0 "VND"' : '#,##0.0### "VND"');
           }
         });
         expect(values.length).toBeGreaterThan(0);

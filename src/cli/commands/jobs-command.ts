@@ -72,8 +72,12 @@ function describeJobRun(summary: JobRunSummary): string {
   const lines = [
     `job ${summary.job} run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}, ${summary.durationMs} ms`,
   ];
-  for (const step of summary.steps)
+  for (const step of summary.steps) {
     lines.push(`  ${step.step}: exit ${step.exitCode}${step.cause ? `, ${step.cause}` : ''}`);
+    // A report step's totals and findings, ranked by money at stake.
+    const findings = (step.summary as { findings?: unknown } | undefined)?.findings;
+    if (Array.isArray(findings)) for (const line of findings) lines.push(`    ${String(line)}`);
+  }
   lines.push(`  ${lookupCountsLine(summary.counts)}`);
   for (const alert of summary.alerts ?? []) lines.push(`  alert ${alertDeliveryLine(alert)}`);
   lines.push(`  summary ${summary.summaryFile}`);

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
+import { DEFAULT_DISPLAY_TIME_ZONE } from '../../reports/display-time.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
@@ -21,6 +22,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { displayTimeZone, TIME_ZONE_ENV } from '../display-time-zone.js';
 import { UserError } from '../exit-codes.js';
 import { postgresUrl } from '../postgres-source-config.js';
 import { runClock } from '../run-clock.js';
@@ -51,6 +53,7 @@ const CommonFlagsSchema = z.object({
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
   memoryLimit: memoryLimitSchema('500MB').default(REPORT_MEMORY_LIMIT),
+  timeZone: z.string().min(1).optional(),
 });
 
 type CommonFlags = z.output<typeof CommonFlagsSchema>;
@@ -79,7 +82,11 @@ function withScopeOptions(command: Command): Command {
       'first carrier-local day (UTC+07:00) of the range (default: the earliest in the warehouse)',
     )
     .option('--to <YYYY-MM-DD>', 'last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)')
-    .option('--account <alias>', 'one account only')
+    .option('--account <alias>', 'one account only (one that matches no order is a warning naming the accounts)')
+    .option(
+      '--time-zone <zone>',
+      `the IANA time zone times are shown in (default: $${TIME_ZONE_ENV} or ${DEFAULT_DISPLAY_TIME_ZONE})`,
+    )
     .option('--json', 'print the summary as JSON')
     .option(
       '--memory-limit <size>',
@@ -109,6 +116,30 @@ function printSummary(summary: ReportSummary, json: boolean): void {
   }
 }
 
+/** The time zone the flags and the environment set for the report's times. */
+function timeZoneOf(flags: Pick<CommonFlags, 'timeZone'>): string {
+  return displayTimeZone([
+    [flags.timeZone, '--time-zone'],
+    [process.env[TIME_ZONE_ENV], TIME_ZONE_ENV],
+  ]);
+}
+
+/**
+ * A warning (the report still runs, empty, and exits as it would) when `account` matches no order:
+ * a misspelt alias would otherwise give an empty report with no word. It names the accounts there are.
+ */
+async function warnOfUnknownAccount(warehouse: Warehouse, account: string | undefined): Promise<void> {
+  if (account === undefined) return;
+  const reader = await warehouse.readAll(
+    'SELECT DISTINCT account_alias FROM orders WHERE account_alias IS NOT NULL ORDER BY account_alias',
+  );
+  const accounts = (reader.getColumnsJS()[0] ?? []).map(String);
+  if (accounts.includes(account)) return;
+  process.stderr.write(
+    `parcel-recon: warning: --account ${account} matches no order; the warehouse's accounts: ${accounts.join(', ') || '(none)'}\n`,
+  );
+}
+
 /**
  * Opens the warehouse read-only with a spill directory, runs the report and prints its summary; a
  * query the warehouse cannot run is one line, exit 1. DuckDB reads and writes no file but the
@@ -117,7 +148,7 @@ function printSummary(summary: ReportSummary, json: boolean): void {
  */
 async function runReport(
   report: string,
-  flags: Pick<CommonFlags, 'db' | 'snapshot' | 'from' | 'to' | 'memoryLimit' | 'json'>,
+  flags: Pick<CommonFlags, 'db' | 'snapshot' | 'from' | 'to' | 'account' | 'memoryLimit' | 'json'>,
   outDir: string | undefined,
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
   partnerFiles: readonly string[] = [],
@@ -140,6 +171,7 @@ async function runReport(
       WAREHOUSE_BUSY_WAIT_MS,
     );
     try {
+      await warnOfUnknownAccount(warehouse, flags.account);
       let summary: ReportSummary;
       try {
         summary = await work(warehouse, now);
@@ -165,6 +197,7 @@ function requestOf(flags: CommonFlags, now: number): ReportRequest {
     now,
     format: flags.format as ReportFormat,
     outDir: flags.out,
+    timeZone: timeZoneOf(flags),
   };
 }
 
@@ -330,6 +363,7 @@ function htmlCommand(): Command {
             to: flags.to,
             account: flags.account,
             now,
+            timeZone: timeZoneOf(flags),
             out,
           });
           return {

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
+import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
   ORDERS_BY_ORDER_DATE,
@@ -34,6 +35,8 @@ export interface HtmlReportOptions {
   readonly now: number;
   /** Rows a table shows at most (the CSV reports have them all). */
   readonly rowLimit?: number;
+  /** The time zone the page shows times in (an IANA name). */
+  readonly timeZone: string;
 }
 
 /** Tables stop at this many rows, so the page stays small over a large warehouse. */
@@ -49,11 +52,12 @@ const RUNS_SHOWN = 30;
 /** The ranked rows of a query, at most `limit`, and how many it has in all (`total`, when known). */
 async function topRows(
   warehouse: Warehouse,
+  zone: string,
   query: string,
   limit: number,
   total?: number,
 ): Promise<{ rows: TextRow[]; total: number }> {
-  const text = await asTextQuery(warehouse.connection, query);
+  const text = await asTextQuery(warehouse.connection, query, zone);
   const rows = (await warehouse.readAll(`${text.query} LIMIT ${limit}`)).getRowObjects() as TextRow[];
   const all =
     total ??
@@ -68,8 +72,8 @@ function cellTexts(columns: readonly string[], row: Record<string, unknown>): [s
   return columns.map((c) => [c, row[c] === null || row[c] === undefined ? null : String(row[c])]);
 }
 
-async function allRows(warehouse: Warehouse, query: string): Promise<TextRow[]> {
-  return (await topRows(warehouse, query, Number.MAX_SAFE_INTEGER)).rows;
+async function allRows(warehouse: Warehouse, zone: string, query: string): Promise<TextRow[]> {
+  return (await topRows(warehouse, zone, query, Number.MAX_SAFE_INTEGER)).rows;
 }
 
 function chartRows(
@@ -94,9 +98,9 @@ function scrolling(table: string): string {
 
 const reasonLabel = (row: TextRow): string => `${row.delay_code ?? '?'} ${row.delay_meaning ?? ''}`.trim();
 
-async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<string> {
-  const runs = await allRows(warehouse, latestRunsQuery(scope, RUNS_SHOWN));
-  const quota = await allRows(warehouse, quotaUsageQuery(scope));
+async function runsSection(warehouse: Warehouse, zone: string, scope: ReportScope): Promise<string> {
+  const runs = await allRows(warehouse, zone, latestRunsQuery(scope, RUNS_SHOWN));
+  const quota = await allRows(warehouse, zone, quotaUsageQuery(scope));
   const perKey = new Map<string, { lookups: number; days: number; busiest: number }>();
   for (const row of quota) {
     const key = perKey.get(row.key_alias!) ?? { lookups: 0, days: 0, busiest: 0 };
@@ -152,7 +156,7 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
           { key: 'run_id', title: 'run' },
           { key: 'job', title: 'job' },
           { key: 'source', title: 'source' },
-          { key: 'started_at', title: 'started (UTC)' },
+          { key: 'started_at', title: 'started' },
           { key: 'seconds', title: 'seconds', kind: 'number' },
           { key: 'codes_read', title: 'codes read', kind: 'count' },
           { key: 'looked_up_ok', title: 'looked up', kind: 'count' },
@@ -179,22 +183,49 @@ async function runsSection(warehouse: Warehouse, scope: ReportScope): Promise<st
   ].join('\n');
 }
 
-async function chargesSection(warehouse: Warehouse, scope: ReportScope, now: number, limit: number): Promise<string> {
+/**
+ * The summary's rows, `any` first, then each check by the money it puts at stake over all accounts,
+ * largest first (then by orders flagged), its accounts after its row over all of them.
+ */
+function byMoneyAtStake(rows: readonly TextRow[], overall: readonly TextRow[]): TextRow[] {
+  const rank = [...overall]
+    .sort(
+      (a, b) =>
+        Number(a.check_name !== 'any') - Number(b.check_name !== 'any') ||
+        Number(b.amount_at_stake) - Number(a.amount_at_stake) ||
+        Number(b.orders_flagged) - Number(a.orders_flagged),
+    )
+    .map((r) => r.check_name);
+  // A stable sort: each check's rows keep the account order the query gave them.
+  return [...rows].sort((a, b) => rank.indexOf(a.check_name) - rank.indexOf(b.check_name));
+}
+
+async function chargesSection(
+  warehouse: Warehouse,
+  zone: string,
+  scope: ReportScope,
+  now: number,
+  limit: number,
+): Promise<string> {
   const range = await settleReportRange(warehouse, scope, now, ORDERS_BY_ORDER_DATE);
   // The flagged orders' rows, kept by the report's one pass over the checks: the top orders are among them.
   const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range, { flaggedOnly: true });
   await prepareReportTables(warehouse, report);
   const [flagged, summary] = [report.tables[0]!.query, report.tables[1]!.query];
-  const summaryRows = await allRows(warehouse, summary);
-  const overall = summaryRows.filter((r) => r.account_alias === '*');
+  const allSummaryRows = await allRows(warehouse, zone, summary);
+  const overall = allSummaryRows.filter((r) => r.account_alias === '*');
+  const summaryRows = byMoneyAtStake(allSummaryRows, overall);
   const any = overall.find((r) => r.check_name === 'any');
   const moneyChecks = new Set<string>(CHARGE_CHECKS.filter((c) => c.money).map((c) => c.name));
-  const atStake = overall.filter((r) => moneyChecks.has(r.check_name!) && Number(r.amount_at_stake) > 0);
+  const atStake = summaryRows.filter(
+    (r) => r.account_alias === '*' && moneyChecks.has(r.check_name!) && Number(r.amount_at_stake) > 0,
+  );
   const perAccount = summaryRows.filter(
     (r) => r.account_alias !== '*' && r.check_name !== 'any' && Number(r.orders_flagged) > 0,
   );
   const top = await topRows(
     warehouse,
+    zone,
     `SELECT * FROM (${flagged}) ORDER BY amount_at_stake DESC NULLS LAST, order_code`,
     limit,
     Number(any?.orders_flagged ?? 0),
@@ -285,6 +316,7 @@ const BREAKDOWN_COLUMNS: readonly Column[] = [
 
 async function failuresSections(
   warehouse: Warehouse,
+  zone: string,
   scope: ReportScope,
   now: number,
   limit: number,
@@ -293,17 +325,19 @@ async function failuresSections(
   // the page needs neither its parts nor those statements.
   const report = failuresTables(await withAttemptCodes(warehouse, scope), timestampLiteral(now));
   const query = (name: string) => report.tables.find((t) => t.name === name)!.query;
-  const byReason = await allRows(warehouse, query('failures-by-reason'));
-  const byWeek = await allRows(warehouse, query('failures-by-week'));
-  const byWeekAndReason = await allRows(warehouse, failuresByWeekAndReasonQuery(report.attempts));
-  const byProvince = await topRows(warehouse, query('failures-by-province'), limit);
-  const byPostOffice = await topRows(warehouse, query('failures-by-post-office'), limit);
+  const byReason = await allRows(warehouse, zone, query('failures-by-reason'));
+  const byWeek = await allRows(warehouse, zone, query('failures-by-week'));
+  const byWeekAndReason = await allRows(warehouse, zone, failuresByWeekAndReasonQuery(report.attempts));
+  const byProvince = await topRows(warehouse, zone, query('failures-by-province'), limit);
+  const byPostOffice = await topRows(warehouse, zone, query('failures-by-post-office'), limit);
   const awaitingByReason = await allRows(
     warehouse,
+    zone,
     `SELECT delay_code, delay_meaning, count(*) AS orders FROM (${query('failures-awaiting')}) GROUP BY ALL ORDER BY orders DESC, delay_code`,
   );
   const awaiting = await topRows(
     warehouse,
+    zone,
     query('failures-awaiting'),
     limit,
     awaitingByReason.reduce((sum, r) => sum + Number(r.orders), 0),
@@ -438,7 +472,7 @@ async function failuresSections(
         columns: [
           { key: 'order_code', title: 'order' },
           { key: 'account_alias', title: 'account' },
-          { key: 'awaiting_since', title: 'since (UTC)' },
+          { key: 'awaiting_since', title: 'since' },
           { key: 'waited_hours', title: 'hours waited', kind: 'number' },
           { key: 'delay_code', title: 'code' },
           { key: 'delay_meaning', title: 'reason' },
@@ -460,13 +494,13 @@ async function failuresSections(
 export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportOptions): Promise<string> {
   const scope: ReportScope = { fromDay: options.from, toDay: options.to, account: options.account };
   const limit = options.rowLimit ?? HTML_ROW_LIMIT;
-  const runs = await runsSection(warehouse, scope);
-  const charges = await chargesSection(warehouse, scope, options.now, limit);
-  const { failures, awaiting } = await failuresSections(warehouse, scope, options.now, limit);
+  const runs = await runsSection(warehouse, options.timeZone, scope);
+  const charges = await chargesSection(warehouse, options.timeZone, scope, options.now, limit);
+  const { failures, awaiting } = await failuresSections(warehouse, options.timeZone, scope, options.now, limit);
   const period = `${options.from ?? 'the earliest day'} to ${options.to ?? 'today'} (carrier days, UTC+07:00)`;
   return htmlPage({
     title: `parcel-recon report${options.account === undefined ? '' : `: ${options.account}`}`,
-    subtitle: `${period}${options.account === undefined ? ', all accounts' : `, account ${options.account}`}; made ${new Date(options.now).toISOString()}`,
+    subtitle: `${period}${options.account === undefined ? ', all accounts' : `, account ${options.account}`}; made ${formatDisplayTime(options.now, options.timeZone)} (times in ${options.timeZone})`,
     sections: [
       { id: 'runs', title: 'Runs and quota', html: runs },
       { id: 'charges', title: 'Charge findings', html: charges },

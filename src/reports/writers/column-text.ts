@@ -1,5 +1,6 @@
 import { type DuckDBConnection, DuckDBDecimalType, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import { sqlName } from '../../warehouse/sql-literals.js';
+import { displayTimeSql } from '../display-time.js';
 
 /** The widest DECIMAL DuckDB holds in 64 bits; wider ones take 128-bit integers. */
 export const NARROW_WIDTH = 18;
@@ -17,31 +18,33 @@ export async function columnsOf(
   return { columns: shape.columnNames(), types: shape.columnTypes() };
 }
 
-/** The query with every column cast to text, as DuckDB spells it (exact money, UTC times); and its column names. */
+/**
+ * The query with every column cast to text, as DuckDB spells it (exact money), times in the display
+ * time zone `zone` with their offset; and its column names.
+ */
 export async function asTextQuery(
   connection: DuckDBConnection,
   query: string,
+  zone: string,
 ): Promise<{ readonly columns: string[]; readonly query: string }> {
-  const { columns } = await columnsOf(connection, query);
-  const asText = columns.map((c) => `CAST(${sqlName(c)} AS VARCHAR) AS ${sqlName(c)}`).join(', ');
-  return { columns, query: `SELECT ${asText} FROM (${query})` };
-}
-
-/** Whether the connection shows times with time zone in UTC, as the warehouse's connections do. */
-export async function showsTimesInUtc(connection: DuckDBConnection): Promise<boolean> {
-  const [zone] = (await connection.runAndReadAll("SELECT current_setting('TimeZone')")).getRows()[0] ?? [];
-  return zone === 'UTC';
+  const { columns, types } = await columnsOf(connection, query);
+  const asText = columns.map((c, i) => {
+    const text =
+      types[i]!.typeId === DuckDBTypeId.TIMESTAMP_TZ
+        ? displayTimeSql(sqlName(c), zone)
+        : `CAST(${sqlName(c)} AS VARCHAR)`;
+    return `${text} AS ${sqlName(c)}`;
+  });
+  return { columns, query: `SELECT ${asText.join(', ')} FROM (${query})` };
 }
 
 /**
  * A column's value as DuckDB spells it as text, by faster ways to the same characters where the type
  * allows. A DECIMAL wider than 18 digits goes through DECIMAL(18, same scale) wherever the value fits:
  * about ten times faster than converting the 128-bit value, and no pass over the rows to learn
- * whether they all fit. A zero, the most common money and weight difference, is a constant. With
- * `utc` (the connection shows times in UTC), a finite time with time zone is spelled as the UTC wall
- * time plus `+00`, which spares a time zone lookup per value.
+ * whether they all fit. A zero, the most common money and weight difference, is a constant.
  */
-export function textOfColumnSql(expression: string, type: DuckDBType, utc: boolean): string {
+export function textOfColumnSql(expression: string, type: DuckDBType): string {
   const text = `CAST(${expression} AS VARCHAR)`;
   if (type instanceof DuckDBDecimalType) {
     // `whole` digits, then `scale` after the point: as DuckDB spells a DECIMAL of that scale.
@@ -58,7 +61,5 @@ export function textOfColumnSql(expression: string, type: DuckDBType, utc: boole
   // DuckDB spells a boolean true or false; a constant per value costs less than converting it.
   if (type.typeId === DuckDBTypeId.BOOLEAN)
     return `CASE WHEN ${expression} THEN 'true' WHEN NOT ${expression} THEN 'false' END`;
-  if (utc && type.typeId === DuckDBTypeId.TIMESTAMP_TZ)
-    return `CASE WHEN isfinite(${expression}) THEN CAST(make_timestamp(epoch_us(${expression})) AS VARCHAR) || '+00' ELSE ${text} END`;
   return text;
 }

@@ -1,7 +1,8 @@
 import { type DuckDBConnection, DuckDBTypeId } from '@duckdb/node-api';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName, sqlText } from '../../warehouse/sql-literals.js';
-import { columnsOf, showsTimesInUtc, textOfColumnSql } from './column-text.js';
+import { displayTimeSql } from '../display-time.js';
+import { columnsOf, textOfColumnSql } from './column-text.js';
 import { NUMBER_TYPES } from './number-column-types.js';
 
 /** UTF-8's byte order mark, which tells spreadsheets the file is UTF-8 (Vietnamese text). */
@@ -34,19 +35,27 @@ const PLAIN_TYPES: ReadonlySet<DuckDBTypeId> = new Set([
 /**
  * Writes a query's rows as CSV with DuckDB's own writer (COPY), byte for byte as csv-stringify writes
  * them: UTF-8 with a byte order mark (so spreadsheets read Vietnamese text as UTF-8), a header row,
- * every value as DuckDB spells it as text (exact money, UTC times), empty for null, a text that would
- * start a formula after a `'`, a cell quoted only when it holds a comma, a quote or a line break.
+ * every value as DuckDB spells it as text (exact money), times in the display time zone `zone` with
+ * their offset, empty for null, a text that would start a formula after a `'`, a cell quoted only when it holds a comma, a quote or a line break.
  * DuckDB's own quoting differs (it quotes an empty text and any `#`), so the query builds each line
  * and COPY writes it as one unquoted cell, which also spares its writer the work of a cell per value.
  * Returns the number of rows.
  */
-export async function writeCsv(connection: DuckDBConnection, query: string, path: string): Promise<number> {
+export async function writeCsv(
+  connection: DuckDBConnection,
+  query: string,
+  path: string,
+  zone: string,
+): Promise<number> {
   const { columns, types } = await columnsOf(connection, query);
-  const utc = await showsTimesInUtc(connection);
   const texts = columns.map((c, i) => {
     const type = types[i]!;
     const text =
-      type.typeId === DuckDBTypeId.VARCHAR ? formulaSafeTextSql(sqlName(c)) : textOfColumnSql(sqlName(c), type, utc);
+      type.typeId === DuckDBTypeId.VARCHAR
+        ? formulaSafeTextSql(sqlName(c))
+        : type.typeId === DuckDBTypeId.TIMESTAMP_TZ
+          ? displayTimeSql(sqlName(c), zone)
+          : textOfColumnSql(sqlName(c), type);
     return `${text} AS ${sqlName(`c${i}`)}`;
   });
   const cells = columns.map((_, i) =>

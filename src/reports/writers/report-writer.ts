@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { DEFAULT_DISPLAY_TIME_ZONE } from '../display-time.js';
 import { writeCsv } from './csv-writer.js';
 import { writeWithCopy } from './duckdb-copy-writer.js';
 import { ReportWorkbook, SHEET_ROW_LIMIT } from './xlsx-writer.js';
@@ -73,11 +74,12 @@ async function writeWorkbook(
   tables: readonly ReportTable[],
   options: { readonly outDir: string; readonly range: { readonly from: string; readonly to: string } },
   sheetRowLimit: number,
+  zone: string,
 ): Promise<WrittenFile[]> {
   const [own, ...summaries] = tables;
   if (own === undefined) return [];
   const path = join(options.outDir, reportFileName(own.name, options.range, 'xlsx'));
-  const workbook = await ReportWorkbook.create(path, sheetRowLimit);
+  const workbook = await ReportWorkbook.create(path, zone, sheetRowLimit);
   const written: WrittenFile[] = [];
   for (const table of [...summaries, own]) {
     const { rows, sheets } = await inAnyOrder(connection, table.anyOrder === true, () =>
@@ -99,17 +101,21 @@ export async function writeReportTables(
     readonly range: { readonly from: string; readonly to: string };
     /** Rows a sheet of a workbook holds, its header included: Excel's limit unless a test lowers it. */
     readonly sheetRowLimit?: number;
+    /** The time zone the files show times in (an IANA name); Parquet keeps instants. */
+    readonly timeZone?: string;
   },
 ): Promise<WrittenFile[]> {
   const { format } = options;
-  if (format === 'xlsx') return writeWorkbook(connection, tables, options, options.sheetRowLimit ?? SHEET_ROW_LIMIT);
+  const zone = options.timeZone ?? DEFAULT_DISPLAY_TIME_ZONE;
+  if (format === 'xlsx')
+    return writeWorkbook(connection, tables, options, options.sheetRowLimit ?? SHEET_ROW_LIMIT, zone);
   const written: WrittenFile[] = [];
   for (const table of tables) {
     const path = join(options.outDir, reportFileName(table.name, options.range, format));
     const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
       format === 'csv'
-        ? writeCsv(connection, queryFor(table, format), path)
-        : writeWithCopy(connection, queryFor(table, format), path, format),
+        ? writeCsv(connection, queryFor(table, format), path, zone)
+        : writeWithCopy(connection, queryFor(table, format), path, format, zone),
     );
     written.push({ table: table.name, path, rows });
   }

@@ -3,22 +3,24 @@ import type { WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, DuckDBTypeId } from '@duckdb/node-api';
 import type ExcelJS from 'exceljs';
-import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { endStreamingQuery } from '../../warehouse/streaming-query.js';
+import { displayWallTimeMsSql } from '../display-time.js';
 import { columnsOf } from './column-text.js';
 import { NUMBER_TYPES } from './number-column-types.js';
 
 /** The most rows a worksheet holds, its header row included (Excel's limit). */
 export const SHEET_ROW_LIMIT = 1_048_576;
 
-/** Money (DECIMAL) shows whole dong with thousands separators; the cell keeps the exact amount. */
-const MONEY_FORMAT = '#,##0';
+/** Whole dong with thousands separators and no decimals, as finance reads VND. */
+const WHOLE_VND_FORMAT = '#,##0 "VND"';
+/** A money amount with a fraction of a dong (a share, a partner's amount) shows its digits. */
+const FRACTIONAL_VND_FORMAT = '#,##0.0### "VND"';
 const TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 const DAY_FORMAT = 'yyyy-mm-dd';
-/** How a time column's header says its cells are carrier-local wall times. */
-const CARRIER_ZONE = `UTC+${String(CARRIER_UTC_OFFSET_MINUTES / 60).padStart(2, '0')}:${String(CARRIER_UTC_OFFSET_MINUTES % 60).padStart(2, '0')}`;
+/** A text that is a decimal amount as DuckDB spells one (`-5.0000`, `-5`): a number in the sheet, not text. */
+const AMOUNT_TEXT = /^-?\d{1,15}\.\d{1,4}$|^-\d{1,15}$/;
 
 /** What a column's cells hold in the sheet, from its DuckDB type. */
 type CellKind = 'text' | 'money' | 'number' | 'boolean' | 'time' | 'day';
@@ -34,11 +36,11 @@ function cellKind(type: DuckDBTypeId): CellKind {
 
 /**
  * The column as the query hands it to the sheet: numbers as DOUBLE (a spreadsheet's numbers; 64-bit
- * integers would come as bigint), times as epoch milliseconds of their carrier-local wall time (a
- * spreadsheet's dates have no time zone), days as epoch milliseconds of their midnight, text
- * formula-safe as in the CSV.
+ * integers would come as bigint), times as epoch milliseconds of their wall time in the display time
+ * zone `zone` (a spreadsheet's dates have no time zone), days as epoch milliseconds of their
+ * midnight, text formula-safe as in the CSV.
  */
-function cellSql(column: string, kind: CellKind): string {
+function cellSql(column: string, kind: CellKind, zone: string): string {
   const name = sqlName(column);
   switch (kind) {
     case 'money':
@@ -47,7 +49,7 @@ function cellSql(column: string, kind: CellKind): string {
     case 'boolean':
       return name;
     case 'time':
-      return `CAST(epoch_ms(${name}) + ${CARRIER_UTC_OFFSET_MINUTES * 60_000} AS DOUBLE)`;
+      return displayWallTimeMsSql(name, zone);
     case 'day':
       return `CAST(epoch_ms(CAST(${name} AS TIMESTAMP)) AS DOUBLE)`;
     case 'text':
@@ -67,6 +69,9 @@ function cellValue(value: unknown, kind: CellKind): CellValue {
     case 'number':
       // A spreadsheet has no NaN or infinity: those stay readable as text.
       return Number.isFinite(value) ? (value as number) : String(value);
+    case 'text':
+      // An amount carried as text (a partner's value beside a status) is a number; a negative one is no formula.
+      return typeof value === 'string' && AMOUNT_TEXT.test(value) ? Number(value) : (value as string);
     default:
       return value as string | boolean;
   }
@@ -74,9 +79,19 @@ function cellValue(value: unknown, kind: CellKind): CellValue {
 
 /** A column's header, width and style: one style object, which each of its cells then shares. */
 function columnDefinition(header: string, kind: CellKind): Partial<ExcelJS.Column> & { style: Partial<ExcelJS.Style> } {
-  const numFmt = { money: MONEY_FORMAT, time: TIME_FORMAT, day: DAY_FORMAT }[kind as string];
+  const numFmt = { money: WHOLE_VND_FORMAT, time: TIME_FORMAT, day: DAY_FORMAT }[kind as string];
   const width = Math.max(header.length + 2, kind === 'time' ? 20 : 12);
   return { header, width, style: numFmt === undefined ? {} : { numFmt } };
+}
+
+/** The styles of amounts with a fraction of a dong and of amounts in text columns, shared by their cells. */
+const FRACTIONAL_VND_STYLE: Partial<ExcelJS.Style> = { numFmt: FRACTIONAL_VND_FORMAT };
+const WHOLE_VND_STYLE: Partial<ExcelJS.Style> = { numFmt: WHOLE_VND_FORMAT };
+
+/** A cell's style: its column's, but an amount's VND format where its column is money or text. */
+function cellStyle(value: ExcelJS.CellValue, kind: CellKind, column: Partial<ExcelJS.Style>): Partial<ExcelJS.Style> {
+  if (typeof value !== 'number' || (kind !== 'money' && kind !== 'text')) return column;
+  return Number.isInteger(value) ? WHOLE_VND_STYLE : FRACTIONAL_VND_STYLE;
 }
 
 /** One table's sheets: its rows (the header not counted) and the names of the sheets they went to. */
@@ -101,8 +116,8 @@ async function nextChunk(result: DuckDBResult): Promise<DuckDBDataChunk | null> 
 /**
  * A report's workbook, written as it goes with exceljs's streaming writer: each table's rows stream
  * from DuckDB a chunk at a time and each row is committed to the file as it is added, so no table is
- * ever held whole. Cells keep their types: money as numbers with a thousands format, times as dates
- * in carrier-local time (the header says which), text as text (never a formula; a text that would
+ * ever held whole. Cells keep their types: money as numbers in a VND format (whole dong without
+ * decimals), times as dates in the display time zone (the header names it), text as text (never a formula; a text that would
  * start one after a `'`, as in the CSV). Each sheet has its header row frozen and an auto filter.
  * A table of more rows than a sheet holds goes on as many sheets as it needs, the second named
  * `<table> (2)`, each with its header.
@@ -115,6 +130,7 @@ export class ReportWorkbook {
   private constructor(
     exceljs: typeof ExcelJS,
     file: WriteStream,
+    private readonly zone: string,
     private readonly sheetRowLimit: number,
   ) {
     this.#failed = new Promise((_, reject) => file.once('error', reject));
@@ -124,14 +140,15 @@ export class ReportWorkbook {
   }
 
   /**
-   * Creates (or replaces) the file; a path the system refuses throws here. `sheetRowLimit`: rows a
-   * sheet holds, its header included; Excel's limit, lower only in tests.
+   * Creates (or replaces) the file; a path the system refuses throws here. `zone`: the display time
+   * zone its date cells hold wall times of. `sheetRowLimit`: rows a sheet holds, its header included;
+   * Excel's limit, lower only in tests.
    */
-  static async create(path: string, sheetRowLimit = SHEET_ROW_LIMIT): Promise<ReportWorkbook> {
+  static async create(path: string, zone: string, sheetRowLimit = SHEET_ROW_LIMIT): Promise<ReportWorkbook> {
     // Loaded when a workbook is written: exceljs takes longer to load than most reports take to run.
     const { default: exceljs } = await import('exceljs');
     const file = await open(path, 'w');
-    return new ReportWorkbook(exceljs, file.createWriteStream(), sheetRowLimit);
+    return new ReportWorkbook(exceljs, file.createWriteStream(), zone, sheetRowLimit);
   }
 
   /** Streams the query's rows onto the table's sheets. */
@@ -141,8 +158,8 @@ export class ReportWorkbook {
   ): Promise<TableSheets> {
     const { columns: names, types } = await columnsOf(connection, table.query);
     const kinds = types.map((t) => cellKind(t.typeId));
-    const select = names.map((n, i) => `${cellSql(n, kinds[i]!)} AS ${sqlName(`c${i}`)}`).join(', ');
-    const headers = names.map((n, i) => (kinds[i] === 'time' ? `${n} (${CARRIER_ZONE})` : n));
+    const select = names.map((n, i) => `${cellSql(n, kinds[i]!, this.zone)} AS ${sqlName(`c${i}`)}`).join(', ');
+    const headers = names.map((n, i) => (kinds[i] === 'time' ? `${n} (${this.zone})` : n));
     const columns = headers.map((h, i) => columnDefinition(h, kinds[i]!));
 
     const sheets: string[] = [];
@@ -166,7 +183,7 @@ export class ReportWorkbook {
           // exceljs gives each cell a copy of its column's style and looks every copy up among the
           // workbook's styles; the column's own object it looks up once.
           row.eachCell((cell, column) => {
-            cell.style = columns[column - 1]!.style;
+            cell.style = cellStyle(cell.value, kinds[column - 1]!, columns[column - 1]!.style);
           });
           row.commit();
           sheetRows++;
