@@ -31,12 +31,16 @@ export class LookupDispatch {
 
   constructor(private readonly options: LookupDispatchOptions) {}
 
-  /** Resolves once every order has an outcome. */
+  /** The first outcome that could not be kept (a disk that filled): no more lookups, and the run ends with it. */
+  private fault: { readonly error: unknown } | undefined;
+
+  /** Resolves once every order has an outcome; rejects with the first that could not be kept, once those in flight end. */
   async run(): Promise<void> {
     const { work, lookup, limiter, results } = this.options;
     const window = new DispatchWindow(this.options.windowSize);
-    for await (const chunk of work.chunks()) {
+    chunks: for await (const chunk of work.chunks()) {
       for (const { item, alias } of chunk) {
+        if (this.fault !== undefined) break chunks;
         if (lookup.stopping.aborted) {
           this.record(item, alias, { kind: 'deferred', reason: 'stopping', attempts: 0 });
         } else if (limiter.isSpent(alias)) {
@@ -45,13 +49,24 @@ export class LookupDispatch {
           await window.enter();
           void lookUpOrder(lookup, item.orderCode, alias)
             .catch((error: unknown) => this.broken(item, error))
-            .then((outcome) => this.record(item, alias, outcome))
+            .then((outcome) => {
+              if (this.fault === undefined) this.record(item, alias, outcome);
+            })
+            .catch((error: unknown) => this.failed(error))
             .finally(() => window.leave());
         }
         if (results.full) await results.commit();
       }
     }
     await window.drained();
+    if (this.fault !== undefined) throw this.fault.error;
+  }
+
+  /** The first outcome that could not be kept stops the limiter at once: no lookup waiting for a slot is sent. */
+  private failed(error: unknown): void {
+    if (this.fault !== undefined) return;
+    this.fault = { error };
+    void this.options.limiter.stop();
   }
 
   /** Not a carrier or transport failure: a fault of this program. The order is listed as failed and the run goes on. */
