@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ProductError } from './product-error.js';
 
 /**
@@ -31,6 +33,8 @@ const DUCKDB_FILE_FAULT = new RegExp(`"([^"\\n]+)": (${Object.keys(SYSTEM_WORDS)
 
 /** A folder or file the program writes (data folder, journal, warehouse, report, snapshot, download folder) that the system refuses. */
 export class PathNotWritableError extends ProductError {
+  declare readonly code: 'PATH_NOT_WRITABLE';
+
   constructor(
     readonly path: string,
     reason: string,
@@ -42,6 +46,8 @@ export class PathNotWritableError extends ProductError {
 
 /** A write that found no room left on the disk (or over the user's disk quota). */
 export class DiskFullError extends ProductError {
+  declare readonly code: 'DISK_FULL';
+
   constructor(
     readonly path: string,
     reason: string,
@@ -86,4 +92,27 @@ export function diskFaultOf(error: unknown, path?: string): DiskFault | undefine
 /** Whether the error is a disk fault: what a run cannot go on after, and leaves nothing partial behind. */
 export function isDiskFault(error: unknown): boolean {
   return diskFaultOf(error) !== undefined;
+}
+
+/**
+ * Makes a folder and the folders above it; a disk fault when the system refuses one. Node's recursive
+ * mkdir answers ENOENT where a read-only disk refused a folder: then they are made one by one, from
+ * the top, which meets the real cause.
+ */
+export async function makeFolder(path: string): Promise<void> {
+  try {
+    await mkdir(path, { recursive: true });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw diskFaultOf(error) ?? error;
+  }
+  const folders: string[] = [];
+  for (let folder = resolve(path); dirname(folder) !== folder; folder = dirname(folder)) folders.unshift(folder);
+  for (const folder of folders) {
+    try {
+      await mkdir(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw diskFaultOf(error) ?? error;
+    }
+  }
 }
