@@ -98,6 +98,16 @@ describe.skipIf(!CAN_MOUNT)('disk faults', () => {
     expect(await filesUnder(disk)).toEqual(['filler']);
   });
 
+  it('report files on a full disk: one line, exit 1, none of them left', async () => {
+    const disk = await tmpfs('full-reports', '1m');
+    await writeFile(join(disk, 'filler'), Buffer.alloc(1000 * 1024));
+    const out = join(disk, 'reports');
+    const result = await cli(['report', 'charges', '--db', workspace.dbPath, '--out', out], {});
+    expect(result.code, result.stderr).toBe(1);
+    expectOneLine(result, out, 'no space left on the device');
+    expect((await filesUnder(disk)).filter((path) => path.startsWith('reports/'))).toEqual([]);
+  });
+
   it('export --to a read-only disk: one line, exit 2, nothing made', async () => {
     const disk = await readOnlyTmpfs('read-only-disk');
     const to = join(disk, 'snapshot');
