@@ -14,6 +14,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/journal-disk-full.test.ts',
   'test/callbacks/journal-sharing.test.ts',
   'test/cli/command-launcher.test.ts',
+  'test/cli/disk-faults.test.ts',
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/schema-upgrade.test.ts',
   'test/cli/tracking-memory.test.ts',

@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { carrierDayOf } from '../src/carrier/contract.js';
@@ -52,8 +52,13 @@ function combinedExit(steps: readonly JobStepResult[], broke: boolean): JobRunSu
 /** Writes the file whole or not at all: a monitor never reads half a summary. */
 async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
   const partial = `${path}.partial`;
-  await writeFile(partial, `${JSON.stringify(summary, null, 2)}\n`);
-  await rename(partial, path);
+  try {
+    await writeFile(partial, `${JSON.stringify(summary, null, 2)}\n`);
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
 }
 
 /**

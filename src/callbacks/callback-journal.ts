@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../errors/disk-fault.js';
 import { ProductError } from '../errors/product-error.js';
 import { JournalSpace, type JournalSpaceOptions, type JournalSpaceReport } from './journal-space.js';
 
@@ -139,7 +140,7 @@ export class JournalWriter {
    * when the system refuses it), its reserve of space, and begins a segment.
    */
   static async open(dir: string, options: JournalWriterOptions): Promise<JournalWriter> {
-    await mkdir(dir, { recursive: true });
+    await makeFolder(dir);
     const holder = await journalHolder(dir);
     if (holder !== undefined) throw new JournalBusyError(dir, holder);
     await writeFile(join(dir, LOCK_FILE), `${process.pid}\n`);

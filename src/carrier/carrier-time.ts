@@ -74,6 +74,16 @@ function daysInMonth(year: number, month: number): number {
   return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
+const CALENDAR_DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Whether the text is a day of the calendar as `YYYY-MM-DD`: `2026-02-29` and `2026-04-31` are not. */
+export function isCalendarDay(text: string): boolean {
+  const m = CALENDAR_DAY.exec(text);
+  if (!m) return false;
+  const [, year, month, day] = m.map(Number) as [number, number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
 /** Minutes east of UTC, or undefined for an impossible offset (`+99:99`). */
 function parseOffsetMinutes(offset: string): number | undefined {
   if (offset.toUpperCase() === 'Z') return 0;

@@ -3,11 +3,12 @@ import type { RunExitCodes } from '../pipeline/run-lifecycle.js';
 
 /**
  * The process exit codes every command uses; a cron monitor acts on them. OK 0, FAILURE 1 (some
- * orders could not be looked up after every retry, the carrier was unreachable or failing, or the
- * run broke), BAD_INPUT 2 (an option, file, key or configuration is wrong; nothing was spent),
- * PARTIAL 3 (stopped early: quota spent, --max-lookups reached, interrupted; what was done is
- * committed), BUSY 4 (another process holds the warehouse), JOB_LOCKED 5 (a run of the same named
- * job is still going).
+ * orders could not be looked up after every retry, the carrier was unreachable or failing, the run
+ * broke, or the disk filled while it wrote), BAD_INPUT 2 (an option, file, key or configuration is
+ * wrong, a day the calendar does not have, or a place the program writes that the system refuses;
+ * nothing was spent), PARTIAL 3 (stopped early: quota spent, --max-lookups reached, interrupted; what
+ * was done is committed), BUSY 4 (another process holds the warehouse), JOB_LOCKED 5 (a run of the
+ * same named job is still going).
  */
 export const EXIT = {
   OK: 0,

@@ -1,3 +1,4 @@
+import { diskFaultOf } from '../errors/disk-fault.js';
 import { type ErrorCode, ProductError } from '../errors/product-error.js';
 import {
   isOutOfMemory,
@@ -7,7 +8,6 @@ import {
   WarehouseOutOfMemoryError,
 } from '../warehouse/warehouse-errors.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { unwritablePathError } from './unwritable-path.js';
 
 /**
  * The interface a failure is told in: a command the operator typed (its flags), or a job run from
@@ -49,6 +49,7 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   TRANSPORT: EXIT.FAILURE,
   UNSAFE_PATH: EXIT.FAILURE,
   PATH_NOT_WRITABLE: EXIT.BAD_INPUT,
+  DISK_FULL: EXIT.FAILURE,
   SNAPSHOT_NOT_FOUND: EXIT.BAD_INPUT,
   SNAPSHOT_PATH_TAKEN: EXIT.BAD_INPUT,
 };
@@ -98,11 +99,14 @@ export function failureLine(error: ProductError, wording: Wording): string {
 }
 
 /**
- * The product error `error` is, DuckDB's own out-of-memory error and the system refusing a path the
- * program writes included; undefined for anything else.
+ * The product error `error` is, DuckDB's own out-of-memory error included; a disk fault first, even
+ * inside another error (the warehouse that cannot be opened on a read-only disk): its one line names
+ * the path and the cause. Undefined for anything else.
  */
 export function productErrorOf(error: unknown): ProductError | undefined {
+  const diskFault = diskFaultOf(error);
+  if (diskFault !== undefined) return diskFault;
   if (error instanceof ProductError) return error;
   if (error instanceof Error && isOutOfMemory(error)) return outOfMemoryError(error);
-  return unwritablePathError(error);
+  return undefined;
 }

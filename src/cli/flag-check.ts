@@ -1,5 +1,5 @@
-import type { z } from 'zod';
-import { describeIssues } from '../carrier/contract.js';
+import { z } from 'zod';
+import { describeIssues, isCalendarDay } from '../carrier/contract.js';
 import { UserError } from './exit-codes.js';
 
 /** Checks flags against a schema; the first problem is one line naming its flag. */
@@ -11,3 +11,7 @@ export function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string,
   const flag = key in schema.shape ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : undefined;
   throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
 }
+
+/** A carrier day a flag or a configuration key names: strictly `YYYY-MM-DD`, a day the calendar has. */
+export const CARRIER_DAY_HINT = 'expected a date YYYY-MM-DD that the calendar has';
+export const carrierDaySchema = z.string().refine(isCalendarDay, CARRIER_DAY_HINT);

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   TRANSPORT: 'the image download failed',
   UNSAFE_PATH: "the image's file name leaves the download folder",
   PATH_NOT_WRITABLE: 'a folder or file the program writes cannot be written',
+  DISK_FULL: 'the disk has no space left, or the disk quota is exceeded',
   SNAPSHOT_NOT_FOUND: 'the path names no snapshot of the warehouse',
   SNAPSHOT_PATH_TAKEN: 'the path of the snapshot is a file or folder that is not a link to a snapshot',
 } as const;

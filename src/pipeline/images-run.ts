@@ -1,5 +1,10 @@
 import type { ImagesAnswer } from '../carrier/client/customer-operations-client.js';
-import { downloadImage, type ImageDownloadPolicy, ImageDownloadRefused } from '../carrier/client/image-download.js';
+import {
+  downloadImage,
+  type ImageDownloadPolicy,
+  ImageDownloadRefused,
+  isNotWritten,
+} from '../carrier/client/image-download.js';
 import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carrier/contract.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { type ImageListRow, loadImageLists, type StoredImage } from '../warehouse/image-list-loader.js';
@@ -43,6 +48,10 @@ export interface ImagesRunSummary extends OperationRunIdentity {
     readonly saved: number;
     readonly refused: number;
     readonly refusedByCode: Record<string, number>;
+    /** Images the folder or the disk did not take; any fails the run. */
+    readonly notWritten: number;
+    /** Why the first of them was not written: the path and the system's cause. */
+    readonly notWrittenCause: string | null;
   } | null;
   readonly rejectsFile: string | null;
   /** Orders whose request failed for good, the first few. */
@@ -102,7 +111,9 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     sent: 0,
     saved: 0,
     refused: 0,
+    notWritten: 0,
   };
+  let notWrittenCause: string | null = null;
   let targets: ImagesTarget[] = [];
   let rejected = 0;
   /** Source rows that are not in the work list at all. */
@@ -178,9 +189,15 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
         stored.push({ no: item.No, imageUrl: item.ImageURL, downloadedPath: path, downloadError: null });
       } catch (error) {
         if (!(error instanceof ImageDownloadRefused)) throw error;
-        counts.refused++;
-        refusedByCode[error.code] = (refusedByCode[error.code] ?? 0) + 1;
-        log.warn({ orderCode, no: item.No, refused: error.code }, 'image not downloaded');
+        if (isNotWritten(error)) {
+          counts.notWritten++;
+          notWrittenCause ??= error.message;
+          log.error({ orderCode, no: item.No, error: error.message }, 'image not written');
+        } else {
+          counts.refused++;
+          refusedByCode[error.code] = (refusedByCode[error.code] ?? 0) + 1;
+          log.warn({ orderCode, no: item.No, refused: error.code }, 'image not downloaded');
+        }
         stored.push({ no: item.No, imageUrl: item.ImageURL, downloadedPath: null, downloadError: error.record });
       }
     }
@@ -291,7 +308,8 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
   }
 
   const finishedAt = now();
-  const exitState = operationExitState(counts.failed, run.keysRefused, run.stopping.aborted);
+  // An image the folder or the disk did not take fails the run as a failed request does.
+  const exitState = operationExitState(counts.failed + counts.notWritten, run.keysRefused, run.stopping.aborted);
   const summary: ImagesRunSummary = {
     runId,
     job: options.job,
@@ -307,7 +325,16 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     failed: counts.failed,
     deferred: counts.deferred,
     requestsSent: counts.sent,
-    downloads: options.download === undefined ? null : { saved: counts.saved, refused: counts.refused, refusedByCode },
+    downloads:
+      options.download === undefined
+        ? null
+        : {
+            saved: counts.saved,
+            refused: counts.refused,
+            refusedByCode,
+            notWritten: counts.notWritten,
+            notWrittenCause,
+          },
     rejectsFile: rejects.count > 0 ? rejects.path : null,
     failedOrders,
     exitCode: run.exitCodeOf(exitState),

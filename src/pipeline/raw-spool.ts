@@ -88,6 +88,18 @@ export class RawSpoolFile {
   }
 }
 
+/**
+ * Removes the run's spool files this process left unfinished (a batch a disk fault kept from its
+ * commit), and the run's spool folder when nothing else is in it.
+ */
+export async function removeUnfinishedSpoolFiles(dataDir: string, runId: string): Promise<void> {
+  const dir = join(rawSpoolRoot(dataDir), runId);
+  const names = await readdir(dir).catch(() => []);
+  const ours = names.filter((name) => name.endsWith('.partial') && name.includes(`-${process.pid}-`));
+  for (const name of ours) await rm(join(dir, name), { force: true });
+  if (ours.length === names.length) await rm(dir, { recursive: true, force: true });
+}
+
 /** The runs that have a raw spool, oldest first (by the time their first file was written). */
 export async function listSpooledRuns(dataDir: string): Promise<string[]> {
   const root = rawSpoolRoot(dataDir);

@@ -1,8 +1,9 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { type Stringifier, stringify } from 'csv-stringify';
+import { diskFaultOf } from '../errors/disk-fault.js';
 import { formulaSafeText } from '../warehouse/formula-safe-text.js';
 
 export interface RejectedInput {
@@ -19,6 +20,10 @@ export interface RejectedInput {
 export class RejectsFile {
   private stringifier: Stringifier | undefined;
   private output: WriteStream | undefined;
+  /** The first write the disk refused: the file is removed and the run ends with it. */
+  private failure: Error | undefined;
+  /** Settles at that failure: a write waiting for room stops waiting (the file takes no more). */
+  private failed: Promise<void> = new Promise(() => undefined);
   count = 0;
 
   constructor(readonly path: string) {}
@@ -27,6 +32,13 @@ export class RejectsFile {
     if (!this.stringifier) {
       await mkdir(dirname(this.path), { recursive: true });
       this.output = createWriteStream(this.path);
+      const output = this.output;
+      this.failed = new Promise((resolve) =>
+        output.on('error', (error) => {
+          this.failure ??= error;
+          resolve();
+        }),
+      );
       this.stringifier = stringify({
         header: true,
         columns: ['origin', 'order_code', 'reject_code', 'reason'],
@@ -34,10 +46,12 @@ export class RejectsFile {
       });
       this.stringifier.pipe(this.output);
     }
+    await this.refuseAfterFailure();
     this.count++;
     const row = [reject.origin, reject.orderCode ?? '', reject.rejectCode, reject.reason].map(formulaSafeText);
     if (!this.stringifier.write(row)) {
-      await new Promise((resolve) => this.stringifier!.once('drain', resolve));
+      await Promise.race([new Promise((resolve) => this.stringifier!.once('drain', resolve)), this.failed]);
+      await this.refuseAfterFailure();
     }
   }
 
@@ -45,6 +59,15 @@ export class RejectsFile {
   async close(): Promise<void> {
     if (!this.stringifier || !this.output) return;
     this.stringifier.end();
-    await finished(this.output);
+    await finished(this.output).catch(() => undefined);
+    await this.refuseAfterFailure();
+  }
+
+  /** After a failed write: no half file is left, and the failure, a disk fault naming the file, ends the run. */
+  private async refuseAfterFailure(): Promise<void> {
+    if (this.failure === undefined) return;
+    this.output?.destroy();
+    await rm(this.path, { force: true });
+    throw diskFaultOf(this.failure, this.path) ?? this.failure;
   }
 }

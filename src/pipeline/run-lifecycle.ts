@@ -6,6 +6,7 @@ import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js'
 import { SourceError } from '../sources/order-code-source.js';
 import { findUnfinishedRun, finishRun, type RunCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { removeUnfinishedSpoolFiles } from './raw-spool.js';
 
 /**
  * How a run ended, in the words of its `runs` row; the command line gives each its exit code.
@@ -140,6 +141,20 @@ export class RunLifecycle {
       exitCode: this.exitCodeOf(end.exitState),
     });
     await rm(this.scratchDir, { recursive: true, force: true });
+  }
+
+  /**
+   * Ends a run a disk fault broke: its scratch folder and unfinished spool files go first (partial
+   * files, and the room they took; what they held is looked up again), then the run is recorded as
+   * failed.
+   */
+  async endOnDiskFault(finishedAt: number, fault: Error): Promise<void> {
+    await rm(this.scratchDir, { recursive: true, force: true });
+    await removeUnfinishedSpoolFiles(this.dataDir, this.runId);
+    // A disk still full cannot take the record either; the fault is what the operator is told.
+    await this.finish(finishedAt, { counts: NO_COUNTS, exitState: 'failed', summary: { error: fault.message } }).catch(
+      () => undefined,
+    );
   }
 }
 

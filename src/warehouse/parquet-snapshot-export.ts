@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { diskFaultOf, makeFolder } from '../errors/disk-fault.js';
 import { fsyncPath } from './durable-files.js';
 import {
   linkFolderOf,
@@ -125,10 +126,41 @@ export async function exportSnapshot(
 ): Promise<SnapshotExport> {
   const dir = resolve(to);
   const store = snapshotStoreOf(dir);
-  await mkdir(store, { recursive: true });
-  await removeLeftovers(store, [await currentSnapshotId(dir)]);
+  // Refused before anything is made: a path that is not a link to a snapshot gets no store beside it.
+  const current = await currentSnapshotId(dir);
+  const storeMade = (await lstat(store).catch(() => undefined)) === undefined;
+  await makeFolder(store);
   const id = snapshotId(exportedAt);
   const partial = join(store, `${id}.partial-${process.pid}`);
+  const link = join(store, `link.partial-${process.pid}`);
+  try {
+    return await writeSnapshot(warehouse, { dir, store, id, partial, link, current, exportedAt });
+  } catch (error) {
+    // What this export made goes, so a full disk gets its room back; the snapshot before it stays.
+    await rm(partial, { recursive: true, force: true });
+    await rm(link, { force: true });
+    if ((await currentSnapshotId(dir).catch(() => undefined)) !== id)
+      await rm(join(store, id), { recursive: true, force: true });
+    if (storeMade) await rmdir(store).catch(() => undefined);
+    throw diskFaultOf(error) ?? error;
+  }
+}
+
+interface SnapshotPaths {
+  readonly dir: string;
+  readonly store: string;
+  readonly id: string;
+  readonly partial: string;
+  readonly link: string;
+  /** The snapshot `dir` linked to when the export began. */
+  readonly current: string | undefined;
+  readonly exportedAt: Date;
+}
+
+/** Writes the snapshot into its partial folder, names it, and swaps the link at `dir` to it. */
+async function writeSnapshot(warehouse: WarehouseSession, paths: SnapshotPaths): Promise<SnapshotExport> {
+  const { dir, store, id, partial, link, exportedAt } = paths;
+  await removeLeftovers(store, [paths.current]);
   await mkdir(partial);
   const relations = await writeRelations(warehouse, partial);
   const manifest: SnapshotManifest = {
@@ -144,7 +176,6 @@ export async function exportSnapshot(
   const folder = join(store, id);
   await rename(partial, folder);
   await fsyncPath(store);
-  const link = join(store, `link.partial-${process.pid}`);
   await rm(link, { force: true });
   await symlink(linkTargetOf(dir, id), link);
   // Read again just before the swap: another export may have published a snapshot since this one began.

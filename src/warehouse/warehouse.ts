@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import { type DiskFault, diskFaultOf } from '../errors/disk-fault.js';
 import { confineConnection } from './duckdb-confinement.js';
 import { isDuckDbFile } from './duckdb-file.js';
 import { applyMigrations, requireCurrentSchema } from './migrations.js';
@@ -91,13 +92,30 @@ export class WarehouseSession implements SqlRunner {
     /** The warehouse's path as given, for messages. */
     readonly path: string,
     readonly connection: DuckDBConnection,
+    /**
+     * The first disk fault any connection to the file met, shared by them all: DuckDB keeps the index
+     * entries of a commit the disk refused, and a later commit then aborts the process, so nothing more
+     * runs on the file once one is met.
+     */
+    protected readonly stopped: { fault?: DiskFault } = {},
   ) {}
 
   /** Runs `work` with the connection to itself, after the work queued before it. */
   exclusive<T>(work: (sql: SqlRunner) => Promise<T>): Promise<T> {
-    const result = this.queue.then(() => {
+    return this.queued(work, { afterDiskFault: false });
+  }
+
+  /** Queues `work`; only closing runs after a disk fault. */
+  protected queued<T>(work: (sql: SqlRunner) => Promise<T>, options: { afterDiskFault: boolean }): Promise<T> {
+    const result = this.queue.then(async () => {
       if (this.closed) throw new WarehouseError(`warehouse ${this.path} is closed`);
-      return work(directRunner(this.connection));
+      if (this.stopped.fault !== undefined && !options.afterDiskFault) throw this.stopped.fault;
+      try {
+        return await work(directRunner(this.connection));
+      } catch (error) {
+        this.stopped.fault ??= diskFaultOf(error);
+        throw error;
+      }
     });
     this.queue = result.catch(() => undefined);
     return result;
@@ -173,10 +191,13 @@ export class WarehouseSession implements SqlRunner {
 
   /** Closes the connection once the queued work is done. */
   closeSession(): Promise<void> {
-    return this.exclusive(async () => {
-      this.closed = true;
-      this.connection.closeSync();
-    });
+    return this.queued(
+      async () => {
+        this.closed = true;
+        this.connection.closeSync();
+      },
+      { afterDiskFault: true },
+    );
   }
 }
 
@@ -296,7 +317,7 @@ export class Warehouse extends WarehouseSession {
   /** Another connection to the warehouse, with its own queue; closed with the warehouse. */
   async openSession(): Promise<WarehouseSession> {
     const connection = await this.instance.connect();
-    const other = new WarehouseSession(this.path, connection);
+    const other = new WarehouseSession(this.path, connection, this.stopped);
     this.otherConnections.add(other);
     return other;
   }
@@ -311,12 +332,15 @@ export class Warehouse extends WarehouseSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const other of this.otherConnections) await other.closeSession();
-      await this.exclusive(async () => {
-        this.closed = true;
-        this.connection.closeSync();
-        this.instance.closeSync();
-        Warehouse.openPaths.delete(this.absolutePath);
-      });
+      await this.queued(
+        async () => {
+          this.closed = true;
+          this.connection.closeSync();
+          this.instance.closeSync();
+          Warehouse.openPaths.delete(this.absolutePath);
+        },
+        { afterDiskFault: true },
+      );
     })();
     return this.closing;
   }

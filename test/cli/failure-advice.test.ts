@@ -95,6 +95,27 @@ describe('a path the program cannot write', () => {
     expect(exitCodeOf('PATH_NOT_WRITABLE')).toBe(2);
   });
 
+  it('is one line naming the path, exit 1, for a disk with no room, from Node or from DuckDB', () => {
+    for (const [code, reason] of [
+      ['ENOSPC', 'no space left on the device'],
+      ['EDQUOT', 'the disk quota is exceeded'],
+    ]) {
+      const failure = productErrorOf(refused(code!, 'write', '/srv/data/spool/answers.ndjson'));
+      expect(failure?.code).toBe('DISK_FULL');
+      expect(failureLine(failure!, 'command')).toBe(`cannot write /srv/data/spool/answers.ndjson: ${reason}`);
+    }
+    const duckdb = new Error(
+      'TransactionContext Error: Failed to commit: Could not write file "/srv/data/recon.duckdb.wal": No space left on device',
+    );
+    expect(productErrorOf(new WarehouseError('cannot load', { cause: duckdb }))?.message).toBe(
+      'cannot write /srv/data/recon.duckdb.wal: no space left on the device',
+    );
+    expect(
+      productErrorOf(new Error('IO Error: Cannot open file "/ro/recon.duckdb": Read-only file system'))?.code,
+    ).toBe('PATH_NOT_WRITABLE');
+    expect(exitCodeOf('DISK_FULL')).toBe(1);
+  });
+
   it('leaves other system errors alone', () => {
     expect(productErrorOf(refused('ENOENT', 'open', '/srv/orders.csv'))).toBeUndefined();
     expect(productErrorOf(refused('EEXIST', 'open', '/srv/keys.json'))).toBeUndefined();

@@ -17,6 +17,8 @@ import { cli, sandboxEnv } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const IMAGE_BYTES = 600;
+/** A download whose folder and disk took every file it fetched. */
+const ALL_WRITTEN = { notWritten: 0, notWrittenCause: null };
 
 interface ImagesSummary {
   runId: string;
@@ -25,7 +27,13 @@ interface ImagesSummary {
   emptyLists: number;
   images: number;
   failed: number;
-  downloads: { saved: number; refused: number; refusedByCode: Record<string, number> } | null;
+  downloads: {
+    saved: number;
+    refused: number;
+    refusedByCode: Record<string, number>;
+    notWritten: number;
+    notWrittenCause: string | null;
+  } | null;
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
@@ -186,7 +194,12 @@ describe('parcel-recon images', () => {
     const capRun = await run(['--codes', codes, '--download', capped, '--max-bytes', String(IMAGE_BYTES - 1)]);
     expect(capRun.code, capRun.stderr).toBe(0);
     const tooLarge = JSON.parse(capRun.stdout) as ImagesSummary;
-    expect(tooLarge.downloads).toEqual({ saved: 0, refused: imageCount, refusedByCode: { TOO_LARGE: imageCount } });
+    expect(tooLarge.downloads).toEqual({
+      saved: 0,
+      refused: imageCount,
+      refusedByCode: { TOO_LARGE: imageCount },
+      ...ALL_WRITTEN,
+    });
     expect(await filesUnder(capped)).toEqual([]);
 
     const elsewhere = join(workspace.dir, 'elsewhere');
@@ -197,6 +210,7 @@ describe('parcel-recon images', () => {
       saved: 0,
       refused: imageCount,
       refusedByCode: { HOST_NOT_ALLOWED: imageCount },
+      ...ALL_WRITTEN,
     });
     expect(await filesUnder(elsewhere)).toEqual([]);
     const [refusedRow] = await workspace.query<{ downloaded_path: string | null; download_error: string }>(
@@ -291,7 +305,7 @@ describe('parcel-recon images --download against a hostile carrier', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as ImagesSummary;
-    expect(summary.downloads).toEqual({ saved: 4, refused: 2, refusedByCode: { TOO_LARGE: 2 } });
+    expect(summary.downloads).toEqual({ saved: 4, refused: 2, refusedByCode: { TOO_LARGE: 2 }, ...ALL_WRITTEN });
     const written = (await filesUnder(workspace.dir)).filter((f) => !/\.duckdb(\.wal)?$/.test(f));
     for (const file of written) expect(file.startsWith(resolve(dir) + sep)).toBe(true);
     expect(written.map((f) => f.slice(resolve(dir).length + 1)).sort()).toEqual([

@@ -1,9 +1,10 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
+import { diskFaultOf, makeFolder } from '../../errors/disk-fault.js';
 import { type ErrorCode, ProductError } from '../../errors/product-error.js';
 import { transportFailure } from './lookup-failures.js';
 
@@ -19,8 +20,22 @@ export interface ImageDownloadPolicy {
 
 type ImageRefusalCode = Extract<
   ErrorCode,
-  'HOST_NOT_ALLOWED' | 'TOO_LARGE' | 'BAD_URL' | 'HTTP_STATUS' | 'TRANSPORT' | 'UNSAFE_PATH'
+  'HOST_NOT_ALLOWED' | 'TOO_LARGE' | 'BAD_URL' | 'HTTP_STATUS' | 'TRANSPORT' | 'UNSAFE_PATH' | NotWrittenCode
 >;
+
+/** The codes of an image downloaded but not written: the folder or the disk refused it. */
+export type NotWrittenCode = Extract<ErrorCode, 'PATH_NOT_WRITABLE' | 'DISK_FULL'>;
+
+/** Whether the download failed on this side: the file could not be written, which the run counts apart. */
+export function isNotWritten(refusal: ImageDownloadRefused): boolean {
+  return refusal.code === 'PATH_NOT_WRITABLE' || refusal.code === 'DISK_FULL';
+}
+
+/** The refusal of a download the disk did not take, when `error` is a disk fault. */
+function notWritten(error: unknown, path: string): ImageDownloadRefused | undefined {
+  const fault = diskFaultOf(error, path);
+  return fault === undefined ? undefined : new ImageDownloadRefused(fault.code, fault.message);
+}
 
 /** Why an image was not downloaded, with a stable code the warehouse keeps in order_images.download_error. */
 export class ImageDownloadRefused extends ProductError {
@@ -110,7 +125,11 @@ export async function downloadImage(
   const name = imageFileName(orderCode, no, imageUrl);
   const path = pathInside(policy.dir, name);
   const partial = pathInside(policy.dir, `.${name}.part`);
-  await mkdir(resolve(policy.dir), { recursive: true });
+  try {
+    await makeFolder(resolve(policy.dir));
+  } catch (error) {
+    throw notWritten(error, resolve(policy.dir)) ?? error;
+  }
   let answer: Awaited<ReturnType<typeof request>>;
   try {
     // undici's request follows no redirect: a 3xx is refused like any other non-2xx answer.
@@ -135,7 +154,10 @@ export async function downloadImage(
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof ImageDownloadRefused) throw error;
-    throw new ImageDownloadRefused('TRANSPORT', transportFailure(error, policy.timeoutMs).message);
+    throw (
+      notWritten(error, partial) ??
+      new ImageDownloadRefused('TRANSPORT', transportFailure(error, policy.timeoutMs).message)
+    );
   }
   return path;
 }

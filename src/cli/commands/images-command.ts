@@ -71,6 +71,8 @@ export function describeImagesSummary(summary: ImagesRunSummary, dbPath: string)
     lines.push(
       `  downloaded ${summary.downloads.saved}, refused ${summary.downloads.refused}${refused ? ` (${refused})` : ''}`,
     );
+    if (summary.downloads.notWritten > 0)
+      lines.push(`  not written ${summary.downloads.notWritten}: ${summary.downloads.notWrittenCause}`);
   }
   lines.push(
     `  warehouse ${dbPath} (order_image_lists, order_images, lookup_results)${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,

@@ -1,9 +1,10 @@
 import { Command } from 'commander';
-import { carrierDayOf } from '../../carrier/contract.js';
+import { carrierDayOf, isCalendarDay } from '../../carrier/contract.js';
 import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { readQuotaLimitReports, readQuotaUsage } from '../../warehouse/quota-usage-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
+import { CARRIER_DAY_HINT } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
@@ -36,8 +37,7 @@ export function quotaCommand(): Command {
         });
         if (!checked.success) throw new UserError(`limits: ${checked.error.issues[0]?.message ?? 'invalid'}`);
         const policy = checked.data;
-        if (flags.day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(flags.day))
-          throw new UserError('--day: expected YYYY-MM-DD');
+        if (flags.day !== undefined && !isCalendarDay(flags.day)) throw new UserError(`--day: ${CARRIER_DAY_HINT}`);
         const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
         const warehouse = await openWarehouseForCommand(
           flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { describeIssues } from '../../carrier/contract.js';
+import { diskFaultOf } from '../../errors/disk-fault.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE } from '../../reports/display-time.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
@@ -24,17 +25,12 @@ import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { displayTimeZone, TIME_ZONE_ENV } from '../display-time-zone.js';
 import { UserError } from '../exit-codes.js';
+import { carrierDaySchema } from '../flag-check.js';
 import { postgresUrl } from '../postgres-source-config.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
-import { unwritablePathError } from '../unwritable-path.js';
 import { openForReading } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
-
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(d)), 'not a date');
 
 /**
  * Keeps a report of a 10,000,000-order warehouse under 1 GB of memory: past it DuckDB spills to disk,
@@ -46,8 +42,8 @@ const REPORT_MEMORY_LIMIT = '500MB';
 const CommonFlagsSchema = z.object({
   db: z.string().optional(),
   snapshot: z.string().min(1).optional(),
-  from: day.optional(),
-  to: day.optional(),
+  from: carrierDaySchema.optional(),
+  to: carrierDaySchema.optional(),
   account: z.string().min(1).optional(),
   format: z.enum(REPORT_FORMATS).default('csv'),
   out: z.string().default('data/reports'),
@@ -177,9 +173,7 @@ async function runReport(
         summary = await work(warehouse, now);
       } catch (error) {
         if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
-        throw (
-          unwritablePathError(error) ?? new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED')
-        );
+        throw diskFaultOf(error) ?? new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
       }
       printSummary(summary, flags.json);
     } finally {

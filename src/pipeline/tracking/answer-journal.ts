@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, writevSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../../carrier/contract.js';
+import { diskFaultOf } from '../../errors/disk-fault.js';
 import { ANSWER_KEY, ANSWER_SPOOL_LINE_END, answerTextOfSpoolLine } from '../../warehouse/snapshot-spool-format.js';
 
 /** What a journal line keeps of an answered lookup besides the answer: enough to give it its result row again. */
@@ -52,14 +53,27 @@ export class AnswerJournal {
 
   constructor(private readonly scratchDir: string) {}
 
+  /**
+   * Writes the answer's line. A disk that refuses it is a disk fault naming the file (Node's error on
+   * a write names none), and the file is removed: its batch is not committed, and is looked up again.
+   */
   write(lookup: JournaledLookup, body: Buffer): void {
-    if (this.fd === undefined) {
-      mkdirSync(this.scratchDir, { recursive: true });
-      this.path = join(this.scratchDir, `answers-${process.pid}-${randomUUID()}.ndjson`);
-      this.fd = openSync(this.path, 'wx');
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(this.scratchDir, { recursive: true });
+        this.path = join(this.scratchDir, `answers-${process.pid}-${randomUUID()}.ndjson`);
+        this.fd = openSync(this.path, 'wx');
+      }
+      const start = Buffer.from(JSON.stringify(lookup).slice(0, -1) + ANSWER_KEY, 'utf8');
+      writevSync(this.fd, [start, withoutLineBreaks(body), LINE_END]);
+    } catch (error) {
+      const fault = diskFaultOf(error, this.path ?? this.scratchDir);
+      if (fault === undefined) throw error;
+      // A full disk fails the warehouse's next commit too: the room this file took is given back at once.
+      this.close();
+      if (this.path !== undefined) rmSync(this.path, { force: true });
+      throw fault;
     }
-    const start = Buffer.from(JSON.stringify(lookup).slice(0, -1) + ANSWER_KEY, 'utf8');
-    writevSync(this.fd, [start, withoutLineBreaks(body), LINE_END]);
   }
 
   /** Closes and removes the file: its batch has committed. */

@@ -32,27 +32,41 @@ export class LookupDispatch {
 
   constructor(private readonly options: LookupDispatchOptions) {}
 
-  /** Resolves once every order has an outcome. */
+  /** The first outcome that could not be kept (a disk that filled): no more lookups, and the run ends with it. */
+  private fault: { readonly error: unknown } | undefined;
+
+  /** Resolves once every order has an outcome; rejects with the first that could not be kept, once those in flight end. */
   async run(): Promise<void> {
     const { work, lookup, limiter, results } = this.options;
     const window = new DispatchWindow(this.options.windowSize);
     orders: for await (const chunk of work.chunks()) {
       for (const { item, alias } of chunk) {
         // The run defers what it has not reached in one statement (deferRunWork), not an order at a time.
-        if (lookup.stopping.aborted) break orders;
+        if (this.fault !== undefined || lookup.stopping.aborted) break orders;
         if (limiter.isSpent(alias)) {
           this.record(item, alias, { kind: 'deferred', reason: limiter.spentReason(alias), attempts: 0 });
         } else {
           await window.enter();
           void lookUpOrder(lookup, item.orderCode, alias)
             .catch((error: unknown) => this.broken(item, error))
-            .then((outcome) => this.record(item, alias, outcome))
+            .then((outcome) => {
+              if (this.fault === undefined) this.record(item, alias, outcome);
+            })
+            .catch((error: unknown) => this.failed(error))
             .finally(() => window.leave());
         }
         if (results.full) await results.commit();
       }
     }
     await window.drained();
+    if (this.fault !== undefined) throw this.fault.error;
+  }
+
+  /** The first outcome that could not be kept stops the limiter at once: no lookup waiting for a slot is sent. */
+  private failed(error: unknown): void {
+    if (this.fault !== undefined) return;
+    this.fault = { error };
+    void this.options.limiter.stop();
   }
 
   /** Not a carrier or transport failure: a fault of this program. The order is listed as failed and the run goes on. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { TrackingClient, type TrackingClientOptions } from '../../carrier/client/tracking-client.js';
 import { epochMsToInstant } from '../../carrier/contract.js';
+import { diskFaultOf } from '../../errors/disk-fault.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { openQuotaLimiting, type SharedQuota } from '../../quota/quota-limiting.js';
 import type { QuotaPolicy } from '../../quota/quota-policy.js';
@@ -218,22 +219,29 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     quota: quotaStates(),
   }));
   try {
-    await dispatch.run();
-    await results.commitRest();
-    // An interrupted run gives up at once: the codes it did not reach keep no row, and the next run takes them up all the same.
-    if (stop.requested && !stop.interrupted)
-      await deferRunWork(warehouse, runId, {
-        refreshTerminal: options.refreshTerminal,
-        finishedAt: epochMsToInstant(now()),
-        ...deferredResult(stopReason({ breaker })),
-      });
-  } finally {
-    results.close();
-    stop.dispose();
-    hideProgress();
-    await limiter.stop();
-    await client.close();
-    await quota.close(log);
+    try {
+      await dispatch.run();
+      await results.commitRest();
+      // An interrupted run gives up at once: the codes it did not reach keep no row, and the next run takes them up all the same.
+      if (stop.requested && !stop.interrupted)
+        await deferRunWork(warehouse, runId, {
+          refreshTerminal: options.refreshTerminal,
+          finishedAt: epochMsToInstant(now()),
+          ...deferredResult(stopReason({ breaker })),
+        });
+    } finally {
+      results.close();
+      stop.dispose();
+      hideProgress();
+      await limiter.stop();
+      await client.close();
+      await quota.close(log);
+    }
+  } catch (error) {
+    const diskFault = diskFaultOf(error);
+    if (diskFault === undefined) throw error;
+    await run.endOnDiskFault(now(), diskFault);
+    throw diskFault;
   }
 
   const finishedAt = now();

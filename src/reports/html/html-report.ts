@@ -1,5 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeFolder } from '../../errors/disk-fault.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
 import { formatDisplayTime } from '../display-time.js';
@@ -516,7 +517,13 @@ export async function writeHtmlReport(
   options: HtmlReportOptions & { readonly out: string },
 ): Promise<{ path: string; bytes: number }> {
   const html = await buildHtmlReport(warehouse, options);
-  await mkdir(dirname(options.out), { recursive: true });
-  await writeFile(options.out, html, 'utf8');
+  await makeFolder(dirname(options.out));
+  try {
+    await writeFile(options.out, html, 'utf8');
+  } catch (error) {
+    // No half page is left where a reader would open it.
+    await rm(options.out, { force: true });
+    throw error;
+  }
   return { path: options.out, bytes: Buffer.byteLength(html, 'utf8') };
 }

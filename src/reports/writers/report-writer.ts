@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { DEFAULT_DISPLAY_TIME_ZONE } from '../display-time.js';
@@ -107,17 +108,24 @@ export async function writeReportTables(
 ): Promise<WrittenFile[]> {
   const { format } = options;
   const zone = options.timeZone ?? DEFAULT_DISPLAY_TIME_ZONE;
-  if (format === 'xlsx')
-    return writeWorkbook(connection, tables, options, options.sheetRowLimit ?? SHEET_ROW_LIMIT, zone);
-  const written: WrittenFile[] = [];
-  for (const table of tables) {
-    const path = join(options.outDir, reportFileName(table.name, options.range, format));
-    const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
-      format === 'csv'
-        ? writeCsv(connection, queryFor(table, format), path, zone)
-        : writeWithCopy(connection, queryFor(table, format), path, format, zone),
-    );
-    written.push({ table: table.name, path, rows });
+  const paths = tables.map((table) => join(options.outDir, reportFileName(table.name, options.range, format)));
+  try {
+    if (format === 'xlsx')
+      return await writeWorkbook(connection, tables, options, options.sheetRowLimit ?? SHEET_ROW_LIMIT, zone);
+    const written: WrittenFile[] = [];
+    for (const [index, table] of tables.entries()) {
+      const path = paths[index]!;
+      const rows = await inAnyOrder(connection, table.anyOrder === true, () =>
+        format === 'csv'
+          ? writeCsv(connection, queryFor(table, format), path, zone)
+          : writeWithCopy(connection, queryFor(table, format), path, format, zone),
+      );
+      written.push({ table: table.name, path, rows });
+    }
+    return written;
+  } catch (error) {
+    // A report is its files together: none of them is left half written, or beside a missing one.
+    for (const path of paths) await rm(path, { force: true });
+    throw error;
   }
-  return written;
 }
