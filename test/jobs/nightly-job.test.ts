@@ -19,6 +19,7 @@ interface JobSummary {
   counts: { codesRead: number; lookedUpOk: number; carrierErrors: number; lookupsSpent: number };
   steps: { step: string; exitCode: number; summary: Record<string, unknown> }[];
   summaryFile: string;
+  alerts?: { channel: string; delivered: boolean; reason: string | null }[];
 }
 
 async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -127,7 +128,10 @@ describe('jobs run nightly', () => {
       summaries.push(night);
     }
     await new Promise((resolve) => receiver.close(resolve));
-    expect(notified.map((body) => body.summary)).toEqual(summaries);
+    // The alert carries the summary as it was before the alert went; the summary then records its delivery.
+    expect(notified.map((body) => body.summary)).toEqual(summaries.map(({ alerts: _alerts, ...sent }) => sent));
+    for (const summary of summaries)
+      expect(summary.alerts).toEqual([expect.objectContaining({ channel: 'webhook', delivered: true, reason: null })]);
     expect(summaries.map((s) => s.carrierDay)).toEqual(['2026-11-20', '2026-11-21']);
     for (const summary of summaries) {
       expect(JSON.parse(await readFile(summary.summaryFile, 'utf8'))).toEqual(summary);
