@@ -3,6 +3,7 @@ import { type FileHandle, open, readdir, readFile, rm, stat, writeFile } from 'n
 import { join } from 'node:path';
 import { makeFolder } from '../errors/disk-fault.js';
 import { ProductError } from '../errors/product-error.js';
+import { isProcessAlive } from '../warehouse/process-liveness.js';
 import { JournalSpace, type JournalSpaceOptions, type JournalSpaceReport } from './journal-space.js';
 
 /** Segment files of the journal: `callbacks-<UTC stamp>-<pid>-<random>.ndjson`; their names sort by age. */
@@ -31,19 +32,10 @@ export async function listJournalSegments(dir: string): Promise<string[]> {
   return names.filter((name) => SEGMENT_NAME.test(name)).sort();
 }
 
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the process that wrote a segment has ended, so nothing appends to it any more (its PID is in the name). */
 export function segmentWriterEnded(segment: string): boolean {
   const pid = Number(/-(\d+)-[0-9a-f]{6}\.ndjson$/.exec(segment)?.[1]);
-  return Number.isInteger(pid) && pid !== process.pid && !processIsAlive(pid);
+  return Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid);
 }
 
 /** The PID of the live receiver holding the journal, other than this process, or undefined. */
@@ -55,7 +47,7 @@ export async function journalHolder(dir: string): Promise<number | undefined> {
     return undefined;
   }
   const pid = Number(text.trim());
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && processIsAlive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid) ? pid : undefined;
 }
 
 /** Whole lines of a segment from `offset`: up to the last newline (a line being written, or cut off by a crash, stays out). */

@@ -14,6 +14,7 @@ import {
   snapshotIdOfTarget,
   snapshotStoreOf,
 } from './parquet-snapshot.js';
+import { isProcessAlive } from './process-liveness.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import type { SqlRunner, WarehouseSession } from './warehouse.js';
 
@@ -27,14 +28,9 @@ export interface SnapshotExport {
 
 const PARTIAL = /\.partial-(\d+)$/;
 
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** A partial folder this process, or another live export, is writing. */
+function isPartialOfLiveExport(pid: number): boolean {
+  return pid === process.pid || isProcessAlive(pid);
 }
 
 /** The snapshot `dir` links to now; undefined when nothing is there yet. Anything else there is refused. */
@@ -109,7 +105,7 @@ async function writeRelations(warehouse: WarehouseSession, folder: string): Prom
 async function removeLeftovers(store: string, keep: readonly (string | undefined)[]): Promise<void> {
   for (const entry of await readdir(store)) {
     const partial = PARTIAL.exec(entry);
-    if (partial !== null ? isAlive(Number(partial[1])) : keep.includes(entry)) continue;
+    if (partial !== null ? isPartialOfLiveExport(Number(partial[1])) : keep.includes(entry)) continue;
     await rm(join(store, entry), { recursive: true, force: true });
   }
 }

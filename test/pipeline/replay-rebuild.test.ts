@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdir, readdir, readFile, truncate } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -117,6 +118,21 @@ describe('replay --rebuild keeps every order whose spooled answers it cannot rea
     expectNoStack(result);
     expect(result.stdout).toContain('nothing replayed');
     expect(result.stdout).toContain(`kept ${orders} orders as they were: ${orders} with no answer in a readable spool`);
+  });
+
+  it('removes the rebuild folder a killed replay left, and keeps one a live process is using', async () => {
+    const db = await copyOfLive('abandoned', false);
+    const spool = join(db, '..', 'spool');
+    const ended = spawnSync(process.execPath, ['-e', '']).pid;
+    const left = join(spool, `replay-rebuild-${ended}`);
+    const inUse = join(spool, `replay-rebuild-${process.pid}`);
+    for (const folder of [left, inUse]) {
+      await mkdir(folder, { recursive: true });
+      await writeFile(join(folder, 'rebuild.duckdb'), 'left behind');
+    }
+    const result = await rebuild(db, '--dry-run');
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readdir(spool)).toEqual([`replay-rebuild-${process.pid}`]);
   });
 
   it('with a torn spool file, names it in one line, keeps the orders it may hold, rebuilds the rest and exits 1', async () => {

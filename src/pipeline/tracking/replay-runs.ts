@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../../carrier/answer-body.js';
@@ -11,6 +11,7 @@ import {
   swapRebuiltOrders,
   withRebuildSource,
 } from '../../warehouse/order-rebuild.js';
+import { isProcessAlive } from '../../warehouse/process-liveness.js';
 import {
   type LookupBatch,
   type LookupResultRow,
@@ -70,10 +71,23 @@ export class UnknownSpoolError extends ProductError {
   }
 }
 
+const REBUILD_FOLDER = /^replay-rebuild-(\d+)$/;
+
 /** Where a rebuild builds its rows: a warehouse file of its own under the data folder's spool, removed after. */
 export function rebuildWarehousePath(dataDir: string): string {
   // Absolute: a read-only warehouse is let read exactly this path.
   return resolve(dataDir, 'spool', `replay-rebuild-${process.pid}`, 'rebuild.duckdb');
+}
+
+/** Removes the rebuild folders that replays killed before they ended left in the data folder's spool. */
+async function removeAbandonedRebuilds(dataDir: string): Promise<void> {
+  const spool = resolve(dataDir, 'spool');
+  const names = await readdir(spool).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(REBUILD_FOLDER.exec(name)?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid))
+      await rm(join(spool, name), { recursive: true, force: true });
+  }
 }
 
 /** The files a read-only warehouse must be let read to attach the rebuild warehouse. */
@@ -203,6 +217,7 @@ async function rebuildFromSpools(
   const { warehouse } = options;
   const path = rebuildWarehousePath(options.dataDir);
   const folder = join(path, '..');
+  await removeAbandonedRebuilds(options.dataDir);
   await rm(folder, { recursive: true, force: true });
   await mkdir(folder, { recursive: true });
   try {
