@@ -188,8 +188,14 @@ export class LookupLimiter {
         { weight: lookups.length, ...(this.cluster ? { expiration: this.cluster.expirationMs } : {}) },
         async () => {
           started = true;
-          release();
-          const spendable = this.unknownKeys.has(alias) ? 0 : await this.ledger.spendMany(alias, lookups.length);
+          let spendable: number;
+          try {
+            spendable = this.unknownKeys.has(alias) ? 0 : await this.ledger.spendMany(alias, lookups.length);
+          } finally {
+            // Counted as waiting until the ledger has counted them as spent: in between, what is left would
+            // seem larger than it is, and a lookup scheduled then would wait for a reservoir that stays empty.
+            release();
+          }
           // The reservoirs took the whole group; what the ledger refused goes back to them, or a lookup
           // it still allows (another key's reservation) would wait for a reservoir that stays empty.
           if (spendable < lookups.length && !this.cluster) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LookupLimiter, QUOTA_REFUSED } from '../../src/quota/lookup-limiter.js';
 import { QuotaLedger } from '../../src/quota/quota-ledger.js';
 import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
@@ -50,6 +50,48 @@ describe('LookupLimiter', () => {
       }
       expect(ledger.spentThisRun()).toBe(0);
       expect(limiter.isSpent('a')).toBe(false);
+    } finally {
+      await limiter.stop();
+    }
+  });
+
+  it('refuses a lookup the quota has no room for while a started group is still being counted', {
+    timeout: 5_000,
+  }, async () => {
+    const policy = QuotaPolicySchema.parse({ perKeyDaily: 3, maxConcurrent: 1 });
+    const ledger = new QuotaLedger(memoryQuotaStore([]), policy, ['a'], () => START_MS, 1);
+    await ledger.open();
+    const limiter = new LookupLimiter(ledger, policy, () => START_MS);
+    // The first group's count is held until three more lookups are scheduled.
+    const spend = ledger.spendMany.bind(ledger);
+    let countingStarted!: () => void;
+    const counting = new Promise<void>((resolve) => {
+      countingStarted = resolve;
+    });
+    let letCount!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      letCount = resolve;
+    });
+    let first = true;
+    vi.spyOn(ledger, 'spendMany').mockImplementation(async (alias, count) => {
+      if (first) {
+        first = false;
+        countingStarted();
+        await gate;
+      }
+      return spend(alias, count);
+    });
+    try {
+      const lookup = async () => 'answered';
+      const scheduled = [limiter.schedule('a', lookup)];
+      await counting;
+      for (let i = 0; i < 3; i++) scheduled.push(limiter.schedule('a', lookup));
+      letCount();
+      const settled = await Promise.race([
+        Promise.all(scheduled),
+        new Promise((resolve) => setTimeout(resolve, 1_000, 'still waiting')),
+      ]);
+      expect(settled).toEqual(['answered', 'answered', 'answered', QUOTA_REFUSED]);
     } finally {
       await limiter.stop();
     }
