@@ -56,7 +56,7 @@ function causeOf(error: unknown): string {
  * free space measured every second against `lowSpaceBytes`. A disk running low is a warning; a disk
  * that fills gives the reserve up (a warning) so that writes go on; only when that is spent too are
  * callbacks refused (one error line, repeated once a minute with the count while it lasts, and one
- * line when writes have gone 5 s without a refusal). Every write is tried: when space returns, it
+ * line when writes have gone 5 s without a refusal). Every write is attempted: when space returns, it
  * succeeds, and the reserve is taken back once twice its size is free.
  */
 export class JournalSpace {
@@ -172,7 +172,7 @@ export class JournalSpace {
 
   /**
    * After a write that failed (the segment already cut back to its last whole line): true when the
-   * reserve was given up for it, so the write may be tried again; false when the callbacks it
+   * reserve was given up for it, so the write may be made again; false when the callbacks it
    * carried are refused.
    */
   async afterFailedWrite(error: unknown, lines: number): Promise<boolean> {
