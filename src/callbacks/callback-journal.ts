@@ -105,8 +105,9 @@ class NothingWrittenError extends Error {
  * Appends callback records to the journal, one NDJSON line each, and resolves an append only once its
  * whole line is on disk (every byte written, then fdatasync'd). Appends that arrive while a write is
  * under way are written together by the next one (group commit): one write and one sync for many
- * callbacks. A write that fails, or puts only part of its bytes on disk, is cut back: the segment is
- * truncated to its last whole line before anything else is written to it (when that fails, writing
+ * callbacks. A write claims its room with zeros before it writes its lines, so a disk that fills
+ * stops it while it holds no newline a reader could load past: it is cut back to the segment's last
+ * whole line and the next write goes there (when the cut fails, or the lines themselves fail, writing
  * goes on in a new segment), so no fragment ever runs into the next line. One writer per directory (a
  * lock file holds the PID); each writer begins a segment of its own, so a segment a killed receiver
  * cut mid-line is never appended to again. The disk's room is watched by a JournalSpace.
@@ -209,26 +210,40 @@ export class JournalWriter {
   }
 
   /**
-   * Writes `bytes` after the segment's last whole line and makes them durable; on any failure the
-   * segment is cut back to that line first, so the next write lands where this one began.
+   * Writes `bytes` after the segment's last whole line and makes them durable. The room is claimed
+   * with zeros first: a reader loads every line up to the last newline it sees, so a write that
+   * fails must leave no newline behind where the next write goes. When claiming the room fails, the
+   * zeros are cut back to that line; when the lines themselves then fail to be written or synced (an
+   * I/O error, or a file system that needs new room for every write), a reader may already hold
+   * some of them, so the segment is given up rather than written over.
    */
   private async writeWhole(bytes: Buffer): Promise<void> {
     // A segment that could not be cut back, or a new one that could not be begun, is not written to.
     if (this.file === undefined) await this.beginSegment();
     const file = this.file!;
-    let done = 0;
     try {
-      while (done < bytes.length) {
-        const { bytesWritten } = await file.write(bytes, done, bytes.length - done, this.segmentSize + done);
-        if (bytesWritten === 0) throw new NothingWrittenError(join(this.dir, this.segmentName));
-        done += bytesWritten;
-      }
-      await file.datasync();
+      await this.writeAt(file, Buffer.alloc(bytes.length));
     } catch (error) {
       await this.cutBack(file);
       throw error;
     }
+    try {
+      await this.writeAt(file, bytes);
+      await file.datasync();
+    } catch (error) {
+      await this.giveUp(file);
+      throw error;
+    }
     this.segmentSize += bytes.length;
+  }
+
+  /** Writes every byte of `bytes` after the segment's last whole line. */
+  private async writeAt(file: FileHandle, bytes: Buffer): Promise<void> {
+    for (let done = 0; done < bytes.length; ) {
+      const { bytesWritten } = await file.write(bytes, done, bytes.length - done, this.segmentSize + done);
+      if (bytesWritten === 0) throw new NothingWrittenError(join(this.dir, this.segmentName));
+      done += bytesWritten;
+    }
   }
 
   /** Truncates the segment to its last whole line, durably; when that fails, the segment is given up. */
@@ -237,9 +252,14 @@ export class JournalWriter {
       await file.truncate(this.segmentSize);
       await file.datasync();
     } catch {
-      await file.close().catch(() => undefined);
-      if (this.file === file) this.file = undefined;
+      await this.giveUp(file);
     }
+  }
+
+  /** Writes no more to the segment: the next write begins a new one, and this one is sealed. */
+  private async giveUp(file: FileHandle): Promise<void> {
+    await file.close().catch(() => undefined);
+    if (this.file === file) this.file = undefined;
   }
 
   private async beginSegment(): Promise<void> {

@@ -1,8 +1,8 @@
 /** The callback journal on a real directory: group commit, whole lines only, one writer per directory, sealed segments, a disk that fills. */
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, open, readdir, readFile, rm, stat, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JournalBusyError, JournalWriter, readJournalLines } from '../../src/callbacks/callback-journal.js';
 import { RESERVE_FILE } from '../../src/callbacks/journal-space.js';
 import { CAN_MOUNT, mountSmallDisk, unmountSmallDisk } from '../support/small-disk.js';
@@ -121,6 +121,43 @@ describe.skipIf(!CAN_MOUNT)('JournalWriter on a disk that fills (a 1 MB tmpfs)',
     await writer.append('{"line":3}');
     expect(writer.activeSegment).toBe(segment);
     expect(await readFile(join(dir, segment), 'utf8')).toBe('{"line":1}\n{"line":3}\n');
+    await writer.close();
+  });
+
+  it('shows a reader no line of a write the full disk stopped: only zeros stand past the last whole line before the cut-back', async () => {
+    const dir = await smallDisk();
+    const writer = await JournalWriter.open(dir, { segmentBytes: 1 << 20 });
+    const path = join(dir, writer.activeSegment);
+    await writer.append('{"line":0}');
+    const filler = await fillLeaving(dir, 8192);
+    // What a concurrent ingest would load past the last whole line when the failed write is cut back to it.
+    const probe = await open(path, 'r');
+    const handlePrototype = Object.getPrototypeOf(probe) as { truncate(length?: number): Promise<void> };
+    await probe.close();
+    const truncate = handlePrototype.truncate;
+    const seenBeforeCutBack: string[][] = [];
+    const spy = vi.spyOn(handlePrototype, 'truncate').mockImplementation(async function (this: unknown, length) {
+      seenBeforeCutBack.push((await readJournalLines(path, length ?? 0, 1 << 20)).lines);
+      return truncate.call(this, length);
+    });
+    try {
+      // The first line is written alone; the 199 that come meanwhile are one write, 20 kB where 8 kB fit.
+      const appends = Array.from({ length: 200 }, (_, n) =>
+        writer.append(JSON.stringify({ line: n + 1, pad: 'z'.repeat(90) })),
+      );
+      const outcomes = await Promise.allSettled(appends);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        ...Array.from({ length: 199 }, () => 'rejected'),
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seenBeforeCutBack).toEqual([[]]);
+    await rm(filler);
+    await writer.append('{"line":201}');
+    const lines = await readJournalLines(path, 0, 1 << 20);
+    expect(lines.lines.map((text) => (JSON.parse(text) as { line: number }).line)).toEqual([0, 1, 201]);
     await writer.close();
   });
 
