@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACK_START_SETTINGS } from '../../src/cli/tracking-memory.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -39,7 +39,8 @@ function launch(command: string, args: string[], env: Record<string, string>): L
 async function nodeProcessOf(pid: number): Promise<{ args: string[]; environment: string[] }> {
   for (let tries = 0; tries < 200; tries++) {
     const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((arg) => arg !== '');
-    if (args.some((arg) => arg.endsWith('main.js'))) {
+    // The shell scripts before it also name main.js among their arguments; Node is the last to run.
+    if (basename(args[0] ?? '') === 'node' && args.some((arg) => arg.endsWith('main.js'))) {
       return { args, environment: (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0') };
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
