@@ -70,7 +70,12 @@ export default defineConfig({
     // Tests start real servers (sandbox, PostgreSQL, Redis); two cores do not take more at once.
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: END_TO_END_TESTS } },
+      {
+        extends: true,
+        // The fast files share a worker's loaded modules (DuckDB's among them) instead of loading them
+        // again for each file; none of them replaces a module or a global.
+        test: { name: 'fast', include: [ALL_TESTS], exclude: END_TO_END_TESTS, isolate: false },
+      },
       { extends: true, test: { name: 'end-to-end', include: END_TO_END_TESTS } },
     ],
   },
