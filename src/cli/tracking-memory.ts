@@ -1,5 +1,4 @@
 import { setFlagsFromString } from 'node:v8';
-import { z } from 'zod';
 import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
@@ -67,8 +66,3 @@ export const TRACK_START_SETTINGS = {
   /** A young generation of 8 MB semi-spaces rather than V8's 16: less memory held for objects that die young. */
   nodeFlags: ['--max-semi-space-size=8'],
 } as const;
-
-/** A DuckDB memory size as an option or a configuration key gives it (`256MB`, `2GiB`). */
-export function memoryLimitSchema(example: string) {
-  return z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, `a size such as ${example}`);
-}
