@@ -1,4 +1,4 @@
-import { type SettingName, SETTINGS, type Settings } from './catalog.js';
+import { SETTINGS, type SettingName, type Settings } from './catalog.js';
 import { loadConfigFile } from './config-file.js';
 import { type ResolvedSettings, resolveSettings } from './resolve-settings.js';
 import type { SettingsCommand } from './setting.js';

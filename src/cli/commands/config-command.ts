@@ -58,7 +58,10 @@ export function configCommand(): Command {
     SETTINGS,
   )
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExit codes: 0 every value is valid; 2 a value is refused (named in its row), or the file is.')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every value is valid; 2 a value is refused (named in its row), or the file is.',
+    )
     .action(async (flags: { json?: boolean }) => {
       const { values, origins } = await loadSettings('config show', flags, process.env);
       const shown: ShownSetting[] = Object.entries(SETTINGS).map(([name, setting]) => {
@@ -66,7 +69,12 @@ export function configCommand(): Command {
         const origin = origins[name as keyof typeof SETTINGS];
         try {
           const value = values[name as keyof typeof SETTINGS];
-          return { name, value: secret ? (value === undefined ? 'unset' : 'set') : withoutPassword(value), secret, origin };
+          return {
+            name,
+            value: secret ? (value === undefined ? 'unset' : 'set') : withoutPassword(value),
+            secret,
+            origin,
+          };
         } catch (error) {
           const refusal = productErrorOf(error);
           if (refusal === undefined) throw error;
@@ -76,7 +84,8 @@ export function configCommand(): Command {
       if (flags.json) process.stdout.write(`${JSON.stringify(shown)}\n`);
       else {
         const width = Math.max(...shown.map((s) => s.name.length));
-        for (const s of shown) process.stdout.write(`${s.name.padEnd(width)}  ${valueText(s)}  (${originText(s.origin)})\n`);
+        for (const s of shown)
+          process.stdout.write(`${s.name.padEnd(width)}  ${valueText(s)}  (${originText(s.origin)})\n`);
       }
       process.exitCode = shown.some((s) => s.invalid !== undefined) ? EXIT.BAD_INPUT : EXIT.OK;
     });
