@@ -23,7 +23,7 @@ type EarlierValues = Readonly<Record<string, unknown>>;
 
 const REDIS_URL_ENV = 'PARCEL_RECON_REDIS_URL';
 /** What the sandbox expects; the carrier's interface does not say how the customer operations authenticate. */
-export const DEFAULT_AUTH_HEADER = 'ApiKey';
+const DEFAULT_AUTH_HEADER = 'ApiKey';
 
 /** Every command that takes settings: each reads the configuration file the same way. */
 const EVERY_COMMAND: readonly SettingsCommand[] = [
@@ -57,7 +57,7 @@ const keyAlias = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'an alias of 1 to 64
 
 /** What makes a job run send its notification: how it ended, or the charges it flagged. */
 export const NOTIFY_EVENTS = ['failed', 'partial', 'charges', 'ok'] as const;
-export const NOTIFY_URL_ENV = 'PARCEL_RECON_NOTIFY_URL';
+const NOTIFY_URL_ENV = 'PARCEL_RECON_NOTIFY_URL';
 
 /**
  * When and how a job run's summary is sent. The webhook URL carries the receiver's token, so it never

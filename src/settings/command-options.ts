@@ -9,7 +9,7 @@ export function defaultShown(setting: Setting): string | undefined {
 }
 
 /** A flag's help: what it sets, then where else the value may come from, then its default. */
-export function flagHelp(setting: Setting): string {
+function flagHelp(setting: Setting): string {
   const elsewhere = [
     setting.env === undefined ? undefined : `$${setting.env}`,
     setting.configKey === undefined ? undefined : `config ${setting.configKey}`,
@@ -23,7 +23,7 @@ export function flagHelp(setting: Setting): string {
 }
 
 /** The commander options of a command's settings, in the catalog's order. */
-export function settingOptions(catalog: SettingsCatalog, command: SettingsCommand): Option[] {
+function settingOptions(catalog: SettingsCatalog, command: SettingsCommand): Option[] {
   return Object.values(catalog)
     .filter((setting) => setting.flag !== undefined && setting.commands.includes(command))
     .map((setting) => {
@@ -35,7 +35,7 @@ export function settingOptions(catalog: SettingsCatalog, command: SettingsComman
 }
 
 /** The environment variables a command reads, for the end of its help. */
-export function environmentHelp(catalog: SettingsCatalog, command: SettingsCommand): string {
+function environmentHelp(catalog: SettingsCatalog, command: SettingsCommand): string {
   const variables = Object.values(catalog)
     .filter((setting) => setting.env !== undefined && setting.commands.includes(command))
     .map((setting) => setting.env!);

@@ -33,7 +33,7 @@ export interface ResolvedSettings<C extends SettingsCatalog> {
 }
 
 /** The configuration file's value at a dotted key, or undefined. */
-export function valueAtKey(contents: Readonly<Record<string, unknown>>, key: string): unknown {
+function valueAtKey(contents: Readonly<Record<string, unknown>>, key: string): unknown {
   let value: unknown = contents;
   for (const part of key.split('.')) {
     if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
@@ -97,7 +97,7 @@ function firstGiven(setting: Setting, sources: SettingsSources): Given | undefin
 }
 
 /** Where a value came from, as a message names it. */
-export function originLabel(origin: SettingOrigin): string {
+function originLabel(origin: SettingOrigin): string {
   switch (origin.kind) {
     case 'flag':
       return origin.flag;

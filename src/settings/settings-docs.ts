@@ -11,7 +11,8 @@ function markdownTable(header: readonly string[], rows: readonly (readonly strin
   const widths = header.map((title, column) =>
     layout === 'compact' ? 3 : Math.max(title.length, ...rows.map((row) => row[column]!.length)),
   );
-  const line = (cells: readonly string[]) => `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
@@ -34,7 +35,7 @@ function renamedCell(setting: Setting): string {
 }
 
 /** Every setting: its flag and the commands taking it, its variable, its configuration key, its default, what it is. */
-export function settingsTable(catalog: SettingsCatalog, layout: TableLayout = 'aligned'): string {
+function settingsTable(catalog: SettingsCatalog, layout: TableLayout = 'aligned'): string {
   const rows = Object.entries(catalog).map(([name, setting]) => [
     code(name),
     cell(flagCell(setting)),
@@ -43,11 +44,15 @@ export function settingsTable(catalog: SettingsCatalog, layout: TableLayout = 'a
     cell(setting.secret ? 'secret' : (defaultShown(setting) ?? '')),
     cell(`${setting.help}${renamedCell(setting)}`),
   ]);
-  return markdownTable(['setting', 'flag (commands)', 'variable', 'configuration key', 'default', 'what'], rows, layout);
+  return markdownTable(
+    ['setting', 'flag (commands)', 'variable', 'configuration key', 'default', 'what'],
+    rows,
+    layout,
+  );
 }
 
 /** The environment variables: each with what it sets, the flag and key it stands beside. */
-export function environmentTable(catalog: SettingsCatalog, layout: TableLayout = 'aligned'): string {
+function environmentTable(catalog: SettingsCatalog, layout: TableLayout = 'aligned'): string {
   const rows = Object.values(catalog)
     .filter((setting) => setting.env !== undefined)
     .map((setting) => {

@@ -27,9 +27,6 @@ export const shardText = z
     return count >= 1 && count <= 1024 && index < count;
   }, 'I/N with 0 <= I < N <= 1024');
 
-/** This worker's part of the codes: those whose hash modulo N is I (0-based). */
-export const shardSchema = shardText.transform(parseShard);
-
 /** A retention age as the command line and the configuration spell it: whole days, e.g. `90d`. */
 const RETENTION_AGE = /^([1-9]\d{0,4})d$/;
 
