@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { SETTINGS } from '../settings/catalog.js';
 import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
@@ -14,7 +15,7 @@ import type { WarehouseOptions } from '../warehouse/warehouse.js';
  * batch's statements are too small to gain from a second, and the lookups' main thread needs the other core.
  */
 export const TRACKING_WAREHOUSE_OPTIONS = {
-  memoryLimit: '64MB',
+  memoryLimit: SETTINGS['track.memoryLimit'].default,
   checkpointThreshold: '32MB',
   threads: 1,
 } as const satisfies WarehouseOptions;

@@ -412,7 +412,8 @@ export const SETTINGS = {
   },
   'track.memoryLimit': {
     type: memoryLimitSchema('256MB'),
-    defaultText: '64MB',
+    // What a batch's statements need and no more (src/cli/tracking-memory.ts says why).
+    default: '64MB',
     flag: '--memory-limit <size>',
     configKey: 'track.memoryLimit',
     help: "the warehouse's DuckDB memory limit while tracking; past it DuckDB spills to disk",
