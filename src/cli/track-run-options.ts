@@ -63,6 +63,7 @@ export async function trackingOptions(
   use: { readonly wording: 'command' | 'job'; readonly plan?: boolean },
 ): Promise<TrackingSettings> {
   const v = settings.values;
+  const sources = await orderCodeSources(settings, env, use.wording);
   const trackingUrl = v.trackingUrl ?? (use.plan ? '' : undefined);
   if (trackingUrl === undefined)
     throw new UserError(`no tracking URL: give --tracking-url URL or set ${SETTINGS.trackingUrl.env}`);
@@ -71,7 +72,7 @@ export async function trackingOptions(
     redisUrl: v['track.redis'],
     exitCodes: RUN_EXIT_CODES,
     shard: v['track.shard'] === undefined ? undefined : parseShard(v['track.shard']),
-    sources: await orderCodeSources(settings, env, use.wording),
+    sources,
     keys: await settingsKeyRing(settings),
     dataDir: v.dataDir,
     client: {

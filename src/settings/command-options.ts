@@ -34,10 +34,10 @@ function settingOptions(catalog: SettingsCatalog, command: SettingsCommand): Opt
     });
 }
 
-/** The environment variables a command reads, for the end of its help. */
+/** The environment variables a command reads, for the end of its help: the jobs read every one. */
 function environmentHelp(catalog: SettingsCatalog, command: SettingsCommand): string {
   const variables = Object.values(catalog)
-    .filter((setting) => setting.env !== undefined && setting.commands.includes(command))
+    .filter((setting) => setting.env !== undefined && (command === 'jobs' || setting.commands.includes(command)))
     .map((setting) => setting.env!);
   return `\nEnvironment (over the configuration file): ${variables.join(', ')}.`;
 }

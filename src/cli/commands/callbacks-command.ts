@@ -109,6 +109,7 @@ Answers {"IsError":false,"ErrorMessage":""} once the callback is on disk; 400 no
 401 wrong or missing credential, 413 body too large, 415 not application/json, 503 the journal could not be written
 (its disk full even after giving up the reserve: send again, it recovers by itself once there is room).
 GET /health: acknowledged and rejected counts, journal backlog and disk space, last load into the warehouse.
+The API keys (--keys-file, $PARCEL_RECON_API_KEYS): with --auth apikey what callbacks must carry; with either, cleared from every text kept.
 Exit codes: 0 stopped (SIGINT/SIGTERM) with the journal loaded; 2 bad input or a journal directory that cannot be
 written; 3 stopped, the journal kept for a later load (warehouse busy); 4 the port or the journal is in use by
 another process.`,
