@@ -44,6 +44,7 @@ export const END_TO_END_TESTS = [
   'test/reports/reconcile-report.test.ts',
   'test/reports/xlsx-report.test.ts',
   'test/sandbox/sandbox-cli.test.ts',
+  'test/settings/config-show.test.ts',
   'test/warehouse/parquet-snapshot.test.ts',
   'test/warehouse/charge-audit-rows.test.ts',
   // PostgreSQL.

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
 import type { RunExitState } from '../src/pipeline/run-lifecycle.js';
 import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
-import type { ReportFormat } from '../src/reports/writers/report-writer.js';
+import type { ReportFormat } from '../src/reports/writers/report-formats.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 

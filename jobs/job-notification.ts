@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { NOTIFY_EVENTS } from '../src/cli/config-file.js';
+import type { NOTIFY_EVENTS } from '../src/settings/catalog.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { JobRunSummary } from './job-runner.js';
 import { type DeliveryPolicy, deliverJson } from './webhook-delivery.js';

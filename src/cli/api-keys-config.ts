@@ -1,8 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { KeyRing } from '../carrier/client/key-ring.js';
+import { SETTINGS, type Settings } from '../settings/catalog.js';
+import type { ResolvedSettings } from '../settings/resolve-settings.js';
+import type { SettingOrigin } from '../settings/setting.js';
 import { UserError } from './exit-codes.js';
 
-export const API_KEYS_ENV = 'PARCEL_RECON_API_KEYS';
+export const API_KEYS_ENV = SETTINGS.apiKeys.env;
 
 const ALIAS = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -72,14 +75,21 @@ export async function readKeysFile(path: string): Promise<KeyRing> {
   );
 }
 
-/** The keys from --keys-file when given, else from the environment. */
-export async function loadApiKeys(keysFile: string | undefined, env: NodeJS.ProcessEnv): Promise<KeyRing> {
-  if (keysFile !== undefined) return readKeysFile(keysFile);
-  const variable = env[API_KEYS_ENV];
-  if (variable === undefined || variable.trim() === '') {
-    throw new UserError(
-      `no API keys: set ${API_KEYS_ENV}=alias=key,... or give --keys-file FILE (keys never go on the command line)`,
-    );
-  }
-  return parseApiKeysVariable(variable);
+const ORIGIN_RANK: Readonly<Record<SettingOrigin['kind'], number>> = { flag: 0, environment: 1, file: 2, default: 3 };
+
+/**
+ * The API keys the settings give, from the first place that gives any: `--keys-file`, then
+ * $PARCEL_RECON_API_KEYS, then the configuration's keysFile, then its apiKeys.
+ */
+export async function settingsKeyRing(settings: ResolvedSettings<Settings>): Promise<KeyRing> {
+  const { values, origins } = settings;
+  const keysFileRank = ORIGIN_RANK[origins.keysFile.kind];
+  const apiKeysRank = ORIGIN_RANK[origins.apiKeys.kind];
+  if (values.keysFile !== undefined && keysFileRank <= apiKeysRank) return readKeysFile(values.keysFile);
+  const apiKeys = values.apiKeys;
+  if (typeof apiKeys === 'string') return parseApiKeysVariable(apiKeys);
+  if (apiKeys !== undefined) return new KeyRing(Object.entries(apiKeys));
+  throw new UserError(
+    `no API keys: set ${API_KEYS_ENV}=alias=key,..., give --keys-file FILE, or keysFile (apiKeys in a mode 600 file) in the configuration; keys never go on the command line`,
+  );
 }

@@ -3,13 +3,14 @@ import { describeIssues, isCalendarDay } from '../carrier/contract.js';
 import { UserError } from './exit-codes.js';
 
 /** Checks flags against a schema; the first problem is one line naming its flag. */
-export function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>): z.output<S> {
+export function checkFlags<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const checked = schema.safeParse(raw);
   if (checked.success) return checked.data;
   const issue = checked.error.issues[0]!;
-  const key = String(issue.path[0] ?? '');
-  const flag = key in schema.shape ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : undefined;
-  throw new UserError(flag ? `${flag}: ${issue.message}` : describeIssues(checked.error.issues, 'options'));
+  const key = issue.path[0];
+  if (typeof key === 'string')
+    throw new UserError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`);
+  throw new UserError(describeIssues(checked.error.issues, 'options'));
 }
 
 /** A carrier day a flag or a configuration key names: strictly `YYYY-MM-DD`, a day the calendar has. */

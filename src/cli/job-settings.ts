@@ -1,115 +1,46 @@
-import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobSettings } from '../../jobs/job-definition.js';
 import type { JobNotifySettings } from '../../jobs/job-notification.js';
-import type { KeyRing } from '../carrier/client/key-ring.js';
-import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
-import { callbackJournalDir } from './callback-journal-config.js';
-import { TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
-import { configKeyRing, NOTIFY_URL_ENV, NotifySectionSchema, type ParcelReconConfig } from './config-file.js';
-import { BASE_URL_ENV, CustomerOperationFlagsSchema, customerRunOptions } from './customer-operation-options.js';
-import { displayTimeZone, TIME_ZONE_ENV } from './display-time-zone.js';
-import { UserError } from './exit-codes.js';
-import { retentionDays } from './retention-age.js';
-import { REDIS_URL_ENV } from './shared-quota-config.js';
-import { DB_ENV, DEFAULT_DB } from './warehouse-location.js';
-
-/** The keys a job uses: $PARCEL_RECON_API_KEYS, else the configuration's keysFile, else its own apiKeys. */
-async function jobKeys(config: ParcelReconConfig, env: NodeJS.ProcessEnv): Promise<KeyRing> {
-  if (env[API_KEYS_ENV] !== undefined && env[API_KEYS_ENV].trim() !== '') return loadApiKeys(undefined, env);
-  if (config.keysFile !== undefined) return readKeysFile(config.keysFile);
-  const inline = configKeyRing(config);
-  if (inline !== undefined) return inline;
-  throw new UserError(
-    `no API keys: set ${API_KEYS_ENV}, or keysFile (or apiKeys, in a mode 600 file) in the configuration`,
-  );
-}
-
-export function jobDbPath(config: ParcelReconConfig, env: NodeJS.ProcessEnv): string {
-  return env[DB_ENV] ?? config.warehouse ?? DEFAULT_DB;
-}
+import { NotifySectionSchema, type Settings } from '../settings/catalog.js';
+import type { ResolvedSettings } from '../settings/resolve-settings.js';
+import { retentionDays } from '../settings/value-types.js';
+import { customerRunOptions } from './customer-operation-options.js';
+import { trackingOptions } from './track-run-options.js';
 
 /**
  * The job notification's settings: the configuration's `notify` section with the URL from the
  * variable it names. Without a section, $PARCEL_RECON_NOTIFY_URL alone turns it on with the defaults.
  */
-export function jobNotifySettings(config: ParcelReconConfig, env: NodeJS.ProcessEnv): JobNotifySettings | undefined {
-  const urlOf = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
-  if (config.notify === undefined && urlOf(NOTIFY_URL_ENV) === undefined) return undefined;
-  const notify = config.notify ?? NotifySectionSchema.parse({});
-  return { ...notify, url: urlOf(notify.urlEnv) };
+export function jobNotifySettings(
+  settings: ResolvedSettings<Settings>,
+  env: NodeJS.ProcessEnv,
+): JobNotifySettings | undefined {
+  const { notify, notifyUrl } = settings.values;
+  if (notify === undefined && notifyUrl === undefined) return undefined;
+  const section = notify ?? NotifySectionSchema.parse({});
+  const url = env[section.urlEnv]?.trim();
+  return { ...section, url: url === '' ? undefined : url };
 }
 
-/** A job's settings from the configuration, the environment overriding it; each part is checked when a step needs it. */
-export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.ProcessEnv, logger: Logger): JobSettings {
-  const dbPath = jobDbPath(config, env);
-  const dataDir = config.dataDir ?? dirname(dbPath);
+/** A job's run settings, taken from the resolved settings as they are; the tracking and price runs are built when a step needs them. */
+export function jobSettings(settings: ResolvedSettings<Settings>, env: NodeJS.ProcessEnv, logger: Logger): JobSettings {
+  const v = settings.values;
+  const olderThan = v['retention.olderThan'];
   return {
-    dbPath,
-    dataDir,
-    dayUtcOffsetMinutes: config.dayUtcOffset,
-    timeZone: displayTimeZone([
-      [env[TIME_ZONE_ENV], TIME_ZONE_ENV],
-      [config.timeZone, 'timeZone'],
-    ]),
-    callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
-    reports: {
-      outDir: config.reports.outDir ?? join(dataDir, 'reports'),
-      format: config.reports.format,
-      periodDays: config.reports.periodDays,
-    },
-    snapshotTo: config.export?.to,
-    financeAudit: { invoices: config.financeAudit.invoices, destinations: config.financeAudit.destinations },
-    trackMemoryLimit: config.track.memoryLimit,
+    dbPath: v.warehouse,
+    dataDir: v.dataDir,
+    dayUtcOffsetMinutes: v.dayUtcOffset,
+    timeZone: v.timeZone,
+    callbacksJournalDir: v.callbackJournal,
+    reports: { outDir: v['reports.outDir'], format: v['reports.format'], periodDays: v['reports.periodDays'] },
+    snapshotTo: v['export.to'],
+    financeAudit: { invoices: v['financeAudit.invoices'], destinations: v['financeAudit.destinations'] },
+    trackMemoryLimit: v['track.memoryLimit'],
     retention:
-      config.retention === undefined
+      olderThan === undefined
         ? undefined
-        : { olderThanDays: retentionDays(config.retention.olderThan)!, compact: config.retention.compact },
-    pricing: async () => {
-      const flags = CustomerOperationFlagsSchema.parse({
-        baseUrl: env[BASE_URL_ENV] ?? config.baseUrl,
-        db: dbPath,
-        dataDir,
-        ...config.price,
-      });
-      const { options } = await customerRunOptions(
-        flags,
-        env,
-        logger,
-        'finance-audit-price',
-        await jobKeys(config, env),
-      );
-      return options;
-    },
-    tracking: async () => {
-      const source = config.source;
-      if (source === undefined)
-        throw new UserError(
-          'the configuration has no source: give source.inputs, source.fromDuckdb, source.fromPostgres or source.fromMysql with source.query',
-        );
-      const { redis, ...track } = config.track;
-      const { options, redisUrl } = await trackRunOptionsFromFlags(
-        {
-          input: source.inputs ?? [],
-          delimiter: source.delimiter,
-          fromDuckdb: source.fromDuckdb,
-          fromPostgres: source.fromPostgres,
-          fromMysql: source.fromMysql,
-          mysqlPasswordFile: source.mysqlPasswordFile,
-          query: source.query,
-          trackingUrl: env[TRACKING_URL_ENV] ?? config.trackingUrl,
-          db: dbPath,
-          dataDir,
-          dayUtcOffset: config.dayUtcOffset,
-          ...track,
-          // Given no URL, the flags fall back to $PARCEL_RECON_REDIS_URL: the environment overrides the configuration.
-          redis: env[REDIS_URL_ENV] === undefined ? redis : undefined,
-        },
-        env,
-        logger,
-        await jobKeys(config, env),
-      );
-      return { ...options, redisUrl };
-    },
+        : { olderThanDays: retentionDays(olderThan)!, compact: v['retention.compact'] },
+    pricing: () => customerRunOptions(settings, env, logger, 'finance-audit-price'),
+    tracking: () => trackingOptions(settings, env, logger, { wording: 'job' }),
   };
 }

@@ -34,6 +34,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   merge: async () => (await import('./commands/merge-command.js')).mergeCommand(),
   prune: async () => (await import('./commands/prune-command.js')).pruneCommand(),
   upgrade: async () => (await import('./commands/upgrade-command.js')).upgradeCommand(),
+  config: async () => (await import('./commands/config-command.js')).configCommand(),
 };
 
 const named = process.argv[2];

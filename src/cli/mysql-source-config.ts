@@ -1,11 +1,10 @@
+import { SETTINGS } from '../settings/catalog.js';
 import { readPrivateFile } from './api-keys-config.js';
 import { UserError } from './exit-codes.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
-/** The whole URL of `--from-mysql` given without one, its password included. */
-export const MYSQL_URL_ENV = 'PARCEL_RECON_MYSQL_URL';
-/** The password of a URL that holds none, as MySQL's own clients read it. */
-export const MYSQL_PASSWORD_ENV = 'MYSQL_PWD';
+const MYSQL_URL_ENV = SETTINGS.mysqlUrl.env;
+const MYSQL_PASSWORD_ENV = SETTINGS.mysqlPassword.env;
 
 /** Where `--from-mysql` connects, and the password when the URL holds none. */
 export interface MysqlConnection {

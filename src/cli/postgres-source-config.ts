@@ -1,8 +1,8 @@
+import { SETTINGS } from '../settings/catalog.js';
 import { UserError } from './exit-codes.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
-/** The whole URL of `--from-postgres` given without one, its password included. */
-export const POSTGRES_URL_ENV = 'PARCEL_RECON_POSTGRES_URL';
+const POSTGRES_URL_ENV = SETTINGS.postgresUrl.env;
 
 /** A PostgreSQL URL without a password: passwords come from PGPASSWORD, ~/.pgpass or the environment. */
 export function postgresUrl(flag: string | true, env: NodeJS.ProcessEnv): string {

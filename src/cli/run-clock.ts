@@ -1,8 +1,9 @@
 import { instantToEpochMs, parseCarrierInstant } from '../carrier/contract.js';
+import { SETTINGS } from '../settings/catalog.js';
 import { UserError } from './exit-codes.js';
 
 /** Pretends the current time is this instant (then runs on): for demos and tests against a sandbox whose clock was moved. */
-export const NOW_ENV = 'PARCEL_RECON_NOW';
+const NOW_ENV = SETTINGS.now.env;
 
 /** The clock a run reads the carrier day and its timestamps from. */
 export function runClock(env: NodeJS.ProcessEnv): () => number {

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { z } from 'zod';
+import { SETTINGS } from '../settings/catalog.js';
 import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
@@ -15,7 +15,7 @@ import type { WarehouseOptions } from '../warehouse/warehouse.js';
  * batch's statements are too small to gain from a second, and the lookups' main thread needs the other core.
  */
 export const TRACKING_WAREHOUSE_OPTIONS = {
-  memoryLimit: '64MB',
+  memoryLimit: SETTINGS['track.memoryLimit'].default,
   checkpointThreshold: '32MB',
   threads: 1,
 } as const satisfies WarehouseOptions;
@@ -67,8 +67,3 @@ export const TRACK_START_SETTINGS = {
   /** A young generation of 8 MB semi-spaces rather than V8's 16: less memory held for objects that die young. */
   nodeFlags: ['--max-semi-space-size=8'],
 } as const;
-
-/** A DuckDB memory size as an option or a configuration key gives it (`256MB`, `2GiB`). */
-export function memoryLimitSchema(example: string) {
-  return z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i, `a size such as ${example}`);
-}

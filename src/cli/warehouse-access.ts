@@ -1,4 +1,6 @@
 import { installReportViews } from '../reports/report-views.js';
+import type { Settings } from '../settings/catalog.js';
+import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { openSnapshot } from '../warehouse/parquet-snapshot-reader.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
@@ -42,16 +44,16 @@ async function openWaiting(path: string, options: WarehouseOptions, busyWaitMs: 
 
 /**
  * What a reading command reads: the snapshot `--snapshot` names (which no writer holds), else the
- * warehouse `--db` names, or `defaultDb`, opened read-only.
+ * warehouse the settings name, opened read-only.
  */
 export async function openForReading(
-  flags: { readonly db?: string; readonly snapshot?: string },
-  defaultDb: string,
+  settings: ResolvedSettings<Settings>,
+  snapshot: string | undefined,
   options: Omit<WarehouseOptions, 'readOnly'>,
   busyWaitMs: number,
 ): Promise<Warehouse> {
-  if (flags.snapshot === undefined)
-    return openWarehouseForCommand(flags.db ?? defaultDb, { ...options, readOnly: true }, busyWaitMs);
-  if (flags.db !== undefined) throw new UserError('--snapshot and --db: give one of them');
-  return openSnapshot(flags.snapshot, options);
+  if (snapshot === undefined)
+    return openWarehouseForCommand(settings.values.warehouse, { ...options, readOnly: true }, busyWaitMs);
+  if (settings.origins.warehouse.kind === 'flag') throw new UserError('--snapshot and --db: give one of them');
+  return openSnapshot(snapshot, options);
 }

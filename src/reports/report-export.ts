@@ -22,7 +22,8 @@ import {
   scopeCondition,
   timestampLiteral,
 } from './report-sql.js';
-import { inAnyOrder, type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
+import type { ReportFormat } from './writers/report-formats.js';
+import { inAnyOrder, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 
 /** What to export: the range and account, the files' format and folder, and the report's "now". */
 export interface ReportRequest {

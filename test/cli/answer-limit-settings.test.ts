@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
-import { parseConfig } from '../../src/cli/config-file.js';
-import { jobSettingsFromConfig } from '../../src/cli/job-settings.js';
+import { parseConfig } from '../../src/settings/config-file.js';
+import { jobSettingsFrom } from '../support/job-settings.js';
 
 const ENV = {
   PARCEL_RECON_API_KEYS: 'default=ak-0f3b9d27-6c41-4e8a-b5d2-7a1e9c3f0b64',
@@ -13,11 +13,8 @@ const logger = pino({ level: 'silent' });
 
 describe('the answer size limit of the jobs', () => {
   it('comes from track.maxAnswerBytes and price.maxAnswerBytes', async () => {
-    const settings = jobSettingsFromConfig(
-      parseConfig(
-        { source: { inputs: ['orders.csv'] }, track: { maxAnswerBytes: 4096 }, price: { maxAnswerBytes: 2048 } },
-        'x.json',
-      ),
+    const settings = jobSettingsFrom(
+      { source: { inputs: ['orders.csv'] }, track: { maxAnswerBytes: 4096 }, price: { maxAnswerBytes: 2048 } },
       ENV,
       logger,
     );
@@ -26,7 +23,7 @@ describe('the answer size limit of the jobs', () => {
   });
 
   it('is 1 MB when the configuration says nothing', async () => {
-    const settings = jobSettingsFromConfig(parseConfig({ source: { inputs: ['orders.csv'] } }, 'x.json'), ENV, logger);
+    const settings = jobSettingsFrom({ source: { inputs: ['orders.csv'] } }, ENV, logger);
     expect(DEFAULT_MAX_ANSWER_BYTES).toBe(1_048_576);
     expect((await settings.tracking()).client.maxAnswerBytes).toBe(DEFAULT_MAX_ANSWER_BYTES);
     expect((await settings.pricing()).client.maxAnswerBytes).toBe(DEFAULT_MAX_ANSWER_BYTES);

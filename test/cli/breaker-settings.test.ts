@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/cli/config-file.js';
-import { jobSettingsFromConfig } from '../../src/cli/job-settings.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../../src/pipeline/carrier-breaker.js';
+import { parseConfig } from '../../src/settings/config-file.js';
+import { jobSettingsFrom } from '../support/job-settings.js';
 
 const ENV = {
   PARCEL_RECON_API_KEYS: 'default=ak-0f3b9d27-6c41-4e8a-b5d2-7a1e9c3f0b64',
@@ -13,16 +13,12 @@ const source = { inputs: ['orders.csv'] };
 
 describe("the tracking step's circuit breaker", () => {
   it('trips after track.breakerAttempts attempts in a row without an answer', async () => {
-    const settings = jobSettingsFromConfig(
-      parseConfig({ source, track: { breakerAttempts: 7 } }, 'x.json'),
-      ENV,
-      logger,
-    );
+    const settings = jobSettingsFrom({ source, track: { breakerAttempts: 7 } }, ENV, logger);
     expect((await settings.tracking()).breakerAttempts).toBe(7);
   });
 
   it('trips after 50 when the configuration says nothing', async () => {
-    const settings = jobSettingsFromConfig(parseConfig({ source }, 'x.json'), ENV, logger);
+    const settings = jobSettingsFrom({ source }, ENV, logger);
     expect(DEFAULT_BREAKER_ATTEMPTS).toBe(50);
     expect((await settings.tracking()).breakerAttempts).toBe(DEFAULT_BREAKER_ATTEMPTS);
   });

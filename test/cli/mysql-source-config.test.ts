@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/cli/config-file.js';
 import { UserError } from '../../src/cli/exit-codes.js';
-import { jobSettingsFromConfig } from '../../src/cli/job-settings.js';
 import { mysqlConnection } from '../../src/cli/mysql-source-config.js';
+import { jobSettingsFrom } from '../support/job-settings.js';
 
 const URL_WITHOUT_PASSWORD = 'mysql://shop@db.internal:3306/orders';
 const PASSWORD = 'Db-Secret-913';
@@ -90,8 +89,7 @@ describe('the URL and password of --from-mysql', () => {
   });
 
   it("is a job's source as source.fromMysql with source.mysqlPasswordFile", async () => {
-    const settings = (source: Record<string, unknown>) =>
-      jobSettingsFromConfig(parseConfig({ source }, 'x.json'), ENV, logger).tracking();
+    const settings = (source: Record<string, unknown>) => jobSettingsFrom({ source }, ENV, logger).tracking();
     const { sources } = await settings({
       fromMysql: URL_WITHOUT_PASSWORD,
       mysqlPasswordFile: privateFile,

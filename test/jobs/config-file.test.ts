@@ -2,8 +2,15 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/cli/config-file.js';
+import { SETTINGS } from '../../src/settings/catalog.js';
+import { parseConfig } from '../../src/settings/config-file.js';
+import { resolveSettings } from '../../src/settings/resolve-settings.js';
 import { cli as runCli } from '../support/cli-process.js';
+
+/** The settings a configuration gives with no flag and no environment. */
+function settingsOf(config: unknown) {
+  return resolveSettings(SETTINGS, { env: {}, file: parseConfig(config, 'x.json') }).values;
+}
 
 describe('the configuration file', () => {
   let dir: string;
@@ -91,11 +98,9 @@ describe('the configuration file', () => {
   });
 
   it('takes a retention section of whole days, compact off unless asked, and refuses another age naming the field', async () => {
-    expect(parseConfig({ retention: { olderThan: '90d' } }, 'x.json').retention).toEqual({
-      olderThan: '90d',
-      compact: false,
-    });
-    expect(parseConfig({}, 'x.json').retention).toBeUndefined();
+    const retention = settingsOf({ retention: { olderThan: '90d' } });
+    expect([retention['retention.olderThan'], retention['retention.compact']]).toEqual(['90d', false]);
+    expect(settingsOf({})['retention.olderThan']).toBeUndefined();
     const bad = await jobsListWith({ retention: { olderThan: '3 months' } });
     expect(bad.result.code).toBe(2);
     expect(bad.result.stderr).toBe(
@@ -104,14 +109,14 @@ describe('the configuration file', () => {
   });
 
   it("takes every report format a command writes for a job's reports, workbooks included", () => {
-    expect(parseConfig({ reports: { format: 'xlsx' } }, 'x.json').reports.format).toBe('xlsx');
+    expect(settingsOf({ reports: { format: 'xlsx' } })['reports.format']).toBe('xlsx');
     expect(() => parseConfig({ reports: { format: 'xls' } }, 'x.json')).toThrow(/reports\.format/);
   });
 
   it('fills defaults for an empty configuration', () => {
-    const config = parseConfig({}, 'x.json');
+    const config = settingsOf({});
     expect(config.dayUtcOffset).toBe(420);
-    expect(config.reports.format).toBe('csv');
+    expect(config['reports.format']).toBe('csv');
     expect(config.jobs).toEqual({});
   });
 });

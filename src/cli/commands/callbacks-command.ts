@@ -6,17 +6,20 @@ import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } f
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest, type JournalIngestResult } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
-import { describeIssues } from '../../carrier/contract.js';
-import { API_KEYS_ENV, loadApiKeys, readPrivateFile } from '../api-keys-config.js';
-import { CALLBACK_JOURNAL_ENV, callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { SETTINGS, type Settings } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
+import type { ResolvedSettings } from '../../settings/resolve-settings.js';
+import { readPrivateFile, settingsKeyRing } from '../api-keys-config.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, UserError } from '../exit-codes.js';
+import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
-export const CALLBACK_USER_ENV = 'PARCEL_RECON_CALLBACK_USER';
-export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_CALLBACK_PASSWORD';
+const CALLBACK_USER_ENV = SETTINGS.callbackUser.env;
+const CALLBACK_PASSWORD_ENV = SETTINGS.callbackPassword.env;
 
 const positiveInt = z.coerce.number().int().positive();
 const byteCount = z.coerce.number().int().min(0);
@@ -26,12 +29,8 @@ const ServeFlagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535),
   host: z.string().min(1).default('127.0.0.1'),
   auth: z.enum(['apikey', 'basic']).default('apikey'),
-  keysFile: z.string().optional(),
-  basicUser: z.string().min(1).optional(),
   passwordFile: z.string().optional(),
   maxBodyBytes: positiveInt.default(64 * 1024),
-  journalDir: z.string().optional(),
-  db: z.string().optional(),
   ingestIntervalMs: positiveInt.default(5_000),
   segmentBytes: positiveInt.default(64 * 1024 * 1024),
   journalReserveBytes: byteCount.default(16 * 1024 * 1024),
@@ -40,51 +39,31 @@ const ServeFlagsSchema = z.object({
 });
 
 const IngestFlagsSchema = z.object({
-  journalDir: z.string().optional(),
-  db: z.string().optional(),
   json: z.boolean().default(false),
   logLevel,
 });
 
-function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string, unknown>): z.output<S> {
-  const checked = schema.safeParse(raw);
-  if (checked.success) return checked.data;
-  const issue = checked.error.issues[0]!;
-  const key = issue.path[0];
-  if (typeof key === 'string')
-    throw new UserError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue.message}`);
-  throw new UserError(describeIssues(checked.error.issues, 'options'));
-}
-
-/** The warehouse and the callback journal beside it (data/callbacks/ by default). */
-function callbackPaths(
-  flags: { db?: string | undefined; journalDir?: string | undefined },
-  env: NodeJS.ProcessEnv,
-): { dbPath: string; journalDir: string } {
-  const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
-  return { dbPath, journalDir: callbackJournalDir(dbPath, flags.journalDir, env) };
-}
-
 /** How callbacks authenticate, and the partner's keys when configured, to be cleared from what is kept. */
 async function authenticatorFrom(
   flags: z.output<typeof ServeFlagsSchema>,
-  env: NodeJS.ProcessEnv,
+  settings: ResolvedSettings<Settings>,
 ): Promise<{ authenticator: CallbackAuthenticator; keys: KeyRing | undefined }> {
   if (flags.auth === 'apikey') {
-    const keys = await loadApiKeys(flags.keysFile, env);
+    const keys = await settingsKeyRing(settings);
     return { authenticator: apiKeyAuthenticator(keys), keys };
   }
+  const { origins, values } = settings;
   const keys =
-    flags.keysFile !== undefined || env[API_KEYS_ENV] !== undefined
-      ? await loadApiKeys(flags.keysFile, env)
+    origins.keysFile.kind !== 'default' || origins.apiKeys.kind !== 'default'
+      ? await settingsKeyRing(settings)
       : undefined;
-  const user = flags.basicUser ?? env[CALLBACK_USER_ENV];
-  if (user === undefined || user === '')
+  const user = values.callbackUser;
+  if (user === undefined)
     throw new UserError(`--auth basic needs the user name: --basic-user NAME or $${CALLBACK_USER_ENV}`);
   const password =
     flags.passwordFile !== undefined
       ? (await readPrivateFile(flags.passwordFile, 'password file')).replace(/\r?\n$/, '')
-      : env[CALLBACK_PASSWORD_ENV];
+      : values.callbackPassword;
   if (password === undefined || password === '')
     throw new UserError(
       `--auth basic needs the password: $${CALLBACK_PASSWORD_ENV} or --password-file FILE (mode 600; never on the command line)`,
@@ -93,10 +72,10 @@ async function authenticatorFrom(
 }
 
 function serveCommand(): Command {
-  return new Command('serve')
-    .description(
-      "Receive the carrier's status callbacks on POST /IntergrationAPI: journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
-    )
+  const command = new Command('serve').description(
+    "Receive the carrier's status callbacks on POST /IntergrationAPI: journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
+  );
+  return withSettingOptions(command, 'callbacks serve', SETTINGS)
     .requiredOption('--port <n>', 'port to listen on (0: any free port, logged)')
     .option('--host <address>', 'address to listen on (default: 127.0.0.1)')
     .addOption(
@@ -105,20 +84,10 @@ function serveCommand(): Command {
         .default('apikey'),
     )
     .option(
-      '--keys-file <file>',
-      'JSON {alias: key}, mode 600 (default: $PARCEL_RECON_API_KEYS): with --auth apikey what callbacks must carry; with either, cleared from every text kept',
-    )
-    .option('--basic-user <name>', `with --auth basic: the user name (default: $${CALLBACK_USER_ENV})`)
-    .option(
       '--password-file <file>',
       `with --auth basic: file holding the password, mode 600 (default: $${CALLBACK_PASSWORD_ENV})`,
     )
     .option('--max-body-bytes <n>', 'larger bodies are answered 413 (default: 65536)')
-    .option(
-      '--journal-dir <dir>',
-      `where callbacks are journaled (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`,
-    )
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
     .option(
       '--ingest-interval-ms <ms>',
       'how often the journal is loaded into the warehouse when it is free (default: 5000)',
@@ -140,6 +109,7 @@ Answers {"IsError":false,"ErrorMessage":""} once the callback is on disk; 400 no
 401 wrong or missing credential, 413 body too large, 415 not application/json, 503 the journal could not be written
 (its disk full even after giving up the reserve: send again, it recovers by itself once there is room).
 GET /health: acknowledged and rejected counts, journal backlog and disk space, last load into the warehouse.
+The API keys (--keys-file, $PARCEL_RECON_API_KEYS): with --auth apikey what callbacks must carry; with either, cleared from every text kept.
 Exit codes: 0 stopped (SIGINT/SIGTERM) with the journal loaded; 2 bad input or a journal directory that cannot be
 written; 3 stopped, the journal kept for a later load (warehouse busy); 4 the port or the journal is in use by
 another process.`,
@@ -147,7 +117,8 @@ another process.`,
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(ServeFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
-      const { authenticator, keys } = await authenticatorFrom(flags, process.env);
+      const settings = await loadSettings('callbacks serve', raw, process.env);
+      const { authenticator, keys } = await authenticatorFrom(flags, settings);
       // Listening from the start, and for every signal: a signal during startup or a second one while
       // draining must not kill the process with callbacks acknowledged but not yet loaded.
       let signalled: (signal: NodeJS.Signals) => void = () => undefined;
@@ -155,7 +126,13 @@ another process.`,
       process.on('SIGINT', signalled);
       process.on('SIGTERM', signalled);
       try {
-        await serveUntilSignalled(flags, { authenticator, keys }, logger, stopRequested);
+        await serveUntilSignalled(
+          flags,
+          { dbPath: settings.values.warehouse, journalDir: settings.values.callbackJournal },
+          { authenticator, keys },
+          logger,
+          stopRequested,
+        );
       } finally {
         process.off('SIGINT', signalled);
         process.off('SIGTERM', signalled);
@@ -165,11 +142,11 @@ another process.`,
 
 async function serveUntilSignalled(
   flags: z.output<typeof ServeFlagsSchema>,
+  { dbPath, journalDir }: { dbPath: string; journalDir: string },
   { authenticator, keys }: { authenticator: CallbackAuthenticator; keys: KeyRing | undefined },
   logger: Logger,
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
-  const { dbPath, journalDir } = callbackPaths(flags, process.env);
   let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
   try {
     receiver = await startCallbackReceiver({
@@ -224,12 +201,10 @@ function skippedNote(result: JournalIngestResult): string {
 }
 
 function ingestCommand(): Command {
-  return new Command('ingest')
-    .description(
-      'Load what the callback journal holds into the warehouse (the nightly track run does this too when it starts).',
-    )
-    .option('--journal-dir <dir>', `the journal (default: $${CALLBACK_JOURNAL_ENV} or callbacks/ beside the warehouse)`)
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+  const command = new Command('ingest').description(
+    'Load what the callback journal holds into the warehouse (the nightly track run does this too when it starts).',
+  );
+  return withSettingOptions(command, 'callbacks ingest', SETTINGS)
     .option('--json', 'print the result as JSON')
     .addOption(logLevelOption())
     .addHelpText(
@@ -239,7 +214,9 @@ function ingestCommand(): Command {
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(IngestFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
-      const { dbPath, journalDir } = callbackPaths(flags, process.env);
+      const settings = await loadSettings('callbacks ingest', raw, process.env);
+      const dbPath = settings.values.warehouse;
+      const journalDir = settings.values.callbackJournal;
       const warehouse = await openWarehouseForCommand(dbPath, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
         const result = await ingestCallbackJournalAsGuest(warehouse, journalDir, {

@@ -6,13 +6,13 @@ import { KeyRing } from '../../carrier/client/key-ring.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
+import { SETTINGS } from '../../settings/catalog.js';
 import { csvSource } from '../../sources/csv-source.js';
 import { RUN_EXIT_CODES } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DEFAULT_DB } from '../warehouse-location.js';
 import { describeSummary } from './track-command.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -28,7 +28,7 @@ export function demoCommand(): Command {
       'Run the main job against the built-in carrier sandbox: track the sample CSV into the warehouse and print the summary.',
     )
     .option('--input <file>', 'CSV of order codes to track', SAMPLE_ORDERS)
-    .option('--db <file>', 'the warehouse', DEFAULT_DB)
+    .option('--db <file>', 'the warehouse', SETTINGS.warehouse.default)
     .addOption(logLevelOption('warn').default('warn'))
     .action(async (flags: { input: string; db: string; logLevel: LogLevel }) => {
       const logger = createLogger({ level: flags.logLevel });

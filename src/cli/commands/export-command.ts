@@ -2,29 +2,32 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
+import { memoryLimitSchema } from '../../settings/value-types.js';
 import { snapshotStoreOf } from '../../warehouse/parquet-snapshot.js';
 import { exportSnapshot, type SnapshotExport, snapshotSummary } from '../../warehouse/parquet-snapshot-export.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
-import { memoryLimitSchema } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** The report views are computed as they are written, over every order: as much memory as a report's. */
 const EXPORT_MEMORY_LIMIT = '2GB';
 
 /** `export --to DIR`: the warehouse as a Parquet snapshot that readers open while a writer holds the warehouse. */
 export function exportCommand(): Command {
-  return new Command('export')
+  const command = new Command('export')
     .description(
       'Write every table and report view of the warehouse as Parquet into a new snapshot folder, then swap it in at DIR.',
     )
-    .requiredOption('--to <dir>', 'the snapshot: a link to its newest folder, DIR.snapshots/<id>/')
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+    .requiredOption('--to <dir>', 'the snapshot: a link to its newest folder, DIR.snapshots/<id>/');
+  return withSettingOptions(command, 'export', SETTINGS)
     .option('--memory-limit <size>', "DuckDB's memory_limit for the export", EXPORT_MEMORY_LIMIT)
     .option('--json', 'print the summary as JSON')
-    .action(async (flags: { to: string; db?: string; memoryLimit: string; json?: boolean }) => {
+    .action(async (flags: { to: string; memoryLimit: string; json?: boolean }) => {
+      const settings = await loadSettings('export', flags, process.env);
       const memoryLimit = memoryLimitSchema('2GB').safeParse(flags.memoryLimit);
       if (!memoryLimit.success) throw new UserError(`--memory-limit: ${memoryLimit.error.issues[0]!.message}`);
       const exportedAt = new Date(runClock(process.env)());
@@ -34,7 +37,7 @@ export function exportCommand(): Command {
       const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-export-'));
       try {
         const warehouse = await openWarehouseForCommand(
-          flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
+          settings.values.warehouse,
           { readOnly: true, memoryLimit: memoryLimit.data, tempDirectory: spillDir, directories: [store] },
           WAREHOUSE_BUSY_WAIT_MS,
         );

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js';
 import { type ImagesRunSummary, runOrderImages } from '../../pipeline/images-run.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import { csvSource } from '../../sources/csv-source.js';
 import type { OrderCodeSource, SourceItem } from '../../sources/order-code-source.js';
 import {
@@ -109,7 +110,9 @@ export function imagesCommand(): Command {
   return withCustomerOperationFlags(command, 'images').action(async (raw: Record<string, unknown>) => {
     const flags = checkFlags(ImagesFlagsSchema, raw);
     const logger = createLogger({ level: flags.logLevel });
-    const { options, dbPath } = await customerRunOptions(flags, process.env, logger, flags.job);
+    const settings = await loadSettings('images', raw, process.env);
+    const options = await customerRunOptions(settings, process.env, logger, flags.job);
+    const dbPath = settings.values.warehouse;
     if (flags.download === undefined && (flags.allowHost.length > 0 || raw.maxBytes !== undefined))
       throw new UserError('--allow-host and --max-bytes need --download DIR');
     const sources = [

@@ -5,50 +5,54 @@ import { type AlertDelivery, lookupCountsLine, sendTestNotification } from '../.
 import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
+import { SETTINGS, type Settings } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
+import type { ResolvedSettings } from '../../settings/resolve-settings.js';
+import type { SettingValues } from '../../settings/setting.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { loadConfig, NOTIFY_URL_ENV, type ParcelReconConfig } from '../config-file.js';
 import { EXIT, UserError } from '../exit-codes.js';
-import { jobNotifySettings, jobSettingsFromConfig } from '../job-settings.js';
+import { jobNotifySettings, jobSettings } from '../job-settings.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
-export const CONFIG_OPTION_HELP =
-  'the configuration file (default: $PARCEL_RECON_CONFIG or ./parcel-recon.config.json)';
-
 /** A job's schedule: the configuration's, else the job's default; null when the configuration turns it off. */
-export function scheduleOf(job: JobDefinition, config: ParcelReconConfig): string | null {
-  const configured = config.jobs[job.name];
+export function scheduleOf(job: JobDefinition, jobs: SettingValues<Settings>['jobs']): string | null {
+  const configured = jobs[job.name];
   if (configured?.enabled === false) return null;
   return configured?.schedule ?? job.defaultSchedule;
 }
 
-/** Refuses schedule entries for jobs that do not exist: a typo would otherwise never run. */
-export function checkJobNames(config: ParcelReconConfig, file: string | null): void {
-  for (const name of Object.keys(config.jobs)) {
+/** The named jobs' settings, with the schedule entries of jobs that do not exist refused: a typo would otherwise never run. */
+export async function jobsSettings(flags: object): Promise<ResolvedSettings<Settings>> {
+  const settings = await loadSettings('jobs', flags, process.env);
+  const origin = settings.origins.jobs;
+  for (const name of Object.keys(settings.values.jobs)) {
     if (findJob(name) === undefined)
       throw new UserError(
-        `config ${file ?? ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`,
+        `config ${origin.kind === 'file' ? origin.file : ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`,
       );
   }
+  return settings;
 }
 
 /** Runs one named job from the configuration, under its lock; what `jobs run` and the scheduler share. */
 export async function runNamedJob(
   job: JobDefinition,
-  config: ParcelReconConfig,
+  resolved: ResolvedSettings<Settings>,
   env: NodeJS.ProcessEnv,
   logger: ReturnType<typeof createLogger>,
   stop: AbortSignal,
 ): Promise<JobRunSummary> {
-  const settings = jobSettingsFromConfig(config, env, logger);
+  const settings = jobSettings(resolved, env, logger);
   return runJob(job, {
     settings,
     logger,
     now: runClock(env),
     stop,
-    notify: jobNotifySettings(config, env),
+    notify: jobNotifySettings(resolved, env),
     openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
   });
 }
@@ -88,18 +92,18 @@ export function jobsCommand(): Command {
   const jobs = new Command('jobs')
     .description('The named jobs (nightly reconciliation, ...): list them, run one, or test its alerts.')
     .exitOverride();
-  jobs
-    .command('list')
-    .description('List the jobs with their schedules (carrier time zone) and next run.')
-    .option('--config <file>', CONFIG_OPTION_HELP)
+  withSettingOptions(
+    jobs.command('list').description('List the jobs with their schedules (carrier time zone) and next run.'),
+    'jobs',
+    SETTINGS,
+  )
     .option('--json', 'print JSON')
-    .action(async (flags: { config?: string; json?: boolean }) => {
-      const { config, file } = await loadConfig(flags.config, process.env);
-      checkJobNames(config, file);
+    .action(async (flags: { json?: boolean }) => {
+      const settings = await jobsSettings(flags);
       const now = runClock(process.env)();
       const rows = JOBS.map((job) => {
-        const schedule = scheduleOf(job, config);
-        const next = schedule === null ? null : nextFireTime(schedule, config.dayUtcOffset, now);
+        const schedule = scheduleOf(job, settings.values.jobs);
+        const next = schedule === null ? null : nextFireTime(schedule, settings.values.dayUtcOffset, now);
         return {
           name: job.name,
           description: job.description,
@@ -118,50 +122,53 @@ export function jobsCommand(): Command {
         );
       }
     });
-  jobs
-    .command('run')
-    .description('Run one job now, under its lock.')
-    .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`)
-    .option('--config <file>', CONFIG_OPTION_HELP)
+  withSettingOptions(
+    jobs
+      .command('run')
+      .description('Run one job now, under its lock.')
+      .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`),
+    'jobs',
+    SETTINGS,
+  )
     .option('--json', 'print the summary as JSON')
     .addOption(logLevelOption())
     .addHelpText(
       'after',
       '\nExit codes: those of track (0, 1, 2, 3, 4), and 5 when a run of the same job still holds its lock.',
     )
-    .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: LogLevel }) => {
+    .action(async (name: string, flags: { json?: boolean; logLevel?: LogLevel }) => {
       const job = findNamedJob(name);
-      const { config, file } = await loadConfig(flags.config, process.env);
-      checkJobNames(config, file);
+      const settings = await jobsSettings(flags);
       const logger = createLogger({ level: flags.logLevel });
       const signals = stopOnSignals();
       try {
-        const summary = await runNamedJob(job, config, process.env, logger, signals.signal);
+        const summary = await runNamedJob(job, settings, process.env, logger, signals.signal);
         process.stdout.write(flags.json ? `${JSON.stringify(summary)}\n` : describeJobRun(summary));
         process.exitCode = summary.exitCode;
       } finally {
         signals.dispose();
       }
     });
-  jobs
-    .command('notify')
-    .description("Send a test message through the job's alert channels and say whether each delivered it.")
-    .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`)
-    .requiredOption('--test', 'send a test message (the only message this command sends)')
-    .option('--config <file>', CONFIG_OPTION_HELP)
+  withSettingOptions(
+    jobs
+      .command('notify')
+      .description("Send a test message through the job's alert channels and say whether each delivered it.")
+      .argument('<name>', `the job: ${JOBS.map((j) => j.name).join(', ')}`)
+      .requiredOption('--test', 'send a test message (the only message this command sends)'),
+    'jobs',
+    SETTINGS,
+  )
     .option('--json', 'print each delivery as JSON')
     .addOption(logLevelOption('error'))
     .addHelpText(
       'after',
       '\nExit codes: 0 delivered to at least one channel; 1 delivered to none; 2 bad input or no channel.',
     )
-    .action(async (name: string, flags: { config?: string; json?: boolean; logLevel?: LogLevel }) => {
+    .action(async (name: string, flags: { json?: boolean; logLevel?: LogLevel }) => {
       const job = findNamedJob(name);
-      const { config, file } = await loadConfig(flags.config, process.env);
-      checkJobNames(config, file);
-      const notify = jobNotifySettings(config, process.env);
+      const notify = jobNotifySettings(await jobsSettings(flags), process.env);
       if (notify === undefined)
-        throw new UserError(`no alert channel: set ${NOTIFY_URL_ENV} or the configuration's notify section`);
+        throw new UserError(`no alert channel: set ${SETTINGS.notifyUrl.env} or the configuration's notify section`);
       const alerts = await sendTestNotification(job.name, notify, createLogger({ level: flags.logLevel ?? 'error' }));
       process.stdout.write(
         flags.json ? `${JSON.stringify(alerts)}\n` : `${alerts.map((alert) => alertDeliveryLine(alert)).join('\n')}\n`,

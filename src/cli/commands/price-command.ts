@@ -8,6 +8,7 @@ import {
   postgresPriceRequests,
 } from '../../pipeline/price-inputs.js';
 import { type PriceRunSummary, runPriceQuotes } from '../../pipeline/price-run.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import {
   CustomerOperationFlagsSchema,
@@ -100,7 +101,9 @@ export function priceCommand(): Command {
   return withCustomerOperationFlags(command, 'price').action(async (raw: Record<string, unknown>) => {
     const flags = checkFlags(PriceFlagsSchema, raw);
     const logger = createLogger({ level: flags.logLevel });
-    const { options, dbPath } = await customerRunOptions(flags, process.env, logger, flags.job);
+    const settings = await loadSettings('price', raw, process.env);
+    const options = await customerRunOptions(settings, process.env, logger, flags.job);
+    const dbPath = settings.values.warehouse;
     const source = sourceFromFlags(flags, process.env);
     await runOnWarehouse(
       dbPath,

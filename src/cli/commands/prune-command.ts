@@ -1,20 +1,17 @@
-import { dirname } from 'node:path';
 import { Command } from 'commander';
-import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { pruneRuns, type RetentionSummary } from '../../pipeline/run-retention.js';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
+import { RETENTION_AGE_HINT, retentionDays } from '../../settings/value-types.js';
 import { type CompactionResult, compactAndClose } from '../../warehouse/warehouse-compaction.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
-import { RETENTION_AGE_HINT, retentionDays } from '../retention-age.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 interface PruneFlags {
   olderThan: string;
-  db?: string;
-  dataDir?: string;
-  dayUtcOffset?: string;
   dryRun?: boolean;
   compact?: boolean;
   json?: boolean;
@@ -32,24 +29,14 @@ function retentionLines(summary: RetentionSummary): string[] {
   ];
 }
 
-function parseDayUtcOffset(text: string | undefined): number {
-  if (text === undefined) return CARRIER_UTC_OFFSET_MINUTES;
-  const minutes = Number(text);
-  if (!Number.isInteger(minutes) || minutes < -720 || minutes > 840)
-    throw new UserError('--day-utc-offset: expected whole minutes from -720 to 840');
-  return minutes;
-}
-
 /** Removes the per-run data of old runs, and with --compact gives the freed space back to the disk. */
 export function pruneCommand(): Command {
-  return new Command('prune')
+  const command = new Command('prune')
     .description(
       "Remove the raw spool, lookup_results and run_inputs rows of finished runs older than an age, and the quota ledger's older days; orders, their history, callbacks, quotes, image lists and every run's summary stay.",
     )
-    .requiredOption('--older-than <age>', 'the age of the runs whose data goes, in days (e.g. 90d)')
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
-    .option('--data-dir <dir>', "where the raw spool and rejects files are (default: the warehouse's folder)")
-    .option('--day-utc-offset <minutes>', "UTC offset of the carrier day's midnight (default: 420, UTC+07:00)")
+    .requiredOption('--older-than <age>', 'the age of the runs whose data goes, in days (e.g. 90d)');
+  return withSettingOptions(command, 'prune', SETTINGS)
     .option('--dry-run', 'print what would go and change nothing')
     .option('--compact', 'then rewrite the warehouse into a new file without the freed space and swap it in')
     .option('--json', 'print JSON')
@@ -60,8 +47,9 @@ export function pruneCommand(): Command {
     .action(async (flags: PruneFlags) => {
       const olderThanDays = retentionDays(flags.olderThan);
       if (olderThanDays === undefined) throw new UserError(`--older-than: expected ${RETENTION_AGE_HINT}`);
-      const dayUtcOffsetMinutes = parseDayUtcOffset(flags.dayUtcOffset);
-      const dbPath = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
+      const settings = await loadSettings('prune', flags, process.env);
+      const dayUtcOffsetMinutes = settings.values.dayUtcOffset;
+      const dbPath = settings.values.warehouse;
       const dryRun = flags.dryRun ?? false;
       // A dry run reads only: it neither migrates the file nor installs the report views.
       const warehouse = await openWarehouseForCommand(dbPath, { readOnly: dryRun }, WAREHOUSE_BUSY_WAIT_MS);
@@ -70,7 +58,7 @@ export function pruneCommand(): Command {
       try {
         summary = await pruneRuns({
           warehouse,
-          dataDir: flags.dataDir ?? dirname(dbPath),
+          dataDir: settings.values.dataDir,
           olderThanDays,
           nowMs: runClock(process.env)(),
           dayUtcOffsetMinutes,

@@ -1,83 +1,67 @@
 import { Command } from 'commander';
 import { carrierDayOf, isCalendarDay } from '../../carrier/contract.js';
 import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import { readQuotaLimitReports, readQuotaUsage } from '../../warehouse/quota-usage-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { CARRIER_DAY_HINT } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** Today's lookups per key from the ledger, against the limits. */
 export function quotaCommand(): Command {
-  return new Command('quota')
-    .description(
-      "Show the carrier day's lookups per key alias from the warehouse's ledger, what is left, and the keys the carrier answered APIKEY_LIMIT for.",
-    )
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+  const command = new Command('quota').description(
+    "Show the carrier day's lookups per key alias from the warehouse's ledger, what is left, and the keys the carrier answered APIKEY_LIMIT for.",
+  );
+  return withSettingOptions(command, 'quota', SETTINGS)
     .option('--day <YYYY-MM-DD>', 'another carrier day than today')
-    .option('--per-key-limit <n>', 'lookups per key per carrier day (default: 200000)')
-    .option('--global-limit <n>', 'lookups per carrier day over all keys (default: 3000000)')
-    .option('--day-utc-offset <minutes>', "UTC offset of the carrier day's midnight (default: 420)")
     .option('--json', 'print JSON')
-    .action(
-      async (flags: {
-        db?: string;
-        day?: string;
-        perKeyLimit?: string;
-        globalLimit?: string;
-        dayUtcOffset?: string;
-        json?: boolean;
-      }) => {
-        const checked = QuotaPolicySchema.safeParse({
-          perKeyDaily: flags.perKeyLimit === undefined ? undefined : Number(flags.perKeyLimit),
-          globalDaily: flags.globalLimit === undefined ? undefined : Number(flags.globalLimit),
-          dayUtcOffsetMinutes: flags.dayUtcOffset === undefined ? undefined : Number(flags.dayUtcOffset),
+    .action(async (flags: { day?: string; json?: boolean }) => {
+      const { values } = await loadSettings('quota', flags, process.env);
+      const policy = QuotaPolicySchema.parse({
+        perKeyDaily: values['track.perKeyLimit'],
+        globalDaily: values['track.globalLimit'],
+        dayUtcOffsetMinutes: values.dayUtcOffset,
+      });
+      if (flags.day !== undefined && !isCalendarDay(flags.day)) throw new UserError(`--day: ${CARRIER_DAY_HINT}`);
+      const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
+      const warehouse = await openWarehouseForCommand(values.warehouse, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
+      try {
+        const usage = await readQuotaUsage(warehouse, day);
+        const limitReports = await readQuotaLimitReports(warehouse, day);
+        const keys = [...usage.entries()]
+          .filter(([alias]) => alias !== TOTAL_ALIAS)
+          .sort(([a], [b]) => a.localeCompare(b));
+        const total = usage.get(TOTAL_ALIAS) ?? 0;
+        // What was sent and the carrier's APIKEY_LIMIT answer are two facts: a key it refused has nothing left.
+        const rows = keys.map(([alias, used]) => {
+          const limitReportedAt = limitReports.get(alias) ?? null;
+          return {
+            alias,
+            used,
+            limit: policy.perKeyDaily,
+            left: limitReportedAt === null ? Math.max(0, policy.perKeyDaily - used) : 0,
+            limitReportedAt,
+          };
         });
-        if (!checked.success) throw new UserError(`limits: ${checked.error.issues[0]?.message ?? 'invalid'}`);
-        const policy = checked.data;
-        if (flags.day !== undefined && !isCalendarDay(flags.day)) throw new UserError(`--day: ${CARRIER_DAY_HINT}`);
-        const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
-        const warehouse = await openWarehouseForCommand(
-          flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB,
-          { readOnly: true },
-          WAREHOUSE_BUSY_WAIT_MS,
-        );
-        try {
-          const usage = await readQuotaUsage(warehouse, day);
-          const limitReports = await readQuotaLimitReports(warehouse, day);
-          const keys = [...usage.entries()]
-            .filter(([alias]) => alias !== TOTAL_ALIAS)
-            .sort(([a], [b]) => a.localeCompare(b));
-          const total = usage.get(TOTAL_ALIAS) ?? 0;
-          // What was sent and the carrier's APIKEY_LIMIT answer are two facts: a key it refused has nothing left.
-          const rows = keys.map(([alias, used]) => {
-            const limitReportedAt = limitReports.get(alias) ?? null;
-            return {
-              alias,
-              used,
-              limit: policy.perKeyDaily,
-              left: limitReportedAt === null ? Math.max(0, policy.perKeyDaily - used) : 0,
-              limitReportedAt,
-            };
-          });
-          const totals = { used: total, limit: policy.globalDaily, left: Math.max(0, policy.globalDaily - total) };
-          if (flags.json) {
-            process.stdout.write(`${JSON.stringify({ carrierDay: day, keys: rows, total: totals })}\n`);
-            return;
-          }
-          process.stdout.write(`carrier day ${day}\n`);
-          for (const row of rows)
-            process.stdout.write(
-              `  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left${row.limitReportedAt === null ? '' : `; the carrier answered APIKEY_LIMIT at ${row.limitReportedAt}`}\n`,
-            );
-          process.stdout.write(
-            `  ${'all keys'.padEnd(24)} ${String(totals.used).padStart(9)} of ${totals.limit} used, ${totals.left} left\n`,
-          );
-        } finally {
-          await warehouse.close();
+        const totals = { used: total, limit: policy.globalDaily, left: Math.max(0, policy.globalDaily - total) };
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify({ carrierDay: day, keys: rows, total: totals })}\n`);
+          return;
         }
-      },
-    );
+        process.stdout.write(`carrier day ${day}\n`);
+        for (const row of rows)
+          process.stdout.write(
+            `  ${row.alias.padEnd(24)} ${String(row.used).padStart(9)} of ${row.limit} used, ${row.left} left${row.limitReportedAt === null ? '' : `; the carrier answered APIKEY_LIMIT at ${row.limitReportedAt}`}\n`,
+          );
+        process.stdout.write(
+          `  ${'all keys'.padEnd(24)} ${String(totals.used).padStart(9)} of ${totals.limit} used, ${totals.left} left\n`,
+        );
+      } finally {
+        await warehouse.close();
+      }
+    });
 }

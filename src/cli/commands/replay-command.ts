@@ -1,10 +1,11 @@
-import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { type ReplaySummary, rebuildWarehouseFiles, replayRuns } from '../../pipeline/tracking/replay-runs.js';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import { EXIT } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /** The summary as lines for a terminal. */
 function replayLines(summary: ReplaySummary, dataDir: string): string[] {
@@ -32,13 +33,12 @@ function replayLines(summary: ReplaySummary, dataDir: string): string[] {
 
 /** Rebuilds the normalized tables from runs' raw spools, with no lookup. */
 export function replayCommand(): Command {
-  return new Command('replay')
+  const command = new Command('replay')
     .description(
       "Load runs' raw spools (every answer body a run received) into the warehouse again, with no lookup: all spooled runs, oldest first, when none is named.",
     )
-    .argument('[run...]', 'run ids to replay, in this order')
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
-    .option('--data-dir <dir>', "where the runs' raw spools are, under raw/RUN_ID/ (default: the warehouse's folder)")
+    .argument('[run...]', 'run ids to replay, in this order');
+  return withSettingOptions(command, 'replay', SETTINGS)
     .option(
       '--rebuild',
       'rebuild the orders, their history rows, order_changes and the tracking rows of delivery_failures from the spools alone, beside the stored rows, and swap them in in one transaction; an order of which some answer is in no readable spool keeps its rows',
@@ -54,8 +54,6 @@ export function replayCommand(): Command {
       async (
         runIds: string[],
         flags: {
-          db?: string;
-          dataDir?: string;
           rebuild?: boolean;
           dryRun?: boolean;
           json?: boolean;
@@ -63,8 +61,9 @@ export function replayCommand(): Command {
         },
       ) => {
         const logger = createLogger({ level: flags.logLevel });
-        const dbPath = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
-        const dataDir = flags.dataDir ?? dirname(dbPath);
+        const settings = await loadSettings('replay', flags, process.env);
+        const dbPath = settings.values.warehouse;
+        const dataDir = settings.values.dataDir;
         const dryRun = flags.dryRun ?? false;
         // A dry run reads only: it neither migrates the file nor installs the report views.
         const warehouse = await openWarehouseForCommand(

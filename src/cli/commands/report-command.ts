@@ -3,10 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { describeIssues } from '../../carrier/contract.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
-import { DEFAULT_DISPLAY_TIME_ZONE } from '../../reports/display-time.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
@@ -19,18 +17,20 @@ import {
   type ReportSummary,
   settleReportRange,
 } from '../../reports/report-export.js';
-import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-writer.js';
+import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-formats.js';
+import { SETTINGS, type Settings } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
+import type { ResolvedSettings } from '../../settings/resolve-settings.js';
+import { memoryLimitSchema } from '../../settings/value-types.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { displayTimeZone, TIME_ZONE_ENV } from '../display-time-zone.js';
 import { UserError } from '../exit-codes.js';
-import { carrierDaySchema } from '../flag-check.js';
+import { carrierDaySchema, checkFlags } from '../flag-check.js';
 import { postgresUrl } from '../postgres-source-config.js';
 import { runClock } from '../run-clock.js';
-import { memoryLimitSchema } from '../tracking-memory.js';
 import { openForReading } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 /**
  * Keeps a report of a 10,000,000-order warehouse under 1 GB of memory: past it DuckDB spills to disk,
@@ -40,7 +40,6 @@ const REPORT_MEMORY_LIMIT = '500MB';
 
 /** The flags every report takes, checked once; every message names the flag. */
 const CommonFlagsSchema = z.object({
-  db: z.string().optional(),
   snapshot: z.string().min(1).optional(),
   from: carrierDaySchema.optional(),
   to: carrierDaySchema.optional(),
@@ -49,29 +48,13 @@ const CommonFlagsSchema = z.object({
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
   memoryLimit: memoryLimitSchema('500MB').default(REPORT_MEMORY_LIMIT),
-  timeZone: z.string().min(1).optional(),
 });
 
 type CommonFlags = z.output<typeof CommonFlagsSchema>;
 
-function flagName(key: string): string {
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
-
-function checked<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const key = issue.path[0];
-  throw new UserError(
-    key === undefined ? describeIssues(result.error.issues, 'options') : `${flagName(String(key))}: ${issue.message}`,
-  );
-}
-
 /** The flags of every report, the page included: the warehouse, the range, the account, the summary. */
 function withScopeOptions(command: Command): Command {
-  return command
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB}); opened read-only`)
+  return withSettingOptions(command, 'report', SETTINGS)
     .option('--snapshot <dir>', 'read the Parquet snapshot export --to wrote instead of the warehouse')
     .option(
       '--from <YYYY-MM-DD>',
@@ -79,10 +62,6 @@ function withScopeOptions(command: Command): Command {
     )
     .option('--to <YYYY-MM-DD>', 'last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)')
     .option('--account <alias>', 'one account only (one that matches no order is a warning naming the accounts)')
-    .option(
-      '--time-zone <zone>',
-      `the IANA time zone times are shown in (default: $${TIME_ZONE_ENV} or ${DEFAULT_DISPLAY_TIME_ZONE})`,
-    )
     .option('--json', 'print the summary as JSON')
     .option(
       '--memory-limit <size>',
@@ -112,14 +91,6 @@ function printSummary(summary: ReportSummary, json: boolean): void {
   }
 }
 
-/** The time zone the flags and the environment set for the report's times. */
-function timeZoneOf(flags: Pick<CommonFlags, 'timeZone'>): string {
-  return displayTimeZone([
-    [flags.timeZone, '--time-zone'],
-    [process.env[TIME_ZONE_ENV], TIME_ZONE_ENV],
-  ]);
-}
-
 /**
  * A warning (the report still runs, empty, and exits as it would) when `account` matches no order:
  * a misspelt alias would otherwise give an empty report with no word. It names the accounts there are.
@@ -144,7 +115,8 @@ async function warnOfUnknownAccount(warehouse: Warehouse, account: string | unde
  */
 async function runReport(
   report: string,
-  flags: Pick<CommonFlags, 'db' | 'snapshot' | 'from' | 'to' | 'account' | 'memoryLimit' | 'json'>,
+  flags: Pick<CommonFlags, 'snapshot' | 'from' | 'to' | 'account' | 'memoryLimit' | 'json'>,
+  settings: ResolvedSettings<Settings>,
   outDir: string | undefined,
   work: (warehouse: Warehouse, now: number) => Promise<ReportSummary>,
   partnerFiles: readonly string[] = [],
@@ -156,8 +128,8 @@ async function runReport(
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
     const warehouse = await openForReading(
-      flags,
-      process.env[DB_ENV] ?? DEFAULT_DB,
+      settings,
+      flags.snapshot,
       {
         memoryLimit: flags.memoryLimit,
         tempDirectory: spillDir,
@@ -185,13 +157,13 @@ async function runReport(
 }
 
 /** The export request the flags of a file report name. */
-function requestOf(flags: CommonFlags, now: number): ReportRequest {
+function requestOf(flags: CommonFlags, settings: ResolvedSettings<Settings>, now: number): ReportRequest {
   return {
     scope: { fromDay: flags.from, toDay: flags.to, account: flags.account },
     now,
     format: flags.format as ReportFormat,
     outDir: flags.out,
-    timeZone: timeZoneOf(flags),
+    timeZone: settings.values.timeZone,
   };
 }
 
@@ -256,8 +228,9 @@ function chargesCommand(): Command {
     .option('--sheet <name>', 'the sheet of an .xlsx --invoices file (default: the first)')
     .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
     .action(async (raw: Record<string, unknown>) => {
-      const flags = checked(CommonFlagsSchema, raw);
-      const rules = checked(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
+      const flags = checkFlags(CommonFlagsSchema, raw);
+      const settings = await loadSettings('report', raw, process.env);
+      const rules = checkFlags(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
       const sheet = typeof raw.sheet === 'string' ? raw.sheet : undefined;
       if (sheet !== undefined && typeof raw.invoices !== 'string')
         throw new UserError('--sheet: names a sheet of the --invoices workbook');
@@ -265,9 +238,10 @@ function chargesCommand(): Command {
       await runReport(
         'charges',
         flags,
+        settings,
         flags.out,
         (warehouse, now) =>
-          exportChargesReport(warehouse, rules, requestOf(flags, now), {
+          exportChargesReport(warehouse, rules, requestOf(flags, settings, now), {
             invoices,
             flaggedOnly: raw.flaggedOnly === true,
           }),
@@ -282,9 +256,10 @@ function failuresCommand(): Command {
       'Failed delivery attempts: per reason, province, post office and week; repeated failures; orders awaiting handling.',
     ),
   ).action(async (raw: Record<string, unknown>) => {
-    const flags = checked(CommonFlagsSchema, raw);
-    await runReport('failures', flags, flags.out, (warehouse, now) =>
-      exportFailuresReport(warehouse, requestOf(flags, now)),
+    const flags = checkFlags(CommonFlagsSchema, raw);
+    const settings = await loadSettings('report', raw, process.env);
+    await runReport('failures', flags, settings, flags.out, (warehouse, now) =>
+      exportFailuresReport(warehouse, requestOf(flags, settings, now)),
     );
   });
 }
@@ -305,8 +280,9 @@ function reconcileCommand(): Command {
     .option('--query <sql>', 'the query giving the records')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .action(async (raw: Record<string, unknown>) => {
-      const flags = checked(CommonFlagsSchema, raw);
-      const rules = checked(ReconcileRulesSchema, raw);
+      const flags = checkFlags(CommonFlagsSchema, raw);
+      const settings = await loadSettings('report', raw, process.env);
+      const rules = checkFlags(ReconcileRulesSchema, raw);
       const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
       if (source === undefined)
         throw new UserError(
@@ -315,8 +291,9 @@ function reconcileCommand(): Command {
       await runReport(
         'reconcile',
         flags,
+        settings,
         flags.out,
-        (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, now)),
+        (warehouse, now) => exportReconcileReport(warehouse, rules, source, requestOf(flags, settings, now)),
         filesReadByDuckDb(source),
       );
     });
@@ -337,12 +314,14 @@ function htmlCommand(): Command {
   )
     .option('--out <file>', 'the page (default: data/reports/report_<from>_<to>.html)')
     .action(async (raw: Record<string, unknown>) => {
-      const flags = checked(HtmlFlagsSchema, raw);
+      const flags = checkFlags(HtmlFlagsSchema, raw);
+      const settings = await loadSettings('report', raw, process.env);
       // The page's folder, though DuckDB writes nothing there: a connection given none has its settings
       // locked, and the charges' pass sets one for its own statements.
       await runReport(
         'html',
         flags,
+        settings,
         flags.out === undefined ? HTML_DIR : dirname(flags.out),
         async (warehouse, now) => {
           const range = await settleReportRange(
@@ -357,7 +336,7 @@ function htmlCommand(): Command {
             to: flags.to,
             account: flags.account,
             now,
-            timeZone: timeZoneOf(flags),
+            timeZone: settings.values.timeZone,
             out,
           });
           return {

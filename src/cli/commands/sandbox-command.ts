@@ -4,11 +4,12 @@ import { Command, Option } from 'commander';
 import { describeIssues } from '../../carrier/contract.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
+import { SETTINGS } from '../../settings/catalog.js';
 import { UserError } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */
-export const CALLBACK_PASSWORD_ENV = 'PARCEL_RECON_SANDBOX_CALLBACK_PASSWORD';
+export const CALLBACK_PASSWORD_ENV = SETTINGS.sandboxCallbackPassword.env;
 
 interface Knob {
   readonly flag: string;

@@ -3,32 +3,31 @@ import { z } from 'zod';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
-import { loadConfig } from '../config-file.js';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
 import { UserError } from '../exit-codes.js';
 import { failureLine, productErrorOf } from '../failure-advice.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
+import { jobsSettings, runNamedJob, scheduleOf } from './jobs-command.js';
 
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {
-  return new Command('schedule')
-    .description(
-      "Run the enabled jobs at their cron times in the carrier's time zone until stopped (SIGINT/SIGTERM), for hosts without cron.",
-    )
-    .option('--config <file>', CONFIG_OPTION_HELP)
+  const command = new Command('schedule').description(
+    "Run the enabled jobs at their cron times in the carrier's time zone until stopped (SIGINT/SIGTERM), for hosts without cron.",
+  );
+  return withSettingOptions(command, 'jobs', SETTINGS)
     .option('--max-runs <n>', 'stop after this many job runs')
     .addOption(logLevelOption())
-    .action(async (flags: { config?: string; maxRuns?: string; logLevel?: LogLevel }) => {
+    .action(async (flags: { maxRuns?: string; logLevel?: LogLevel }) => {
       const maxRuns =
         flags.maxRuns === undefined ? undefined : z.coerce.number().int().positive().safeParse(flags.maxRuns);
       if (maxRuns !== undefined && !maxRuns.success) throw new UserError('--max-runs: a positive whole number');
-      const { config, file } = await loadConfig(flags.config, process.env);
-      checkJobNames(config, file);
+      const settings = await jobsSettings(flags);
       const logger = createLogger({ level: flags.logLevel });
       const scheduled: ScheduledJob[] = JOBS.flatMap((job) => {
-        const schedule = scheduleOf(job, config);
+        const schedule = scheduleOf(job, settings.values.jobs);
         return schedule === null ? [] : [{ job: job.name, schedule }];
       });
       if (scheduled.length === 0)
@@ -37,7 +36,7 @@ export function scheduleCommand(): Command {
       try {
         const firings = await runSchedule({
           jobs: scheduled,
-          utcOffsetMinutes: config.dayUtcOffset,
+          utcOffsetMinutes: settings.values.dayUtcOffset,
           clock: realClock(runClock(process.env)),
           stop: signals.signal,
           maxFirings: maxRuns?.data,
@@ -45,7 +44,7 @@ export function scheduleCommand(): Command {
           fire: async (name, scheduledAt) => {
             logger.info({ job: name, scheduledAt: formatCarrierDateTime(scheduledAt) }, 'job firing');
             try {
-              const summary = await runNamedJob(findJob(name)!, config, process.env, logger, signals.signal);
+              const summary = await runNamedJob(findJob(name)!, settings, process.env, logger, signals.signal);
               logger.info({ job: name, exitCode: summary.exitCode, summaryFile: summary.summaryFile }, 'job done');
             } catch (error) {
               // One job's failure is its own summary's business; the scheduler goes on to the next time.

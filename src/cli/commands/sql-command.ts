@@ -1,12 +1,14 @@
 import { type DuckDBConnection, type DuckDBResultReader, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { openForReading } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 type Cell = string | number | boolean | null | object;
 
@@ -46,14 +48,15 @@ async function refuseAllButQueries(connection: DuckDBConnection, query: string):
  * loads no extension and changes no setting.
  */
 export function sqlCommand(): Command {
-  return new Command('sql')
+  const command = new Command('sql')
     .description('Run a read-only SQL query on the warehouse and print the rows.')
-    .argument('<query>', 'the SQL query')
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+    .argument('<query>', 'the SQL query');
+  return withSettingOptions(command, 'sql', SETTINGS)
     .option('--snapshot <dir>', 'read the Parquet snapshot export --to wrote instead of the warehouse')
     .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
-    .action(async (query: string, flags: { db?: string; snapshot?: string; format: 'table' | 'csv' | 'json' }) => {
-      const warehouse = await openForReading(flags, process.env[DB_ENV] ?? DEFAULT_DB, {}, WAREHOUSE_BUSY_WAIT_MS);
+    .action(async (query: string, flags: { snapshot?: string; format: 'table' | 'csv' | 'json' }) => {
+      const settings = await loadSettings('sql', flags, process.env);
+      const warehouse = await openForReading(settings, flags.snapshot, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
         let reader: DuckDBResultReader;
         try {

@@ -1,29 +1,30 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { SETTINGS } from '../../settings/catalog.js';
+import { withSettingOptions } from '../../settings/command-options.js';
+import { loadSettings } from '../../settings/load-settings.js';
 import { MIGRATIONS, type Migration, pendingMigrations, SCHEMA_VERSION } from '../../warehouse/migrations.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
 const stepsOf = (migrations: readonly Migration[]) => migrations.map(({ version, name }) => ({ version, name }));
 const stepList = (migrations: readonly Migration[]) => migrations.map((m) => `${m.version} (${m.name})`).join(', ');
 
 /** Brings a warehouse to this program's schema, as every command that writes to it does first. */
 export function upgradeCommand(): Command {
-  return new Command('upgrade')
-    .description(
-      "Bring the warehouse's schema to this parcel-recon's, as every command that writes to it does first, all pending steps in one transaction; the reading commands (report, sql, export, quota) need it current.",
-    )
-    .option('--db <file>', `the warehouse (default: $${DB_ENV} or ${DEFAULT_DB})`)
+  const command = new Command('upgrade').description(
+    "Bring the warehouse's schema to this parcel-recon's, as every command that writes to it does first, all pending steps in one transaction; the reading commands (report, sql, export, quota) need it current.",
+  );
+  return withSettingOptions(command, 'upgrade', SETTINGS)
     .option('--dry-run', 'list the pending schema steps and change nothing')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
       '\nExit codes: 0 the warehouse is at the current schema (with --dry-run: the pending steps are listed); 1 an upgrade failed (the warehouse is left as it was); 2 no warehouse there; 4 the warehouse is in use.',
     )
-    .action(async (flags: { db?: string; dryRun?: boolean; json?: boolean }) => {
-      const path = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
+    .action(async (flags: { dryRun?: boolean; json?: boolean }) => {
+      const path = (await loadSettings('upgrade', flags, process.env)).values.warehouse;
       if (!existsSync(path)) throw new UserError(`warehouse ${path} does not exist`);
       if (flags.dryRun) {
         const warehouse = await openWarehouseForCommand(

@@ -4,10 +4,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { DEFAULT_DISPLAY_TIME_ZONE } from '../display-time.js';
 import { writeCsv } from './csv-writer.js';
 import { writeWithCopy } from './duckdb-copy-writer.js';
+import type { ReportFormat } from './report-formats.js';
 import { ReportWorkbook, SHEET_ROW_LIMIT } from './xlsx-writer.js';
-
-export const REPORT_FORMATS = ['csv', 'parquet', 'json', 'xlsx'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** One table of a report: its file's name and the query giving its rows; `anyOrder`: the file's rows may come in any order. */
 export interface ReportTable {

@@ -1,0 +1,106 @@
+import type { Logger } from 'pino';
+import type { TrackingSettings } from '../../jobs/job-definition.js';
+import { parseShard } from '../pipeline/tracking/shard.js';
+import { QuotaPolicySchema } from '../quota/quota-policy.js';
+import { SETTINGS, type Settings } from '../settings/catalog.js';
+import type { ResolvedSettings } from '../settings/resolve-settings.js';
+import { csvSource } from '../sources/csv-source.js';
+import { duckdbSource } from '../sources/duckdb-source.js';
+import { mysqlSource } from '../sources/mysql-source.js';
+import type { OrderCodeSource } from '../sources/order-code-source.js';
+import { postgresSource } from '../sources/postgres-source.js';
+import { settingsKeyRing } from './api-keys-config.js';
+import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
+import { mysqlConnection } from './mysql-source-config.js';
+import { postgresUrl } from './postgres-source-config.js';
+import { runClock } from './run-clock.js';
+
+const NO_SOURCE = {
+  command:
+    'no order codes to read: give --input FILE (or - for stdin), --from-duckdb FILE --query SQL, --from-postgres URL --query SQL or --from-mysql URL --query SQL',
+  job: 'the configuration has no source: give source.inputs, source.fromDuckdb, source.fromPostgres or source.fromMysql with source.query',
+} as const;
+
+async function orderCodeSources(
+  settings: ResolvedSettings<Settings>,
+  env: NodeJS.ProcessEnv,
+  wording: keyof typeof NO_SOURCE,
+): Promise<OrderCodeSource[]> {
+  const v = settings.values;
+  const query = v['source.query'];
+  const delimiter = v['source.delimiter'];
+  const sources: OrderCodeSource[] = (v['source.inputs'] ?? []).map((input) => csvSource(input, { delimiter }));
+  if (v['source.fromDuckdb'] !== undefined) {
+    if (query === undefined)
+      throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
+    sources.push(duckdbSource(v['source.fromDuckdb'], query));
+  }
+  if (v['source.fromPostgres'] !== undefined) {
+    if (query === undefined)
+      throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
+    sources.push(postgresSource(postgresUrl(v['source.fromPostgres'], env), query));
+  }
+  if (v['source.mysqlPasswordFile'] !== undefined && v['source.fromMysql'] === undefined)
+    throw new UserError('--mysql-password-file is the password of --from-mysql, which is not given');
+  if (v['source.fromMysql'] !== undefined) {
+    if (query === undefined)
+      throw new UserError('--from-mysql needs --query SQL returning order_code (and optionally account)');
+    const { url, password } = await mysqlConnection(v['source.fromMysql'], v['source.mysqlPasswordFile'], env);
+    sources.push(mysqlSource(url, query, { password }));
+  }
+  if (sources.length === 0) throw new UserError(NO_SOURCE[wording]);
+  return sources;
+}
+
+/**
+ * A tracking run's options from resolved settings, checked before anything is read or spent: what
+ * `track` and a job's tracking step both run. A plan asks the carrier nothing: it needs no tracking URL.
+ */
+export async function trackingOptions(
+  settings: ResolvedSettings<Settings>,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  use: { readonly wording: 'command' | 'job'; readonly plan?: boolean },
+): Promise<TrackingSettings> {
+  const v = settings.values;
+  const sources = await orderCodeSources(settings, env, use.wording);
+  const trackingUrl = v.trackingUrl ?? (use.plan ? '' : undefined);
+  if (trackingUrl === undefined)
+    throw new UserError(`no tracking URL: give --tracking-url URL or set ${SETTINGS.trackingUrl.env}`);
+  const concurrency = v['track.concurrency'];
+  return {
+    redisUrl: v['track.redis'],
+    exitCodes: RUN_EXIT_CODES,
+    shard: v['track.shard'] === undefined ? undefined : parseShard(v['track.shard']),
+    sources,
+    keys: await settingsKeyRing(settings),
+    dataDir: v.dataDir,
+    client: {
+      trackingUrl,
+      timeoutMs: v['track.timeoutMs'],
+      maxAnswerBytes: v['track.maxAnswerBytes'],
+      connections: Math.min(concurrency, 256),
+    },
+    quota: QuotaPolicySchema.parse({
+      perKeyDaily: v['track.perKeyLimit'],
+      globalDaily: v['track.globalLimit'],
+      reservePerKey: v['track.reservePerKey'],
+      reserveGlobal: v['track.reserveGlobal'],
+      dayUtcOffsetMinutes: v.dayUtcOffset,
+      maxConcurrent: concurrency,
+      requestsPerSecond: v['track.rate'],
+    }),
+    retry: {
+      attempts: v['track.attempts'],
+      minDelayMs: v['track.retryMinMs'],
+      maxDelayMs: Math.max(v['track.retryMinMs'], v['track.retryMaxMs']),
+    },
+    breakerAttempts: v['track.breakerAttempts'],
+    batchSize: v['track.batchSize'],
+    refreshTerminal: v['track.refreshTerminal'],
+    maxLookups: v['track.maxLookups'],
+    now: runClock(env),
+    logger,
+    graceMs: v['track.graceMs'],
+  };
+}
