@@ -589,7 +589,7 @@ export const SETTINGS = {
     type: z.string().min(1),
     flag: '--basic-user <name>',
     env: 'PARCEL_RECON_CALLBACK_USER',
-    help: 'with --auth basic: the user name callbacks must carry',
+    help: 'the user name callbacks must carry with --auth basic',
     commands: ['callbacks serve'],
   },
   callbackPassword: {

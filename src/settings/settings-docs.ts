@@ -47,17 +47,24 @@ function settingsTable(catalog: SettingsCatalog): string {
   return markdownTable(['setting', 'flag (commands)', 'variable', 'configuration key', 'default', 'what'], rows);
 }
 
+/** A help text up to its first colon, semicolon, comma or parenthesis: what the setting is, without the detail. */
+function firstClause(help: string): string {
+  return help.split(/: |; |, | \(/)[0]!;
+}
+
 /** The environment variables: each with what it sets and the flag and key it stands beside; brief: only those. */
 function environmentTable(catalog: SettingsCatalog, detail: TableDetail): string {
   const withVariable = Object.values(catalog).filter((setting) => setting.env !== undefined);
   if (detail === 'brief')
     return markdownTable(
-      ['variable', 'flag', 'configuration key'],
-      withVariable.map((setting) => [
-        `${code(setting.env)}${setting.secret ? ' (secret)' : ''}`,
-        code(flagOnly(setting)),
-        code(setting.configKey),
-      ]),
+      ['variable', 'what (its flag, its configuration key)'],
+      withVariable.map((setting) => {
+        const places = [flagOnly(setting), setting.configKey].filter((place) => place !== undefined).map(code);
+        return [
+          `${code(setting.env)}${setting.secret ? ' (secret)' : ''}`,
+          cell(`${firstClause(setting.help)}${places.length === 0 ? '' : ` (${places.join(', ')})`}`),
+        ];
+      }),
     );
   const rows = withVariable.map((setting) => {
     const shown = defaultShown(setting);
