@@ -14,9 +14,14 @@ const MAX_RECORD_BYTES = 65_536;
 /**
  * The rows of a CSV file with a header, as named values: UTF-8 with or without a byte order mark, CRLF
  * or LF, `,` or `;` (from the header line, or `delimiter`), quoted fields. A row csv-parse cannot read,
- * or whose field count differs from the header's, is a rejection; reading goes on.
+ * or whose field count differs from the header's, is a rejection; reading goes on. `checkColumns`
+ * sees the header's names (and may throw).
  */
-export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGenerator<CsvRowItem> {
+export async function* csvRows(
+  path: string,
+  delimiter?: CsvDelimiter,
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<CsvRowItem> {
   let stream: Readable;
   try {
     stream = (await open(path, 'r')).createReadStream();
@@ -47,6 +52,7 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
       for (const rejection of skipped.splice(0)) yield { kind: 'rejected', rejection };
       if (columnNames === undefined) {
         columnNames = record.map((name) => name.trim());
+        checkColumns?.(columnNames);
         continue;
       }
       const origin = `${path}:${info.lines}`;
@@ -62,7 +68,7 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
         };
         continue;
       }
-      yield { kind: 'row', row: { columnNames, values: record, origin } };
+      yield { kind: 'row', row: { columnNames, values: record, origin, line: info.lines } };
     }
     for (const rejection of skipped) yield { kind: 'rejected', rejection };
     if (columnNames === undefined) throw new SourceError(`${path} is empty: no header line`);

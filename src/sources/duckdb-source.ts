@@ -65,7 +65,7 @@ export async function* duckdbQueryRows(
       const columns = columnNames.map((_, index) => chunk.getColumnValues(index));
       for (let i = 0; i < chunk.rowCount; i++) {
         row++;
-        yield { columnNames, values: columns.map((values) => values[i]), origin: `duckdb row ${row}` };
+        yield { columnNames, values: columns.map((values) => values[i]), origin: `duckdb row ${row}`, line: row };
       }
     }
     unfinished = undefined;

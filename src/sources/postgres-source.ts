@@ -108,7 +108,7 @@ async function* postgresQueryRows(
       checked = true;
       for (const values of batch.rows) {
         row++;
-        yield { columnNames: batch.columnNames, values, origin: `postgres row ${row}` };
+        yield { columnNames: batch.columnNames, values, origin: `postgres row ${row}`, line: row };
       }
       // The server sends a short batch only when the query is done.
       if (batch.rows.length < batchSize) break;

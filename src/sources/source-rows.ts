@@ -11,6 +11,8 @@ export interface QueryRow {
   readonly columnNames: readonly string[];
   readonly values: readonly unknown[];
   readonly origin: string;
+  /** Its number in its source: the file's line (a sheet's row) it ends on, or the query's row. */
+  readonly line: number;
 }
 
 const ORDER_CODE_NAMES = new Set(['order_code', 'ordercode']);

@@ -26,7 +26,8 @@ import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { displayTimeZone, TIME_ZONE_ENV } from '../display-time-zone.js';
 import { UserError } from '../exit-codes.js';
 import { carrierDaySchema } from '../flag-check.js';
-import { postgresUrl } from '../postgres-source-config.js';
+import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV } from '../mysql-source-config.js';
+import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
 import { memoryLimitSchema } from '../tracking-memory.js';
 import { openForReading } from '../warehouse-access.js';
@@ -207,34 +208,16 @@ function recordsFile(file: string, sheet: string | undefined): PartnerRecordsSou
   return source;
 }
 
-/** The partner records named by --partner (and --sheet), or --from-duckdb / --from-postgres with --query. */
-function partnerSource(flags: {
-  partner?: string;
-  sheet?: string;
-  fromDuckdb?: string;
-  fromPostgres?: string | true;
-  query?: string;
-}): PartnerRecordsSource | undefined {
-  const given = [flags.partner, flags.fromDuckdb, flags.fromPostgres].filter((f) => f !== undefined).length;
-  if (given > 1) throw new UserError('--partner, --from-duckdb and --from-postgres: give one of them');
+/** The partner records named by --partner (and --sheet), or --from-duckdb, --from-postgres or --from-mysql with --query. */
+async function partnerSource(
+  flags: QuerySourceFlags & { partner?: string; sheet?: string },
+): Promise<PartnerRecordsSource | undefined> {
+  const given = (flags.partner === undefined ? 0 : 1) + querySourcesGiven(flags);
+  if (given > 1) throw new UserError('--partner, --from-duckdb, --from-postgres and --from-mysql: give one of them');
   if (flags.sheet !== undefined && flags.partner === undefined)
     throw new UserError('--sheet: names a sheet of the --partner workbook');
   if (flags.partner !== undefined) return recordsFile(flags.partner, flags.sheet);
-  if (flags.fromDuckdb !== undefined) {
-    if (flags.query === undefined)
-      throw new UserError(
-        '--from-duckdb needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
-      );
-    return { kind: 'duckdb', file: flags.fromDuckdb, query: flags.query };
-  }
-  if (flags.fromPostgres !== undefined) {
-    if (flags.query === undefined)
-      throw new UserError(
-        '--from-postgres needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
-      );
-    return { kind: 'postgres', url: postgresUrl(flags.fromPostgres, process.env), query: flags.query };
-  }
-  return undefined;
+  return querySourceOf(flags, process.env, 'order_code and any of expected_status, invoiced_amount, cod_amount');
 }
 
 function chargesCommand(): Command {
@@ -302,15 +285,20 @@ function reconcileCommand(): Command {
       '--from-postgres [url]',
       'read them from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)',
     )
+    .option(
+      '--from-mysql [url]',
+      `read them from MySQL or MariaDB with --query (no password in the URL: $${MYSQL_PASSWORD_ENV}, --mysql-password-file or the whole URL in $${MYSQL_URL_ENV})`,
+    )
+    .option('--mysql-password-file <file>', "the --from-mysql password, the file's first line (mode 600)")
     .option('--query <sql>', 'the query giving the records')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checked(CommonFlagsSchema, raw);
       const rules = checked(ReconcileRulesSchema, raw);
-      const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
+      const source = await partnerSource(raw as Parameters<typeof partnerSource>[0]);
       if (source === undefined)
         throw new UserError(
-          'no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+          'no partner records: give --partner FILE, --from-duckdb FILE --query SQL, --from-postgres URL --query SQL or --from-mysql URL --query SQL',
         );
       await runReport(
         'reconcile',

@@ -17,6 +17,8 @@ import { duckdbSource } from '../../sources/duckdb-source.js';
 import { mysqlSource } from '../../sources/mysql-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { isWorkbook } from '../../sources/table-rows.js';
+import { xlsxSource } from '../../sources/xlsx-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, RUN_EXIT_CODES, UserError } from '../exit-codes.js';
@@ -88,7 +90,9 @@ const TrackFlagsSchema = z.object({
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
 async function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): Promise<OrderCodeSource[]> {
-  const sources: OrderCodeSource[] = flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter }));
+  const sources: OrderCodeSource[] = flags.input.map((input) =>
+    isWorkbook(input) ? xlsxSource(input) : csvSource(input, { delimiter: flags.delimiter }),
+  );
   if (flags.fromDuckdb !== undefined) {
     if (flags.query === undefined)
       throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
@@ -245,7 +249,7 @@ export function trackCommand(): Command {
     .addOption(
       new Option(
         '--input <file>',
-        'CSV file with an order_code column (and optionally account); repeatable; - reads stdin',
+        'CSV or .xlsx file (its first sheet) with an order_code column (and optionally account); repeatable; - reads stdin',
       ).argParser((v: string, prev: string[] = []) => [...prev, v]),
     )
     .addOption(
