@@ -10,10 +10,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   csvPriceRequests,
-  duckdbPriceRequests,
   type PriceInput,
   type PriceInputSource,
-  postgresPriceRequests,
+  tablePriceRequests,
 } from '../../src/pipeline/price-inputs.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
@@ -77,20 +76,25 @@ describe('quote requests from DuckDB', () => {
   });
 
   it('reads the requests, refusing the invalid row with its reason', async () => {
-    expect(await itemsOf(duckdbPriceRequests(file, 'SELECT * FROM parcels ORDER BY order_code'))).toEqual(EXPECTED);
+    expect(
+      await itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT * FROM parcels ORDER BY order_code' })),
+    ).toEqual(EXPECTED);
   });
 
   it('names the missing columns, and takes ClientHubID from the default when the query has none', async () => {
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
-      SourceError,
-    );
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
-      /the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/,
-    );
+    await expect(
+      itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT order_code, length FROM parcels' })),
+    ).rejects.toThrow(SourceError);
+    await expect(
+      itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT order_code, length FROM parcels' })),
+    ).rejects.toThrow(/the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/);
     const items = await itemsOf(
-      duckdbPriceRequests(file, 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code', {
-        defaultClientHubId: 'HUB-X',
-      }),
+      tablePriceRequests(
+        { kind: 'duckdb', file, query: 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code' },
+        {
+          defaultClientHubId: 'HUB-X',
+        },
+      ),
     );
     expect(items[0]).toMatchObject({ kind: 'request', request: { ClientHubID: 'HUB-X' } });
   });
@@ -114,9 +118,11 @@ describe('quote requests from PostgreSQL', () => {
   });
 
   it('reads the PascalCase columns, refusing the invalid row with its reason', async () => {
-    expect(await itemsOf(postgresPriceRequests(server.url, 'SELECT * FROM parcels ORDER BY "OrderCode"'))).toEqual(
-      EXPECTED,
-    );
+    expect(
+      await itemsOf(
+        tablePriceRequests({ kind: 'postgres', url: server.url, query: 'SELECT * FROM parcels ORDER BY "OrderCode"' }),
+      ),
+    ).toEqual(EXPECTED);
   });
 });
 
