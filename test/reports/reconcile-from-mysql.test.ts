@@ -11,7 +11,7 @@ import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { type CliResult, cli } from '../support/cli-process.js';
 import { type MariadbServer, startMariadb } from '../support/mariadb-server.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
-import { allOrdersCsv, readJsonRows, sandboxNow } from './report-fixtures.js';
+import { allOrdersCsv, fileOf, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 const ORDERS_PER_ACCOUNT = 8;
 const QUERY =
@@ -100,8 +100,8 @@ describe('parcel-recon report reconcile --from-mysql', () => {
 
   async function findingsOf(result: CliResult): Promise<Record<string, unknown>[]> {
     expect(result.code, result.stderr).toBe(0);
-    const files = (JSON.parse(result.stdout) as { files: { path: string }[] }).files;
-    return readJsonRows(files[0]!.path);
+    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
+    return readJsonRows(fileOf(files, 'reconcile').path);
   }
 
   const named = (findings: Record<string, unknown>[]) =>
