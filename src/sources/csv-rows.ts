@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { type CsvError, parse } from 'csv-parse';
 import { type CsvDelimiter, peekHeaderLine, replayed } from './csv-header-line.js';
 import { SourceError, type SourceRejection } from './order-code-source.js';
@@ -46,7 +46,8 @@ export async function* csvRows(
     parser.on('skip', (error: CsvError) => {
       skipped.push({ origin: `${path}:${error.lines ?? '?'}`, reason: error.message, text: null });
     });
-    Readable.from(replayed(header.readAhead, chunks)).pipe(parser);
+    // A read error reaches the loop below through the parser; the pipeline destroys both when it ends early.
+    pipeline(Readable.from(replayed(header.readAhead, chunks)), parser, () => {});
     let columnNames: string[] | undefined;
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       for (const rejection of skipped.splice(0)) yield { kind: 'rejected', rejection };
