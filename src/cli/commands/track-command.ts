@@ -12,13 +12,11 @@ import { runTracking, type TrackRunOptions } from '../../pipeline/tracking/track
 import { REDIS_KEY_PREFIX } from '../../quota/quota-limiting.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
-import { csvSource } from '../../sources/csv-source.js';
 import { duckdbSource } from '../../sources/duckdb-source.js';
+import { fileSource } from '../../sources/file-source.js';
 import { mysqlSource } from '../../sources/mysql-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
-import { isWorkbook } from '../../sources/table-rows.js';
-import { xlsxSource } from '../../sources/xlsx-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { EXIT, RUN_EXIT_CODES, UserError } from '../exit-codes.js';
@@ -90,9 +88,7 @@ const TrackFlagsSchema = z.object({
 type TrackFlags = z.output<typeof TrackFlagsSchema>;
 
 async function buildSources(flags: TrackFlags, env: NodeJS.ProcessEnv): Promise<OrderCodeSource[]> {
-  const sources: OrderCodeSource[] = flags.input.map((input) =>
-    isWorkbook(input) ? xlsxSource(input) : csvSource(input, { delimiter: flags.delimiter }),
-  );
+  const sources: OrderCodeSource[] = flags.input.map((input) => fileSource(input, flags.delimiter));
   if (flags.fromDuckdb !== undefined) {
     if (flags.query === undefined)
       throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
