@@ -1,15 +1,9 @@
 import type { Duplex } from 'node:stream';
 import type { Connection, FieldPacket, TypeCast } from 'mysql2';
 import { maskedOneLineMessage } from './masked-message.js';
-import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import {
-  findSourceColumns,
-  itemFromValues,
-  listColumnNames,
-  type QueryRow,
-  type SourceColumns,
-} from './source-rows.js';
+import { orderCodeItems, type QueryRow } from './source-rows.js';
 
 export interface MysqlSourceOptions {
   /** The password when the URL holds none (the command line takes it from MYSQL_PWD or a private file). */
@@ -45,31 +39,13 @@ export function mysqlSource(url: string, query: string, options: MysqlSourceOpti
   const server = serverOf(url);
   return {
     description: `${describeMysql(url)}: ${queryForDescription(query)}`,
-    items: () => readMysql(url, server, query, options),
+    items: () => orderCodeItems('the MySQL query', (check) => mysqlQueryRows(url, server, query, options, check)),
   };
 }
 
 /** `mysql:user@host:port/db`, never the password. */
 export function describeMysql(url: string): string {
   return `mysql:${serverOf(url)?.name ?? '(invalid URL)'}`;
-}
-
-async function* readMysql(
-  url: string,
-  server: MysqlServer | null,
-  query: string,
-  options: MysqlSourceOptions,
-): AsyncGenerator<SourceItem> {
-  let columns: SourceColumns = { orderCode: 0, account: null };
-  for await (const { values, origin } of mysqlQueryRows(
-    url,
-    server,
-    query,
-    options,
-    (names) => (columns = columnsOf(names)),
-  )) {
-    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
-  }
 }
 
 /**
@@ -160,13 +136,6 @@ async function close(connection: Connection, readThrough: boolean): Promise<void
     return;
   }
   (connection as unknown as { stream: Duplex }).stream.destroy();
-}
-
-function columnsOf(names: readonly string[]): SourceColumns {
-  const columns = findSourceColumns(names);
-  if (columns === null)
-    throw new SourceError(`the MySQL query has no order_code column; its columns are ${listColumnNames(names)}`);
-  return columns;
 }
 
 function serverOf(url: string): MysqlServer | null {

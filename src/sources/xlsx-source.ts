@@ -1,5 +1,5 @@
-import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
-import { findSourceColumns, itemFromValues, listColumnNames, type SourceColumns } from './source-rows.js';
+import type { OrderCodeSource, SourceItem } from './order-code-source.js';
+import { itemFromValues, requiredSourceColumns, type SourceColumns } from './source-rows.js';
 import { xlsxRows } from './workbook-rows.js';
 
 /**
@@ -16,12 +16,7 @@ export function xlsxSource(file: string, sheet?: string): OrderCodeSource {
 
 async function* readXlsx(file: string, sheet: string | undefined): AsyncGenerator<SourceItem> {
   let columns: SourceColumns = { orderCode: 0, account: null };
-  const rows = xlsxRows(file, { sheet }, (names) => {
-    const found = findSourceColumns(names);
-    if (found === null)
-      throw new SourceError(`${file} has no order_code column; its columns are ${listColumnNames(names)}`);
-    columns = found;
-  });
+  const rows = xlsxRows(file, { sheet }, (names) => (columns = requiredSourceColumns(file, names)));
   for await (const item of rows) {
     if (item.kind === 'rejected') yield item;
     else {
