@@ -193,12 +193,12 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
   },
   {
     name: 'invoice',
-    what: "the partner's invoiced amount differs from total_service_cost (with --invoices)",
+    what: "the partner's invoiced amount differs from total_service_cost (with --invoices or a query)",
     billed: 'total_service_cost',
     billedText: '`total_service_cost`',
     expected: () => 'invoiced_amount',
     expectedText:
-      "the partner's invoiced amount, with `--invoices FILE` (a CSV or `.xlsx` as `reconcile --partner` reads; the first readable line per order)",
+      "the partner's invoiced amount, with `--invoices FILE` (a CSV or `.xlsx`) or a query (`--from-mysql URL --query SQL`, ...), read as `reconcile` reads them; the first readable line per order",
     tolerance: 'money',
     money: true,
   },

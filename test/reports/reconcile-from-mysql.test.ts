@@ -1,7 +1,8 @@
 /**
- * `report reconcile --from-mysql` against a real MariaDB server, run as a user runs it: the partner's
- * records come from a query, streamed through the MySQL source, and give the same findings as the same
- * records in a CSV; the password comes from MYSQL_PWD or a private file and shows nowhere.
+ * `report reconcile --from-mysql` (and `charges --from-mysql`) against a real MariaDB server, run as
+ * a user runs it: the partner's records come from a query, streamed through the MySQL source, and give
+ * the same findings as the same records in a CSV; the password comes from MYSQL_PWD, a private file or
+ * the environment's URL and shows nowhere.
  */
 import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -175,5 +176,26 @@ describe('parcel-recon report reconcile --from-mysql', () => {
     });
     expect(refusedInOneLine(wrong)).toMatch(/cannot connect to MySQL at recon@127\.0\.0\.1:\d+\/shop: Access denied/);
     expect(wrong.stderr).not.toContain(`${server.password}-wrong`);
+  });
+  it('charges --from-mysql compares the totals with the invoices of a query as with --invoices of the same CSV', async () => {
+    const invoiceFlags = async (args: string[], name: string, env: Record<string, string>) => {
+      const out = join(workspace.dir, name);
+      const result = await cli(
+        ['report', 'charges', '--db', workspace.dbPath, '--format', 'json', '--out', out, '--json', ...args],
+        { ...sandboxNow(sandbox), ...env },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
+      const rows = await readJsonRows(fileOf(files, 'charges').path);
+      return rows.map((r) => [r.order_code, r.invoiced_amount, r.invoice_flag]).sort();
+    };
+    const fromMysql = await invoiceFlags(['--from-mysql', server.url, '--query', QUERY], 'charges-mysql', {
+      MYSQL_PWD: server.password,
+    });
+    expect(fromMysql.filter(([, , flag]) => flag === true)).toHaveLength(1);
+    const csv = join(workspace.dir, 'invoices.csv');
+    const text = lines.map((line) => line.map((value) => value ?? '').join(',')).join('\n');
+    await writeFile(csv, `order_code,expected_status,invoiced_amount,cod_amount\n${text}\n`);
+    expect(await invoiceFlags(['--invoices', csv], 'charges-csv', {})).toEqual(fromMysql);
   });
 });
