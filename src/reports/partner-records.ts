@@ -1,12 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { Parser } from 'csv-parse';
 import { ProductError } from '../errors/product-error.js';
+import { lenientCsvRows } from '../sources/csv-lines.js';
 import { SourceError } from '../sources/order-code-source.js';
 import { isWorkbook, type TableSource, tableName, tableRows } from '../sources/table-rows.js';
 import { sqlName, sqlText } from '../warehouse/sql-literals.js';
-import { firstLineOf } from '../warehouse/warehouse-errors.js';
 import { type PlainCsvShape, plainCsvShape } from './csv-file-shape.js';
 
 /**
@@ -72,57 +69,30 @@ function lineOf(line: number, positions: Map<Field, number>, values: readonly un
 }
 
 /**
- * csv-parse's stream, each record pushed with the line it ends on (from the parser's own `info`, as
- * it stands when the record is pushed): the same line number as the `info` option gives, without the
- * two objects that option builds per record, which cost more than parsing the record.
+ * The lines of the partner's records, streamed through the source's reader: a CSV read leniently
+ * (either delimiter, rows of any length), a workbook's error cell read as its code, as the sheet's CSV
+ * would hold it, a query's rows as they come.
  */
-class LineNumberedParser extends Parser {
-  override push(record: unknown): boolean {
-    return super.push(record === null ? null : { record, line: this.info.lines });
-  }
-}
-
-async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
-  try {
-    await access(file);
-  } catch {
-    throw new PartnerRecordsError(`partner records ${file}: no such file`);
-  }
-  const parser = createReadStream(file).pipe(
-    new LineNumberedParser({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true }),
-  );
-  let positions: Map<Field, number> | undefined;
-  try {
-    for await (const { record, line } of parser as AsyncIterable<{ record: string[]; line: number }>) {
-      if (positions === undefined) {
-        positions = fieldPositions(record, `partner records ${file}`);
-        continue;
-      }
-      yield lineOf(line, positions, record);
-    }
-  } catch (error) {
-    if (error instanceof PartnerRecordsError) throw error;
-    throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
-  }
-}
-
-/**
- * The lines of a workbook's sheet or a query's result, streamed through the source's reader: a
- * workbook's error cell reads as its code, as the sheet's CSV would hold it.
- */
-async function* tableLines(source: Exclude<PartnerRecordsSource, { kind: 'csv' }>): AsyncGenerator<PartnerLine> {
+async function* linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
   let positions = new Map<Field, number>();
-  const table: TableSource = source.kind === 'xlsx' ? { ...source, errorCells: 'text' } : source;
-  const sourceName = source.kind === 'xlsx' ? `partner records ${source.file}` : tableName(source);
+  const isFile = source.kind === 'csv' || source.kind === 'xlsx';
+  const sourceName = isFile ? `partner records ${source.file}` : tableName(source);
+  const check = (names: readonly string[]) => {
+    positions = fieldPositions(names, sourceName);
+  };
+  const rows =
+    source.kind === 'csv'
+      ? lenientCsvRows(source.file, check)
+      : tableRows(source.kind === 'xlsx' ? { ...source, errorCells: 'text' } : source, check);
   try {
-    for await (const item of tableRows(table, (names) => (positions = fieldPositions(names, sourceName)))) {
-      // Only a CSV's reader rejects a row, and a partner's CSV is read line by line above.
+    for await (const item of rows) {
+      // Neither reader rejects a row: a line without its values is a finding of the report.
       if (item.kind === 'row') yield lineOf(item.row.line, positions, item.row.values);
     }
   } catch (error) {
-    // A workbook's messages start with its name.
+    // A file's messages start with its name.
     if (error instanceof SourceError)
-      throw new PartnerRecordsError(source.kind === 'xlsx' ? `partner records ${error.message}` : error.message);
+      throw new PartnerRecordsError(isFile ? `partner records ${error.message}` : error.message);
     throw error;
   }
 }
@@ -130,10 +100,6 @@ async function* tableLines(source: Exclude<PartnerRecordsSource, { kind: 'csv' }
 /** The partner's records in a file: a workbook when it ends in `.xlsx` (its first sheet, or `sheet`), else a CSV. */
 export function partnerFile(file: string, sheet?: string): PartnerRecordsSource {
   return isWorkbook(file) ? { kind: 'xlsx', file, sheet } : { kind: 'csv', file };
-}
-
-function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
-  return source.kind === 'csv' ? csvLines(source.file) : tableLines(source);
 }
 
 /** The characters `String.prototype.trim` removes: ECMAScript's white space and line terminators. */
