@@ -47,11 +47,12 @@ export const END_TO_END_TESTS = [
   'test/settings/config-show.test.ts',
   'test/warehouse/parquet-snapshot.test.ts',
   'test/warehouse/charge-audit-rows.test.ts',
-  // PostgreSQL.
+  // PostgreSQL (and MariaDB).
   'test/sources/postgres-source.test.ts',
   'test/sources/price-request-sources.test.ts',
   // MariaDB (and the built CLI).
   'test/pipeline/track-from-mysql.test.ts',
+  'test/reports/reconcile-from-mysql.test.ts',
   'test/sources/mysql-source.test.ts',
   // Redis (and the built CLI).
   'test/jobs/sharded-nightly.test.ts',

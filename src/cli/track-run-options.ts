@@ -4,8 +4,8 @@ import { parseShard } from '../pipeline/tracking/shard.js';
 import { QuotaPolicySchema } from '../quota/quota-policy.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
-import { csvSource } from '../sources/csv-source.js';
 import { duckdbSource } from '../sources/duckdb-source.js';
+import { fileSource } from '../sources/file-source.js';
 import { mysqlSource } from '../sources/mysql-source.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { postgresSource } from '../sources/postgres-source.js';
@@ -29,7 +29,7 @@ async function orderCodeSources(
   const v = settings.values;
   const query = v['source.query'];
   const delimiter = v['source.delimiter'];
-  const sources: OrderCodeSource[] = (v['source.inputs'] ?? []).map((input) => csvSource(input, { delimiter }));
+  const sources: OrderCodeSource[] = (v['source.inputs'] ?? []).map((input) => fileSource(input, delimiter));
   if (v['source.fromDuckdb'] !== undefined) {
     if (query === undefined)
       throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');

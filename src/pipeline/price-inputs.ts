@@ -1,8 +1,6 @@
 import type { PriceRequest } from '../carrier/contract.js';
 import type { CsvDelimiter } from '../sources/csv-header-line.js';
-import { type CsvRowItem, csvRows } from '../sources/csv-rows.js';
-import { duckdbQueryRows } from '../sources/duckdb-source.js';
-import { describePostgres, postgresRows } from '../sources/postgres-source.js';
+import type { CsvRowItem } from '../sources/csv-rows.js';
 import {
   checkPriceRow,
   fieldsOf,
@@ -11,8 +9,8 @@ import {
   type PriceColumns,
   type PriceRowField,
 } from '../sources/price-request-rows.js';
-import { queryForDescription } from '../sources/query-description.js';
 import type { QueryRow } from '../sources/source-rows.js';
+import { describeTable, type TableSource, tableFile, tableName, tableRows } from '../sources/table-rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 /** A quote to ask, or a row refused before anything was sent. */
@@ -36,27 +34,28 @@ export interface PriceInputSource {
 export interface PriceInputOptions {
   /** Fills ClientHubID where a row has none (the column may then be absent). */
   readonly defaultClientHubId?: string | undefined;
+  /** A CSV file's delimiter (default: from its header line). */
   readonly delimiter?: CsvDelimiter | undefined;
+  /** A workbook's sheet (default: its first). */
+  readonly sheet?: string | undefined;
 }
 
 function requiredRequestFields(options: PriceInputOptions): PriceRowField[] {
   return PRICE_REQUEST_FIELDS.filter((field) => field !== 'ClientHubID' || options.defaultClientHubId === undefined);
 }
 
-/** Turns named rows into checked requests; the columns are found once, from the first row's names or the check. */
+/** Turns named rows into checked requests; `columns` are the fields' places, known before the first row. */
 async function* requestsFromRows(
   rows: AsyncIterable<CsvRowItem>,
-  columnsOf: (names: readonly string[]) => PriceColumns,
+  columns: () => PriceColumns,
   options: PriceInputOptions,
 ): AsyncGenerator<PriceInput> {
-  let columns: PriceColumns | undefined;
   for await (const item of rows) {
     if (item.kind === 'rejected') {
       yield { kind: 'rejected', origin: item.rejection.origin, orderCode: null, reason: item.rejection.reason };
       continue;
     }
-    columns ??= columnsOf(item.row.columnNames);
-    const fields = fieldsOf(columns, item.row.values);
+    const fields = fieldsOf(columns(), item.row.values);
     const checked = checkPriceRow(fields, options.defaultClientHubId);
     if (checked.ok)
       yield {
@@ -76,46 +75,20 @@ async function* requestsFromRows(
   }
 }
 
-async function* asRowItems(rows: AsyncIterable<QueryRow>): AsyncGenerator<CsvRowItem> {
-  for await (const row of rows) yield { kind: 'row', row };
-}
-
 /** Quote requests from a CSV file with the request's columns (PascalCase or snake_case) and optionally order_code and account. */
 export function csvPriceRequests(path: string, options: PriceInputOptions = {}): PriceInputSource {
-  const required = requiredRequestFields(options);
-  return {
-    description: `csv:${path}`,
-    items: () =>
-      requestsFromRows(csvRows(path, options.delimiter), (names) => findPriceColumns(names, required, path), options),
-  };
+  return tablePriceRequests({ kind: 'csv', file: path, delimiter: options.delimiter }, options);
 }
 
-/** Quote requests from a query over a DuckDB file (read-only). */
-export function duckdbPriceRequests(file: string, query: string, options: PriceInputOptions = {}): PriceInputSource {
+/** Quote requests from any source of rows: a CSV or workbook, a query on DuckDB, PostgreSQL or MySQL. */
+export function tablePriceRequests(source: TableSource, options: PriceInputOptions = {}): PriceInputSource {
   const required = requiredRequestFields(options);
-  const check = (names: readonly string[]) => findPriceColumns(names, required, 'the DuckDB query');
   let columns: PriceColumns = {};
   return {
-    description: `duckdb:${file}: ${queryForDescription(query)}`,
+    description: describeTable(source),
     items: () =>
       requestsFromRows(
-        asRowItems(duckdbQueryRows(file, query, (names) => (columns = check(names)))),
-        () => columns,
-        options,
-      ),
-  };
-}
-
-/** Quote requests from a query on a PostgreSQL server. */
-export function postgresPriceRequests(url: string, query: string, options: PriceInputOptions = {}): PriceInputSource {
-  const required = requiredRequestFields(options);
-  const check = (names: readonly string[]) => findPriceColumns(names, required, 'the PostgreSQL query');
-  let columns: PriceColumns = {};
-  return {
-    description: `${describePostgres(url)}: ${queryForDescription(query)}`,
-    items: () =>
-      requestsFromRows(
-        asRowItems(postgresRows(url, query, (names) => (columns = check(names)))),
+        tableRows(source, (names) => (columns = findPriceColumns(names, required, tableName(source)))),
         () => columns,
         options,
       ),
@@ -217,12 +190,15 @@ async function* requestsForOrders(
       else yield { kind: 'rejected', origin: row.origin, orderCode, reason: checked.reason };
     }
   };
-  for await (const item of csvRows(destinations, options.delimiter)) {
+  const rows = tableRows(
+    tableFile(destinations, options),
+    (names) => (columns = findPriceColumns(names, required, destinations)),
+  );
+  for await (const item of rows) {
     if (item.kind === 'rejected') {
       yield { kind: 'rejected', origin: item.rejection.origin, orderCode: null, reason: item.rejection.reason };
       continue;
     }
-    columns ??= findPriceColumns(item.row.columnNames, required, destinations);
     pending.push(item.row);
     if (pending.length >= ORDERS_PER_QUERY) yield* flush();
   }

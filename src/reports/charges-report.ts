@@ -39,51 +39,202 @@ export type ChargeRules = z.output<typeof ChargeRulesSchema>;
 
 export const DEFAULT_CHARGE_RULES: ChargeRules = ChargeRulesSchema.parse({});
 
-/** The checks, in column order: each has `<name>_flag`, `<name>_expected` and `<name>_difference` columns. */
-export const CHARGE_CHECKS = [
-  { name: 'lines_sum', money: true, what: 'the priceInfo lines do not sum to total_service_cost' },
+/** What a check's SQL is computed with: the rules, the type money is computed in, and a bound on every amount. */
+export interface CheckTerms {
+  readonly rules: ChargeRules;
+  readonly moneyType: string;
+  /** Every amount read is below this in absolute value (see NARROW_MONEY_BOUND); infinity when not known. */
+  readonly bound: number;
+}
+
+/** Which rule a check's difference is held to: `none` flags any difference once the expected value is known. */
+export type CheckTolerance = 'money' | 'weight' | 'quote' | 'none';
+
+/** One charge check: what it compares, how far apart the two may be, and whether the difference is money. */
+export interface ChargeCheck {
+  readonly name: string;
+  /** What flags an order, in a sentence. */
+  readonly what: string;
+  /** The billed value: SQL over the order's audit row, and as the docs show it. */
+  readonly billed: string;
+  readonly billedText: string;
+  /** What the billed value should be: SQL over the audit row, and as the docs show it. */
+  readonly expected: (terms: CheckTerms) => string;
+  readonly expectedText: string;
+  readonly tolerance: CheckTolerance;
+  readonly toleranceText?: string;
+  /** The difference is money, at stake when the check flags (the weight checks carry none). */
+  readonly money: boolean;
+}
+
+/** The priceInfo components that sum to total_service_cost, nulls as 0. */
+const COMPONENTS =
+  'coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0)';
+
+/**
+ * The checks, in column order: each has `<name>_flag`, `<name>_expected` and `<name>_difference`
+ * columns, a line in the summary and a row in docs/reports.md (`npm run docs:charge-checks`).
+ */
+export const CHARGE_CHECKS: readonly ChargeCheck[] = [
+  {
+    name: 'lines_sum',
+    what: 'the priceInfo lines do not sum to total_service_cost',
+    billed: 'total_service_cost',
+    billedText: '`total_service_cost`',
+    expected: () => 'lines_total',
+    expectedText: "sum of the order's `order_charges.cost` (0 without lines)",
+    tolerance: 'money',
+    money: true,
+  },
   {
     name: 'components_sum',
-    money: true,
     what: 'price + price_fr + far_region_fee_amount + fuel_fee_amount + vat_amount differs from total_service_cost',
+    billed: 'total_service_cost',
+    billedText: '`total_service_cost`',
+    expected: ({ moneyType }) => `CAST(${COMPONENTS} + coalesce(vat_amount, 0) AS ${moneyType})`,
+    expectedText: '`price + price_fr + far_region_fee_amount + fuel_fee_amount + vat_amount`',
+    tolerance: 'money',
+    money: true,
   },
-  { name: 'cal_weight', money: false, what: 'cal_weight differs from length x width x height / divisor' },
-  { name: 'chargeable_weight', money: false, what: 'weight differs from the larger of real_weight and cal_weight' },
-  { name: 'fuel', money: true, what: 'fuel_fee_amount is not the fuel share of price' },
+  {
+    name: 'cal_weight',
+    what: 'cal_weight differs from length x width x height / divisor',
+    billed: 'cal_weight',
+    billedText: '`cal_weight`',
+    expected: ({ rules }) =>
+      `CASE WHEN length IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL THEN round(length * width * height / ${rules.volumetricDivisor}, 4) END`,
+    expectedText: '`round(length × width × height / divisor, 4)`, when all three are known',
+    tolerance: 'weight',
+    money: false,
+  },
+  {
+    name: 'chargeable_weight',
+    what: 'weight differs from the larger of real_weight and cal_weight',
+    billed: 'weight',
+    billedText: '`weight`',
+    expected: () => 'greatest(real_weight, cal_weight)',
+    expectedText: '`greatest(real_weight, cal_weight)`',
+    tolerance: 'weight',
+    money: false,
+  },
+  {
+    name: 'fuel',
+    what: 'fuel_fee_amount is not the fuel share of price',
+    billed: 'fuel_fee_amount',
+    billedText: '`fuel_fee_amount`',
+    expected: ({ rules, bound }) => moneyTimesShare('price', rules.fuelShare, bound),
+    expectedText: '`price × fuel share`',
+    tolerance: 'money',
+    money: true,
+  },
   {
     name: 'vat',
-    money: true,
     what: 'vat_amount is not the VAT share of price + price_fr + far_region_fee_amount + fuel_fee_amount',
+    billed: 'vat_amount',
+    billedText: '`vat_amount`',
+    expected: ({ rules, bound }) => moneyTimesShare(`(${COMPONENTS})`, rules.vatShare, bound),
+    expectedText: '`(price + price_fr + far_region_fee_amount + fuel_fee_amount) × VAT share`',
+    tolerance: 'money',
+    money: true,
   },
   {
     name: 'far_region_line',
-    money: true,
     what: 'far_region_fee_amount differs from the VSVX priceInfo line (a fee without the line, or the reverse)',
+    billed: 'coalesce(far_region_fee_amount, 0)',
+    billedText: '`far_region_fee_amount` (0 if null)',
+    expected: () => 'far_region_line_cost',
+    expectedText: "the `VSVX` priceInfo line's cost (0 without it): a fee without the line, or the reverse",
+    tolerance: 'money',
+    money: true,
   },
   {
     name: 'quote',
-    money: true,
     what: "the total differs from the order's latest price quote (plus any return charge and its VAT)",
+    billed: 'total_service_cost',
+    billedText: '`total_service_cost`',
+    expected: ({ rules, moneyType, bound }) =>
+      `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]), bound)} AS ${moneyType}) END`,
+    expectedText:
+      "the order's latest ok `price_quotes` total `+ price_fr × (1 + VAT share)` (a quote cannot know the return charge); none for cancelled orders or orders without a quote",
+    tolerance: 'quote',
+    money: true,
   },
   {
     name: 'return_not_returned',
-    money: true,
     what: 'a return charge (price_fr) on an order that was never returning or returned (status 27/28)',
+    billed: 'coalesce(price_fr, 0)',
+    billedText: '`price_fr` (0 if null)',
+    expected: ({ moneyType }) => `CASE WHEN NOT returned THEN CAST(0 AS ${moneyType}) END`,
+    expectedText: `0, for an order never in status ${STATUS.RETURNING} or ${STATUS.RETURNED} (history or now)`,
+    tolerance: 'money',
+    money: true,
   },
-  { name: 'cancelled_charged', money: true, what: 'a charge on a cancelled order (status 18)' },
+  {
+    name: 'cancelled_charged',
+    what: 'a charge on a cancelled order (status 18)',
+    billed: 'coalesce(total_service_cost, 0)',
+    billedText: '`total_service_cost` (0 if null)',
+    expected: ({ moneyType }) => `CASE WHEN cancelled THEN CAST(0 AS ${moneyType}) END`,
+    expectedText: `0, for an order in status ${STATUS.CANCELLED} (history or now)`,
+    tolerance: 'money',
+    money: true,
+  },
   {
     name: 'changed_after_delivery',
-    money: true,
     what: 'total_service_cost changed after the order was delivered (order_changes)',
+    billed: 'total_service_cost',
+    billedText: '`total_service_cost`',
+    expected: () => 'total_at_delivery',
+    expectedText: `the total before its first \`order_changes\` row of \`total_service_cost\` seen after the delivered status (${STATUS.DELIVERED}) time`,
+    // A change after delivery is the finding itself, even when the total later went back.
+    tolerance: 'none',
+    toleranceText: 'none: any such change flags, even when the total went back',
+    money: true,
   },
   {
     name: 'invoice',
+    what: "the partner's invoiced amount differs from total_service_cost (with --invoices or a query)",
+    billed: 'total_service_cost',
+    billedText: '`total_service_cost`',
+    expected: () => 'invoiced_amount',
+    expectedText:
+      "the partner's invoiced amount, with `--invoices FILE` (a CSV or `.xlsx`) or a query (`--from-mysql URL --query SQL`, ...), read as `reconcile` reads them; the first readable line per order",
+    tolerance: 'money',
     money: true,
-    what: "the partner's invoiced amount differs from total_service_cost (with --invoices)",
   },
-] as const;
+];
 
-export type ChargeCheckName = (typeof CHARGE_CHECKS)[number]['name'];
+/** What a check's difference is held to, in SQL: the rule's tolerance, or none. */
+function toleranceOf(check: ChargeCheck, rules: ChargeRules): string | null {
+  switch (check.tolerance) {
+    case 'money':
+      return rules.moneyTolerance;
+    case 'weight':
+      return rules.weightTolerance;
+    case 'quote':
+      return rules.quoteTolerance;
+    case 'none':
+      return null;
+  }
+}
+
+/** The check's three columns' SQL: expected, difference (billed minus expected) and flag. */
+function checkColumnsSql(
+  check: ChargeCheck,
+  terms: CheckTerms,
+): { expected: string; difference: string; flag: string } {
+  const { name, billed } = check;
+  const tolerance = toleranceOf(check, terms.rules);
+  return {
+    expected: check.expected(terms),
+    difference: check.money
+      ? `CAST(${billed} - ${name}_expected AS ${terms.moneyType})`
+      : `round(${billed} - ${name}_expected, 4)`,
+    // Without a tolerance, any known expected value is a finding; else one beyond it, when known.
+    flag:
+      tolerance === null ? `${name}_expected IS NOT NULL` : `coalesce(abs(${name}_difference) > ${tolerance}, false)`,
+  };
+}
 
 /** Money as the warehouse stores it, and as every report file gives it. */
 const MONEY = 'DECIMAL(20,4)';
@@ -125,11 +276,6 @@ const MONEY_COLUMNS = [
   'amount_at_stake',
 ];
 
-/** `abs(difference) > tolerance` when the expected value is known. */
-function beyond(difference: string, tolerance: string): string {
-  return `coalesce(abs(${difference}) > ${tolerance}, false)`;
-}
-
 /**
  * One row per order with its billed components, weights, and for every check its flag, the expected
  * value and the difference (billed minus expected); then flags_failed and amount_at_stake (the largest
@@ -145,78 +291,18 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   const input = (column: string) => (narrowMoney ? `CAST(${column} AS ${NARROW_INPUT})` : column);
   // With narrow money, each amount is below NARROW_MONEY_BOUND, a sum of four below four times it.
   const bound = narrowMoney ? 4 * NARROW_MONEY_BOUND : Number.POSITIVE_INFINITY;
-  const money = rules.moneyTolerance;
-  const weight = rules.weightTolerance;
   const audit = from === 'computed' ? computedAuditRows(scope) : storedAuditRows(scope);
-  const checks: Record<ChargeCheckName, { flag: string; expected: string; difference: string }> = {
-    lines_sum: { expected: 'lines_total', difference: '', flag: '' },
-    components_sum: {
-      expected: `CAST(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0) + coalesce(vat_amount, 0) AS ${moneyType})`,
-      difference: '',
-      flag: '',
-    },
-    cal_weight: {
-      expected: `CASE WHEN length IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL THEN round(length * width * height / ${rules.volumetricDivisor}, 4) END`,
-      difference: '',
-      flag: '',
-    },
-    chargeable_weight: { expected: 'greatest(real_weight, cal_weight)', difference: '', flag: '' },
-    fuel: { expected: moneyTimesShare('price', rules.fuelShare, bound), difference: '', flag: '' },
-    vat: {
-      expected: moneyTimesShare(
-        '(coalesce(price, 0) + coalesce(price_fr, 0) + coalesce(far_region_fee_amount, 0) + coalesce(fuel_fee_amount, 0))',
-        rules.vatShare,
-        bound,
-      ),
-      difference: '',
-      flag: '',
-    },
-    far_region_line: { expected: 'far_region_line_cost', difference: '', flag: '' },
-    quote: {
-      expected: `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]), bound)} AS ${moneyType}) END`,
-      difference: '',
-      flag: '',
-    },
-    return_not_returned: {
-      expected: `CASE WHEN NOT returned THEN CAST(0 AS ${moneyType}) END`,
-      difference: '',
-      flag: '',
-    },
-    cancelled_charged: { expected: `CASE WHEN cancelled THEN CAST(0 AS ${moneyType}) END`, difference: '', flag: '' },
-    changed_after_delivery: { expected: 'total_at_delivery', difference: '', flag: '' },
-    invoice: { expected: 'invoiced_amount', difference: '', flag: '' },
-  };
-  const billed: Record<ChargeCheckName, string> = {
-    lines_sum: 'total_service_cost',
-    components_sum: 'total_service_cost',
-    cal_weight: 'cal_weight',
-    chargeable_weight: 'weight',
-    fuel: 'fuel_fee_amount',
-    vat: 'vat_amount',
-    far_region_line: 'coalesce(far_region_fee_amount, 0)',
-    quote: 'total_service_cost',
-    return_not_returned: 'coalesce(price_fr, 0)',
-    cancelled_charged: 'coalesce(total_service_cost, 0)',
-    changed_after_delivery: 'total_service_cost',
-    invoice: 'total_service_cost',
-  };
-  for (const { name, money: isMoney } of CHARGE_CHECKS) {
-    const check = checks[name];
-    check.difference ||= isMoney
-      ? `CAST(${billed[name]} - ${name}_expected AS ${moneyType})`
-      : `round(${billed[name]} - ${name}_expected, 4)`;
-    const tolerance = name === 'quote' ? rules.quoteTolerance : isMoney ? money : weight;
-    // A change after delivery is the finding itself, even when the total later went back.
-    check.flag =
-      name === 'changed_after_delivery' ? 'total_at_delivery IS NOT NULL' : beyond(`${name}_difference`, tolerance);
-  }
-  const expectedColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].expected} AS ${name}_expected`).join(
+  const terms: CheckTerms = { rules, moneyType, bound };
+  const checks = new Map(CHARGE_CHECKS.map((check) => [check.name, checkColumnsSql(check, terms)]));
+  const expectedColumns = CHARGE_CHECKS.map(({ name }) => `${checks.get(name)!.expected} AS ${name}_expected`).join(
     ',\n           ',
   );
-  const differenceColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].difference} AS ${name}_difference`).join(
+  const differenceColumns = CHARGE_CHECKS.map(
+    ({ name }) => `${checks.get(name)!.difference} AS ${name}_difference`,
+  ).join(',\n           ');
+  const flagColumns = CHARGE_CHECKS.map(({ name }) => `${checks.get(name)!.flag} AS ${name}_flag`).join(
     ',\n           ',
   );
-  const flagColumns = CHARGE_CHECKS.map(({ name }) => `${checks[name].flag} AS ${name}_flag`).join(',\n           ');
   const checkColumns = CHARGE_CHECKS.map(({ name }) => `${name}_flag, ${name}_expected, ${name}_difference`).join(
     ',\n         ',
   );

@@ -1,21 +1,19 @@
-import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from '@duckdb/node-api';
-import { Parser } from 'csv-parse';
-import type { QueryArrayResult } from 'pg';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { ProductError } from '../errors/product-error.js';
-import { confineConnection } from '../warehouse/duckdb-confinement.js';
+import { lenientCsvRows } from '../sources/csv-lines.js';
+import { SourceError } from '../sources/order-code-source.js';
+import { isWorkbook, type TableSource, tableName, tableRows } from '../sources/table-rows.js';
 import { sqlName, sqlText } from '../warehouse/sql-literals.js';
-import { firstLineOf } from '../warehouse/warehouse-errors.js';
 import { type PlainCsvShape, plainCsvShape } from './csv-file-shape.js';
-import { workbookRows } from './workbook-rows.js';
 
-/** Where the partner's own records come from: a CSV or `.xlsx` file, or a query on a DuckDB file or a PostgreSQL server. */
+/**
+ * Where the partner's own records come from: a CSV file (read by DuckDB, or line by line with either
+ * delimiter), or any other source's rows: a `.xlsx` workbook, a query on DuckDB, PostgreSQL or MySQL.
+ */
 export type PartnerRecordsSource =
   | { readonly kind: 'csv'; readonly file: string }
-  | { readonly kind: 'xlsx'; readonly file: string; readonly sheet?: string | undefined }
-  | { readonly kind: 'duckdb'; readonly file: string; readonly query: string }
-  | { readonly kind: 'postgres'; readonly url: string; readonly query: string };
+  | Exclude<TableSource, { readonly kind: 'csv' | 'xlsx' }>
+  | { readonly kind: 'xlsx'; readonly file: string; readonly sheet?: string | undefined };
 
 /** A problem with the partner's records as a whole (file missing, no order_code column, query failed). */
 export class PartnerRecordsError extends ProductError {
@@ -71,154 +69,37 @@ function lineOf(line: number, positions: Map<Field, number>, values: readonly un
 }
 
 /**
- * csv-parse's stream, each record pushed with the line it ends on (from the parser's own `info`, as
- * it stands when the record is pushed): the same line number as the `info` option gives, without the
- * two objects that option builds per record, which cost more than parsing the record.
+ * The lines of the partner's records, streamed through the source's reader: a CSV read leniently
+ * (either delimiter, rows of any length), a workbook's error cell read as its code, as the sheet's CSV
+ * would hold it, a query's rows as they come.
  */
-class LineNumberedParser extends Parser {
-  override push(record: unknown): boolean {
-    return super.push(record === null ? null : { record, line: this.info.lines });
-  }
-}
-
-async function* csvLines(file: string): AsyncGenerator<PartnerLine> {
+async function* linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
+  let positions = new Map<Field, number>();
+  const isFile = source.kind === 'csv' || source.kind === 'xlsx';
+  const sourceName = isFile ? `partner records ${source.file}` : tableName(source);
+  const check = (names: readonly string[]) => {
+    positions = fieldPositions(names, sourceName);
+  };
+  const rows =
+    source.kind === 'csv'
+      ? lenientCsvRows(source.file, check)
+      : tableRows(source.kind === 'xlsx' ? { ...source, errorCells: 'text' } : source, check);
   try {
-    await access(file);
-  } catch {
-    throw new PartnerRecordsError(`partner records ${file}: no such file`);
-  }
-  const parser = createReadStream(file).pipe(
-    new LineNumberedParser({ bom: true, delimiter: [',', ';'], relax_column_count: true, skip_empty_lines: true }),
-  );
-  let positions: Map<Field, number> | undefined;
-  try {
-    for await (const { record, line } of parser as AsyncIterable<{ record: string[]; line: number }>) {
-      if (positions === undefined) {
-        positions = fieldPositions(record, `partner records ${file}`);
-        continue;
-      }
-      yield lineOf(line, positions, record);
+    for await (const item of rows) {
+      // Neither reader rejects a row: a line without its values is a finding of the report.
+      if (item.kind === 'row') yield lineOf(item.row.line, positions, item.row.values);
     }
   } catch (error) {
-    if (error instanceof PartnerRecordsError) throw error;
-    throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
-  }
-}
-
-/** A workbook's sheet read as its CSV would be: the first row with a value is the header. */
-async function* xlsxLines(file: string, sheet: string | undefined): AsyncGenerator<PartnerLine> {
-  try {
-    await access(file);
-  } catch {
-    throw new PartnerRecordsError(`partner records ${file}: no such file`);
-  }
-  let positions: Map<Field, number> | undefined;
-  try {
-    for await (const { row, values } of workbookRows(file, sheet)) {
-      if (positions === undefined) {
-        positions = fieldPositions(
-          values.map((v) => v ?? ''),
-          `partner records ${file}`,
-        );
-        continue;
-      }
-      yield lineOf(row, positions, values);
-    }
-  } catch (error) {
-    if (error instanceof PartnerRecordsError) throw error;
-    throw new PartnerRecordsError(`partner records ${file}: ${firstLineOf(error)}`);
+    // A file's messages start with its name.
+    if (error instanceof SourceError)
+      throw new PartnerRecordsError(isFile ? `partner records ${error.message}` : error.message);
+    throw error;
   }
 }
 
 /** The partner's records in a file: a workbook when it ends in `.xlsx` (its first sheet, or `sheet`), else a CSV. */
 export function partnerFile(file: string, sheet?: string): PartnerRecordsSource {
-  return file.toLowerCase().endsWith('.xlsx') ? { kind: 'xlsx', file, sheet } : { kind: 'csv', file };
-}
-
-async function* duckdbLines(file: string, query: string): AsyncGenerator<PartnerLine> {
-  let instance: DuckDBInstance;
-  try {
-    await access(file);
-    instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
-  } catch (error) {
-    throw new PartnerRecordsError(`cannot open DuckDB file ${file}: ${firstLineOf(error)}`);
-  }
-  const connection = await instance.connect();
-  try {
-    // The query is to read this file only: not the keys file beside it, nor anything over the network.
-    await confineConnection(connection, []);
-    let reader: DuckDBResultReader;
-    try {
-      reader = await connection.runAndReadAll(query);
-    } catch (error) {
-      throw new PartnerRecordsError(`DuckDB query failed: ${firstLineOf(error)}`);
-    }
-    const positions = fieldPositions(reader.columnNames(), 'the DuckDB query');
-    let row = 0;
-    for (const values of reader.getRows())
-      yield lineOf(
-        ++row,
-        positions,
-        values.map((v) => (v === null ? null : String(v))),
-      );
-  } finally {
-    connection.closeSync();
-    instance.closeSync();
-  }
-}
-
-async function* postgresLines(url: string, query: string): AsyncGenerator<PartnerLine> {
-  const password = (() => {
-    try {
-      return decodeURIComponent(new URL(url).password);
-    } catch {
-      throw new PartnerRecordsError('not a PostgreSQL URL: expected postgres://user@host:port/database');
-    }
-  })();
-  const masked = (error: unknown) =>
-    password === '' ? firstLineOf(error) : firstLineOf(error).split(password).join('***');
-  // Every value as PostgreSQL spells it: a numeric keeps its exact digits.
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: 15_000,
-    types: { getTypeParser: () => (text: string) => text },
-  });
-  client.on('error', () => {});
-  try {
-    try {
-      await client.connect();
-    } catch (error) {
-      throw new PartnerRecordsError(`cannot connect to PostgreSQL: ${masked(error)}`);
-    }
-    let result: QueryArrayResult;
-    try {
-      result = await client.query({ text: query, rowMode: 'array' });
-    } catch (error) {
-      throw new PartnerRecordsError(`PostgreSQL query failed: ${masked(error)}`);
-    }
-    const positions = fieldPositions(
-      result.fields.map((f) => f.name),
-      'the PostgreSQL query',
-    );
-    let row = 0;
-    for (const values of result.rows as unknown[][]) yield lineOf(++row, positions, values);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-function linesOf(source: PartnerRecordsSource): AsyncGenerator<PartnerLine> {
-  switch (source.kind) {
-    case 'csv':
-      return csvLines(source.file);
-    case 'xlsx':
-      return xlsxLines(source.file, source.sheet);
-    case 'duckdb':
-      return duckdbLines(source.file, source.query);
-    case 'postgres':
-      return postgresLines(source.url, source.query);
-  }
+  return isWorkbook(file) ? { kind: 'xlsx', file, sheet } : { kind: 'csv', file };
 }
 
 /** The characters `String.prototype.trim` removes: ECMAScript's white space and line terminators. */
@@ -251,6 +132,8 @@ function originPrefix(source: PartnerRecordsSource): string {
       return 'duckdb row ';
     case 'postgres':
       return 'postgres row ';
+    case 'mysql':
+      return 'mysql row ';
   }
 }
 

@@ -19,6 +19,7 @@ import {
   ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
+  reportTable,
   scopeCondition,
   timestampLiteral,
 } from './report-sql.js';
@@ -276,7 +277,10 @@ export function exportChargesReport(
       ...report,
       summarize: async () => {
         const summary = (
-          await rows(warehouse, `SELECT * FROM (${report.tables[1]!.query}) WHERE account_alias = '*'`)
+          await rows(
+            warehouse,
+            `SELECT * FROM (${reportTable(report, 'charges-summary').query}) WHERE account_alias = '*'`,
+          )
         ).map((r): Record<string, unknown> => ({ ...r, amount_at_stake: exactVnd(r.amount_at_stake) }));
         const any = summary.find((r) => r.check_name === 'any');
         const checks = summary

@@ -114,3 +114,11 @@ export interface ReportTables {
   readonly prepareInAnyOrder?: boolean;
   readonly tables: readonly ReportTable[];
 }
+
+/** The table of a report run by its name (its file's name): a report has no table by position. */
+export function reportTable(report: ReportTables, name: string): ReportTable {
+  const table = report.tables.find((t) => t.name === name);
+  if (table === undefined)
+    throw new Error(`no report table ${name}; the tables are ${report.tables.map((t) => t.name).join(', ')}`);
+  return table;
+}

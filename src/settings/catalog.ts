@@ -193,7 +193,7 @@ export const SETTINGS = {
     flag: '--input <file>',
     repeatable: true,
     configKey: 'source.inputs',
-    help: 'CSV file with an order_code column (and optionally account); repeatable; - reads stdin',
+    help: 'CSV or .xlsx file (its first sheet) with an order_code column (and optionally account); repeatable; - reads stdin',
     commands: ['track'],
     group: 'source',
   },

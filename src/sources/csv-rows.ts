@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { type CsvError, parse } from 'csv-parse';
 import { type CsvDelimiter, peekHeaderLine, replayed } from './csv-header-line.js';
 import { SourceError, type SourceRejection } from './order-code-source.js';
@@ -14,9 +14,14 @@ const MAX_RECORD_BYTES = 65_536;
 /**
  * The rows of a CSV file with a header, as named values: UTF-8 with or without a byte order mark, CRLF
  * or LF, `,` or `;` (from the header line, or `delimiter`), quoted fields. A row csv-parse cannot read,
- * or whose field count differs from the header's, is a rejection; reading goes on.
+ * or whose field count differs from the header's, is a rejection; reading goes on. `checkColumns`
+ * sees the header's names (and may throw).
  */
-export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGenerator<CsvRowItem> {
+export async function* csvRows(
+  path: string,
+  delimiter?: CsvDelimiter,
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<CsvRowItem> {
   let stream: Readable;
   try {
     stream = (await open(path, 'r')).createReadStream();
@@ -41,12 +46,14 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
     parser.on('skip', (error: CsvError) => {
       skipped.push({ origin: `${path}:${error.lines ?? '?'}`, reason: error.message, text: null });
     });
-    Readable.from(replayed(header.readAhead, chunks)).pipe(parser);
+    // A read error reaches the loop below through the parser; the pipeline destroys both when it ends early.
+    pipeline(Readable.from(replayed(header.readAhead, chunks)), parser, () => {});
     let columnNames: string[] | undefined;
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       for (const rejection of skipped.splice(0)) yield { kind: 'rejected', rejection };
       if (columnNames === undefined) {
         columnNames = record.map((name) => name.trim());
+        checkColumns?.(columnNames);
         continue;
       }
       const origin = `${path}:${info.lines}`;
@@ -62,7 +69,7 @@ export async function* csvRows(path: string, delimiter?: CsvDelimiter): AsyncGen
         };
         continue;
       }
-      yield { kind: 'row', row: { columnNames, values: record, origin } };
+      yield { kind: 'row', row: { columnNames, values: record, origin, line: info.lines } };
     }
     for (const rejection of skipped) yield { kind: 'rejected', rejection };
     if (columnNames === undefined) throw new SourceError(`${path} is empty: no header line`);

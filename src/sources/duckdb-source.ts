@@ -1,15 +1,9 @@
 import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
 import { endStreamingQuery } from '../warehouse/streaming-query.js';
-import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import {
-  findSourceColumns,
-  itemFromValues,
-  listColumnNames,
-  type QueryRow,
-  type SourceColumns,
-} from './source-rows.js';
+import { orderCodeItems, type QueryRow } from './source-rows.js';
 
 /**
  * Order codes from a query over a DuckDB file, opened read-only (a missing file is an error, never
@@ -18,22 +12,8 @@ import {
 export function duckdbSource(file: string, query: string): OrderCodeSource {
   return {
     description: `duckdb:${file}: ${queryForDescription(query)}`,
-    items: () => readDuckdb(file, query),
+    items: () => orderCodeItems('the DuckDB query', (check) => duckdbQueryRows(file, query, check)),
   };
-}
-
-async function* readDuckdb(file: string, query: string): AsyncGenerator<SourceItem> {
-  let columns: SourceColumns = { orderCode: 0, account: null };
-  for await (const { values, origin } of duckdbQueryRows(file, query, (names) => (columns = columnsOf(names)))) {
-    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
-  }
-}
-
-function columnsOf(names: readonly string[]): SourceColumns {
-  const columns = findSourceColumns(names);
-  if (columns === null)
-    throw new SourceError(`the DuckDB query has no order_code column; its columns are ${listColumnNames(names)}`);
-  return columns;
 }
 
 /**
@@ -65,7 +45,7 @@ export async function* duckdbQueryRows(
       const columns = columnNames.map((_, index) => chunk.getColumnValues(index));
       for (let i = 0; i < chunk.rowCount; i++) {
         row++;
-        yield { columnNames, values: columns.map((values) => values[i]), origin: `duckdb row ${row}` };
+        yield { columnNames, values: columns.map((values) => values[i]), origin: `duckdb row ${row}`, line: row };
       }
     }
     unfinished = undefined;

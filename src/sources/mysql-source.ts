@@ -1,9 +1,9 @@
 import type { Duplex } from 'node:stream';
 import type { Connection, FieldPacket, TypeCast } from 'mysql2';
 import { maskedOneLineMessage } from './masked-message.js';
-import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import { findSourceColumns, itemFromValues, listColumnNames, type SourceColumns } from './source-rows.js';
+import { orderCodeItems, type QueryRow } from './source-rows.js';
 
 export interface MysqlSourceOptions {
   /** The password when the URL holds none (the command line takes it from MYSQL_PWD or a private file). */
@@ -39,7 +39,7 @@ export function mysqlSource(url: string, query: string, options: MysqlSourceOpti
   const server = serverOf(url);
   return {
     description: `${describeMysql(url)}: ${queryForDescription(query)}`,
-    items: () => readMysql(url, server, query, options),
+    items: () => orderCodeItems('the MySQL query', (check) => mysqlQueryRows(url, server, query, options, check)),
   };
 }
 
@@ -48,12 +48,27 @@ export function describeMysql(url: string): string {
   return `mysql:${serverOf(url)?.name ?? '(invalid URL)'}`;
 }
 
-async function* readMysql(
+/**
+ * The rows of a query on a MySQL or MariaDB server, every value as the server writes it as text,
+ * streamed (the connection stops reading while the consumer is behind). `checkColumns` sees the
+ * column names before any row. Failures are SourceErrors that never show the password.
+ */
+export function mysqlRows(
+  url: string,
+  query: string,
+  options: MysqlSourceOptions = {},
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<QueryRow> {
+  return mysqlQueryRows(url, serverOf(url), query, options, checkColumns);
+}
+
+async function* mysqlQueryRows(
   url: string,
   server: MysqlServer | null,
   query: string,
   options: MysqlSourceOptions,
-): AsyncGenerator<SourceItem> {
+  checkColumns?: (names: readonly string[]) => void,
+): AsyncGenerator<QueryRow> {
   if (server === null) throw new SourceError('not a MySQL URL: expected mysql://user@host:port/database');
   const password = server.password === '' ? (options.password ?? '') : server.password;
   const secrets = [server.password, options.password ?? ''];
@@ -78,26 +93,24 @@ async function* readMysql(
     result.on('fields', (fields: FieldPacket[] | undefined) => {
       columnNames = fields?.map((field) => field.name) ?? null;
     });
-    let columns: SourceColumns | null = null;
+    let checked = false;
     let row = 0;
     const rows = result.stream({ highWaterMark: options.readAhead ?? DEFAULT_READ_AHEAD });
     try {
       for await (const values of rows) {
         // A statement that returns no rows ends with its status, which is no row.
         if (!Array.isArray(values)) continue;
-        columns ??= columnsOf(columnNames ?? []);
+        const names: readonly string[] = columnNames ?? [];
+        if (!checked) checkColumns?.(names);
+        checked = true;
         row++;
-        yield itemFromValues(
-          values[columns.orderCode],
-          columns.account === null ? null : values[columns.account],
-          `mysql row ${row}`,
-        );
+        yield { columnNames: names, values, origin: `mysql row ${row}`, line: row };
       }
     } catch (error) {
       if (error instanceof SourceError) throw error;
       throw new SourceError(`MySQL query failed: ${maskedOneLineMessage(error, secrets)}`);
     }
-    columns ??= columnsOf(columnNames ?? []);
+    if (!checked) checkColumns?.(columnNames ?? []);
     readThrough = true;
   } finally {
     await close(connection, readThrough);
@@ -123,13 +136,6 @@ async function close(connection: Connection, readThrough: boolean): Promise<void
     return;
   }
   (connection as unknown as { stream: Duplex }).stream.destroy();
-}
-
-function columnsOf(names: readonly string[]): SourceColumns {
-  const columns = findSourceColumns(names);
-  if (columns === null)
-    throw new SourceError(`the MySQL query has no order_code column; its columns are ${listColumnNames(names)}`);
-  return columns;
 }
 
 function serverOf(url: string): MysqlServer | null {

@@ -1,14 +1,8 @@
 import type Cursor from 'pg-cursor';
 import { maskedOneLineMessage } from './masked-message.js';
-import { type OrderCodeSource, SourceError, type SourceItem } from './order-code-source.js';
+import { type OrderCodeSource, SourceError } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';
-import {
-  findSourceColumns,
-  itemFromValues,
-  listColumnNames,
-  type QueryRow,
-  type SourceColumns,
-} from './source-rows.js';
+import { orderCodeItems, type QueryRow } from './source-rows.js';
 
 export interface PostgresSourceOptions {
   /** Rows fetched from the server-side cursor at a time (default 5000). */
@@ -36,26 +30,11 @@ export function postgresSource(url: string, query: string, options: PostgresSour
   const server = serverOf(url);
   return {
     description: `${describePostgres(url)}: ${queryForDescription(query)}`,
-    items: () => readPostgres(url, server, query, options.batchSize ?? DEFAULT_BATCH_SIZE),
+    items: () =>
+      orderCodeItems('the PostgreSQL query', (check) =>
+        postgresQueryRows(url, server, query, options.batchSize ?? DEFAULT_BATCH_SIZE, check),
+      ),
   };
-}
-
-async function* readPostgres(
-  url: string,
-  server: PostgresServer | null,
-  query: string,
-  batchSize: number,
-): AsyncGenerator<SourceItem> {
-  let columns: SourceColumns = { orderCode: 0, account: null };
-  for await (const { values, origin } of postgresQueryRows(
-    url,
-    server,
-    query,
-    batchSize,
-    (names) => (columns = columnsOf(names)),
-  )) {
-    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
-  }
 }
 
 /**
@@ -108,7 +87,7 @@ async function* postgresQueryRows(
       checked = true;
       for (const values of batch.rows) {
         row++;
-        yield { columnNames: batch.columnNames, values, origin: `postgres row ${row}` };
+        yield { columnNames: batch.columnNames, values, origin: `postgres row ${row}`, line: row };
       }
       // The server sends a short batch only when the query is done.
       if (batch.rows.length < batchSize) break;
@@ -130,13 +109,6 @@ async function readBatch(
       else resolve({ rows, columnNames: result.fields.map((field) => field.name) });
     });
   });
-}
-
-function columnsOf(names: readonly string[]): SourceColumns {
-  const columns = findSourceColumns(names);
-  if (columns === null)
-    throw new SourceError(`the PostgreSQL query has no order_code column; its columns are ${listColumnNames(names)}`);
-  return columns;
 }
 
 function serverOf(url: string): PostgresServer | null {

@@ -1,4 +1,4 @@
-import type { SourceItem } from './order-code-source.js';
+import { SourceError, type SourceItem } from './order-code-source.js';
 
 /** Where a source's order code and account are among its columns (indexes into a row). */
 export interface SourceColumns {
@@ -11,6 +11,8 @@ export interface QueryRow {
   readonly columnNames: readonly string[];
   readonly values: readonly unknown[];
   readonly origin: string;
+  /** Its number in its source: the file's line (a sheet's row) it ends on, or the query's row. */
+  readonly line: number;
 }
 
 const ORDER_CODE_NAMES = new Set(['order_code', 'ordercode']);
@@ -28,6 +30,14 @@ export function findSourceColumns(names: readonly string[]): SourceColumns | nul
   if (orderCode < 0) return null;
   const account = normalized.indexOf(ACCOUNT_NAME);
   return { orderCode, account: account < 0 ? null : account };
+}
+
+/** The order code and account columns of `sourceName`'s columns; a SourceError naming them when it has no order code. */
+export function requiredSourceColumns(sourceName: string, names: readonly string[]): SourceColumns {
+  const columns = findSourceColumns(names);
+  if (columns === null)
+    throw new SourceError(`${sourceName} has no order_code column; its columns are ${listColumnNames(names)}`);
+  return columns;
 }
 
 /** The column names for a message: quoted, comma separated, the first 20 of them. */
@@ -58,4 +68,17 @@ export function itemFromValues(orderCode: unknown, account: unknown, origin: str
   if (code === '') return { kind: 'rejected', rejection: { origin, reason: 'order_code is empty', text: null } };
   const accountText = account === null || account === undefined ? '' : String(account).trim();
   return { kind: 'code', code: { orderCode: code, account: accountText === '' ? null : accountText, origin } };
+}
+
+/**
+ * The order codes of a query's rows: `rows` reads them, showing the column names to the check it is
+ * given before any row; a result without an order code column is a SourceError naming `queryName`'s columns.
+ */
+export async function* orderCodeItems(
+  queryName: string,
+  rows: (checkColumns: (names: readonly string[]) => void) => AsyncIterable<QueryRow>,
+): AsyncGenerator<SourceItem> {
+  let columns: SourceColumns = { orderCode: 0, account: null };
+  for await (const { values, origin } of rows((names) => (columns = requiredSourceColumns(queryName, names))))
+    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
 }

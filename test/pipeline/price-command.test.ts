@@ -274,7 +274,7 @@ describe('parcel-recon price', () => {
       ['EX1', 'x'],
     ]);
     const result = await cli(['price', '--input', wrong, '--db', workspace.dbPath], sandboxEnv(sandbox));
-    expect(result.code).toBe(2);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('no ToProvinceName, ToDistrictName, ToWardName, Length');
     expect(result.stderr).not.toContain('    at ');
   });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import type { TrackPlan } from '../../src/pipeline/tracking/track-plan.js';
@@ -123,5 +124,25 @@ describe('planning a run and capping it', () => {
     } finally {
       await warehouse.close();
     }
+  });
+  it('plans the codes of an .xlsx workbook as those of the same CSV, a row with an error cell rejected', async () => {
+    const codes = [...sandbox.state.world.orders()].map((plan) => [plan.code, plan.account.alias]);
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('Đơn hàng');
+    sheet.addRows([['order_code', 'account'], ...codes, [{ error: '#N/A' }, 'hanoi-shop']]);
+    const xlsx = join(workspace.dir, 'orders.xlsx');
+    await book.xlsx.writeFile(xlsx);
+    const plan = async (input: string) => {
+      const result = await cli(
+        ['track', '--plan', '--json', '--input', input, '--db', workspace.dbPath],
+        sandboxEnv(sandbox),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as TrackPlan;
+    };
+    const fromCsv = await plan(csv);
+    const fromWorkbook = await plan(xlsx);
+    expect(fromWorkbook).toEqual(fromCsv);
+    expect(fromWorkbook.codes).toMatchObject({ read: codes.length + 1, rejected: 1 });
   });
 });

@@ -14,6 +14,7 @@ import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse
 import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
+import { fileOf } from './report-fixtures.js';
 
 const NOW = { PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' };
 const RANGE = ['--from', '2026-10-01', '--to', '2026-12-31'];
@@ -171,7 +172,7 @@ describe('money and times as finance reads them', () => {
   it('holds date cells in the zone, named in the header, and whole dong as numbers without decimals', async () => {
     for (const zone of ['Asia/Ho_Chi_Minh', 'America/New_York']) {
       const result = await report(['charges', '--json', '--format', 'xlsx', '--time-zone', zone]);
-      const path = (JSON.parse(result.stdout) as { files: WrittenFile[] }).files[0]!.path;
+      const path = fileOf((JSON.parse(result.stdout) as { files: WrittenFile[] }).files, 'charges').path;
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(path);
       const sheet = workbook.getWorksheet('charges')!;
@@ -202,14 +203,14 @@ describe('money and times as finance reads them', () => {
     await writeFile(partner, lines.join('\n'));
 
     const csv = await report(['reconcile', '--json', '--partner', partner]);
-    const file = (JSON.parse(csv.stdout) as { files: WrittenFile[] }).files[0]!.path;
+    const file = fileOf((JSON.parse(csv.stdout) as { files: WrittenFile[] }).files, 'reconcile').path;
     const finding = (await csvRecords(file)).find((r) => r.order_code === code && r.finding === 'invoice_mismatch')!;
     expect(finding.partner_value).toBe('-5.0000');
     expect(finding.difference).toMatch(/^-\d+\.\d{4}$/);
 
     const xlsx = await report(['reconcile', '--json', '--partner', partner, '--format', 'xlsx']);
     const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.readFile((JSON.parse(xlsx.stdout) as { files: WrittenFile[] }).files[0]!.path);
+    await workbook.xlsx.readFile(fileOf((JSON.parse(xlsx.stdout) as { files: WrittenFile[] }).files, 'reconcile').path);
     const sheet = workbook.getWorksheet('reconcile')!;
     const header = (sheet.getRow(1).values as string[]).slice(1);
     let found = false;

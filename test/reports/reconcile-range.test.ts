@@ -11,7 +11,7 @@ import { buildSyntheticWarehouse } from '../../bench/support/synthetic-warehouse
 import { loadPartnerRecords } from '../../src/reports/partner-records.js';
 import { RUN_FINDINGS, reconcileTables } from '../../src/reports/reconcile-report.js';
 import { reconcileBoundaries, reconciledCodes } from '../../src/reports/report-export.js';
-import { type ReportScope, scopeCondition } from '../../src/reports/report-sql.js';
+import { type ReportScope, reportTable, scopeCondition } from '../../src/reports/report-sql.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 
 const MONTH: ReportScope = { fromDay: '2026-06-01', toDay: '2026-06-30' };
@@ -52,7 +52,7 @@ describe('a reconcile over a long history', () => {
   async function findings(scope: ReportScope, codes: ReportScope['codes'], boundaries: string[]): Promise<unknown[][]> {
     const report = reconcileTables(RULES, scope, codes, boundaries);
     for (const statement of report.prepare) await warehouse.run(statement);
-    const rows = (await warehouse.readAll(report.tables[0]!.query)).getRows();
+    const rows = (await warehouse.readAll(reportTable(report, 'reconcile').query)).getRows();
     await warehouse.run(`DROP TABLE ${RUN_FINDINGS}`);
     return rows;
   }

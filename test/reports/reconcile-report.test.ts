@@ -7,7 +7,7 @@ import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { cli } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
-import { csvTimeSeconds, parquetTimeSql, readJsonRows, sandboxNow } from './report-fixtures.js';
+import { csvTimeSeconds, fileOf, parquetTimeSql, readJsonRows, sandboxNow } from './report-fixtures.js';
 
 interface TrackedOrder {
   order_code: string;
@@ -91,7 +91,7 @@ describe('report reconcile and the report files', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     const files = (JSON.parse(result.stdout) as { files: Files }).files;
-    return readJsonRows(files[0]!.path);
+    return readJsonRows(fileOf(files, 'reconcile').path);
   }
 
   it('lists each planted disagreement exactly once, from a CSV', async () => {

@@ -118,3 +118,11 @@ export function csvTimeSeconds(text: string): string {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/.test(text)) throw new Error(`not a display time: ${text}`);
   return String(Date.parse(text) / 1000);
 }
+
+/** The file a report wrote of `table`, from the files its summary lists; fails when it wrote none. */
+export function fileOf<F extends { readonly table: string }>(files: readonly F[], table: string): F {
+  const file = files.find((f) => f.table === table);
+  if (file === undefined)
+    throw new Error(`no file of ${table}; the files are of ${files.map((f) => f.table).join(', ')}`);
+  return file;
+}

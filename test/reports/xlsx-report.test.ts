@@ -17,6 +17,7 @@ import { writeReportTables } from '../../src/reports/writers/report-writer.js';
 import { SHEET_ROW_LIMIT } from '../../src/reports/writers/xlsx-writer.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
+import { fileOf } from './report-fixtures.js';
 
 const NOW = { PARCEL_RECON_NOW: '2026-12-05T12:00:00+07:00' };
 const RANGE = ['--from', '2026-10-01', '--to', '2026-12-31'];
@@ -256,7 +257,7 @@ describe('reports as workbooks', () => {
       NOW,
     );
     if (result.code !== 0) return { code: result.code, stderr: result.stderr, rows: [] };
-    const file = (JSON.parse(result.stdout) as { files: WrittenFile[] }).files[0]!;
+    const file = fileOf((JSON.parse(result.stdout) as { files: WrittenFile[] }).files, 'reconcile');
     const rows = JSON.parse(await readFile(file.path, 'utf8')) as Record<string, unknown>[];
     // Where a line is: the file's name differs, its line number is the row's.
     return {

@@ -1,5 +1,5 @@
 /**
- * Quote requests from a DuckDB file and a PostgreSQL server: the request columns in snake_case or
+ * Quote requests from a DuckDB file, a PostgreSQL and a MariaDB server: the request columns in snake_case or
  * PascalCase, numbers of any SQL type, an invalid row refused with its reason, missing columns named.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +10,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   csvPriceRequests,
-  duckdbPriceRequests,
   type PriceInput,
   type PriceInputSource,
-  postgresPriceRequests,
+  tablePriceRequests,
 } from '../../src/pipeline/price-inputs.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
+import { type MariadbServer, startMariadb } from '../support/mariadb-server.js';
 import { type PostgresServer, startPostgres } from '../support/postgres-server.js';
 
 const ROWS_SQL = `
@@ -77,20 +77,25 @@ describe('quote requests from DuckDB', () => {
   });
 
   it('reads the requests, refusing the invalid row with its reason', async () => {
-    expect(await itemsOf(duckdbPriceRequests(file, 'SELECT * FROM parcels ORDER BY order_code'))).toEqual(EXPECTED);
+    expect(
+      await itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT * FROM parcels ORDER BY order_code' })),
+    ).toEqual(EXPECTED);
   });
 
   it('names the missing columns, and takes ClientHubID from the default when the query has none', async () => {
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
-      SourceError,
-    );
-    await expect(itemsOf(duckdbPriceRequests(file, 'SELECT order_code, length FROM parcels'))).rejects.toThrow(
-      /the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/,
-    );
+    await expect(
+      itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT order_code, length FROM parcels' })),
+    ).rejects.toThrow(SourceError);
+    await expect(
+      itemsOf(tablePriceRequests({ kind: 'duckdb', file, query: 'SELECT order_code, length FROM parcels' })),
+    ).rejects.toThrow(/the DuckDB query: no ToProvinceName, ToDistrictName, ToWardName, Width/);
     const items = await itemsOf(
-      duckdbPriceRequests(file, 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code', {
-        defaultClientHubId: 'HUB-X',
-      }),
+      tablePriceRequests(
+        { kind: 'duckdb', file, query: 'SELECT * EXCLUDE (client_hub_id) FROM parcels ORDER BY order_code' },
+        {
+          defaultClientHubId: 'HUB-X',
+        },
+      ),
     );
     expect(items[0]).toMatchObject({ kind: 'request', request: { ClientHubID: 'HUB-X' } });
   });
@@ -114,9 +119,45 @@ describe('quote requests from PostgreSQL', () => {
   });
 
   it('reads the PascalCase columns, refusing the invalid row with its reason', async () => {
-    expect(await itemsOf(postgresPriceRequests(server.url, 'SELECT * FROM parcels ORDER BY "OrderCode"'))).toEqual(
-      EXPECTED,
-    );
+    expect(
+      await itemsOf(
+        tablePriceRequests({ kind: 'postgres', url: server.url, query: 'SELECT * FROM parcels ORDER BY "OrderCode"' }),
+      ),
+    ).toEqual(EXPECTED);
+  });
+});
+
+describe('quote requests from MySQL', () => {
+  let server: MariadbServer;
+
+  beforeAll(async () => {
+    server = await startMariadb();
+    const admin = await server.connect();
+    try {
+      await admin.query(`CREATE TABLE parcels (order_code VARCHAR(20), to_province_name VARCHAR(40), to_district_name VARCHAR(40),
+        to_ward_name VARCHAR(40), length INT, width DECIMAL(8,2), height BIGINT, real_weight DECIMAL(8,3), client_hub_id VARCHAR(20),
+        service_type_id VARCHAR(4), account VARCHAR(20)) CHARACTER SET utf8mb4`);
+      // The same rows, as MySQL inserts them: the VALUES list of ROWS_SQL.
+      const values = ROWS_SQL.slice(ROWS_SQL.indexOf('VALUES') + 'VALUES'.length, ROWS_SQL.lastIndexOf(') AS t('));
+      await admin.query(`INSERT INTO parcels VALUES ${values}`);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('streams the rows of a query, the password given apart from the URL, refusing the invalid row with its reason', async () => {
+    const source = tablePriceRequests({
+      kind: 'mysql',
+      url: server.url,
+      query: 'SELECT * FROM parcels ORDER BY order_code',
+      password: server.password,
+    });
+    expect(source.description).not.toContain(server.password);
+    expect(await itemsOf(source)).toEqual(EXPECTED);
   });
 });
 

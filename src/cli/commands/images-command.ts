@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js';
 import { type ImagesRunSummary, runOrderImages } from '../../pipeline/images-run.js';
 import { loadSettings } from '../../settings/load-settings.js';
-import { csvSource } from '../../sources/csv-source.js';
+import { fileSource } from '../../sources/file-source.js';
 import type { OrderCodeSource, SourceItem } from '../../sources/order-code-source.js';
 import {
   CustomerOperationFlagsSchema,
@@ -91,9 +91,10 @@ export function imagesCommand(): Command {
     )
     .option('--codes <list>', 'order codes, comma separated')
     .addOption(
-      new Option('--input <file>', 'CSV with an order_code column (and optionally account); repeatable').argParser(
-        (v: string, prev: string[] = []) => [...prev, v],
-      ),
+      new Option(
+        '--input <file>',
+        'CSV or .xlsx (its first sheet) with an order_code column (and optionally account); repeatable',
+      ).argParser((v: string, prev: string[] = []) => [...prev, v]),
     )
     .addOption(
       new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']),
@@ -117,7 +118,7 @@ export function imagesCommand(): Command {
       throw new UserError('--allow-host and --max-bytes need --download DIR');
     const sources = [
       ...(flags.codes === undefined ? [] : [codesSource(flags.codes)]),
-      ...flags.input.map((input) => csvSource(input, { delimiter: flags.delimiter })),
+      ...flags.input.map((input) => fileSource(input, flags.delimiter)),
     ];
     const download: ImageDownloadPolicy | undefined =
       flags.download === undefined

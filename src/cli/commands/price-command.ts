@@ -1,14 +1,10 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import {
-  csvPriceRequests,
-  duckdbPriceRequests,
-  orderPriceRequests,
-  type PriceInputSource,
-  postgresPriceRequests,
-} from '../../pipeline/price-inputs.js';
+import { orderPriceRequests, type PriceInputSource, tablePriceRequests } from '../../pipeline/price-inputs.js';
 import { type PriceRunSummary, runPriceQuotes } from '../../pipeline/price-run.js';
+import { SETTINGS } from '../../settings/catalog.js';
 import { loadSettings } from '../../settings/load-settings.js';
+import { isWorkbook, tableFile } from '../../sources/table-rows.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import {
   CustomerOperationFlagsSchema,
@@ -19,7 +15,7 @@ import {
 import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
-import { postgresUrl } from '../postgres-source-config.js';
+import { querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 
 const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
   input: z.string().optional(),
@@ -27,7 +23,10 @@ const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
   delimiter: z.enum([',', ';']).optional(),
   fromDuckdb: z.string().optional(),
   fromPostgres: z.union([z.string(), z.literal(true)]).optional(),
+  fromMysql: z.union([z.string(), z.literal(true)]).optional(),
+  mysqlPasswordFile: z.string().optional(),
   query: z.string().optional(),
+  sheet: z.string().optional(),
   clientHubId: z.string().trim().min(1).optional(),
   job: z
     .string()
@@ -38,26 +37,26 @@ const PriceFlagsSchema = CustomerOperationFlagsSchema.extend({
 type PriceFlags = z.output<typeof PriceFlagsSchema>;
 
 /** The source the flags name, checked before the warehouse is opened; --for-orders reads the warehouse it is given. */
-function sourceFromFlags(flags: PriceFlags, env: NodeJS.ProcessEnv): (warehouse: Warehouse) => PriceInputSource {
-  const given = [flags.input, flags.forOrders, flags.fromDuckdb, flags.fromPostgres].filter(
-    (v) => v !== undefined,
-  ).length;
+async function sourceFromFlags(
+  flags: PriceFlags,
+  env: NodeJS.ProcessEnv,
+): Promise<(warehouse: Warehouse) => PriceInputSource> {
+  const given = [flags.input, flags.forOrders].filter((v) => v !== undefined).length + querySourcesGiven(flags);
   if (given === 0)
     throw new UserError(
-      'no quote requests to read: give --input FILE, --for-orders FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+      'no quote requests to read: give --input FILE, --for-orders FILE, --from-duckdb FILE --query SQL, --from-postgres URL --query SQL or --from-mysql URL --query SQL',
     );
-  if (given > 1) throw new UserError('give one of --input, --for-orders, --from-duckdb and --from-postgres');
-  const options = { defaultClientHubId: flags.clientHubId, delimiter: flags.delimiter };
-  const { input, forOrders, fromDuckdb, fromPostgres, query } = flags;
-  if (input !== undefined) return () => csvPriceRequests(input, options);
+  if (given > 1)
+    throw new UserError('give one of --input, --for-orders, --from-duckdb, --from-postgres and --from-mysql');
+  const { input, forOrders, sheet } = flags;
+  const file = input ?? forOrders;
+  if (sheet !== undefined && (file === undefined || !isWorkbook(file)))
+    throw new UserError('--sheet: names a sheet of the .xlsx --input or --for-orders workbook');
+  const options = { defaultClientHubId: flags.clientHubId, delimiter: flags.delimiter, sheet };
+  if (input !== undefined) return () => tablePriceRequests(tableFile(input, options), options);
   if (forOrders !== undefined) return (warehouse) => orderPriceRequests(warehouse, forOrders, options);
-  if (query === undefined)
-    throw new UserError(
-      `${fromDuckdb !== undefined ? '--from-duckdb' : '--from-postgres'} needs --query SQL returning the request columns`,
-    );
-  if (fromDuckdb !== undefined) return () => duckdbPriceRequests(fromDuckdb, query, options);
-  const url = postgresUrl(fromPostgres!, env);
-  return () => postgresPriceRequests(url, query, options);
+  const query = await querySourceOf(flags, env, 'the request columns');
+  return () => tablePriceRequests(query!, options);
 }
 
 /** A few lines a person reads at the end of a run. */
@@ -81,11 +80,11 @@ export function priceCommand(): Command {
     )
     .option(
       '--input <file>',
-      'CSV with ToProvinceName, ToDistrictName, ToWardName, Length, Width, Height, RealWeight, ClientHubID, ServiceTypeID (snake_case too), optionally order_code and account',
+      'CSV or .xlsx with ToProvinceName, ToDistrictName, ToWardName, Length, Width, Height, RealWeight, ClientHubID, ServiceTypeID (snake_case too), optionally order_code and account',
     )
     .option(
       '--for-orders <file>',
-      'quote tracked orders: CSV with order_code, ToProvinceName, ToDistrictName, ToWardName (optionally ClientHubID, account); measures and service type come from the warehouse',
+      'quote tracked orders: CSV or .xlsx with order_code, ToProvinceName, ToDistrictName, ToWardName (optionally ClientHubID, account); measures and service type come from the warehouse',
     )
     .addOption(
       new Option('--delimiter <char>', 'CSV delimiter (default: detected from the header)').choices([',', ';']),
@@ -95,7 +94,13 @@ export function priceCommand(): Command {
       '--from-postgres [url]',
       'read the requests from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass, or the whole URL in $PARCEL_RECON_POSTGRES_URL)',
     )
+    .option(
+      '--from-mysql [url]',
+      `read the requests from MySQL or MariaDB with --query (mysql://user@host:port/db, no password: it comes from $${SETTINGS.mysqlPassword.env} or --mysql-password-file; without a URL, the whole URL is taken from $${SETTINGS.mysqlUrl.env})`,
+    )
+    .option('--mysql-password-file <file>', "the --from-mysql password, the file's first line (mode 600)")
     .option('--query <sql>', 'SQL returning the request columns')
+    .option('--sheet <name>', 'the sheet of an .xlsx --input or --for-orders workbook (default: the first)')
     .option('--client-hub-id <id>', 'ClientHubID for rows that have none')
     .option('--job <name>', 'job name recorded with the run (default: price)');
   return withCustomerOperationFlags(command, 'price').action(async (raw: Record<string, unknown>) => {
@@ -104,7 +109,7 @@ export function priceCommand(): Command {
     const settings = await loadSettings('price', raw, process.env);
     const options = await customerRunOptions(settings, process.env, logger, flags.job);
     const dbPath = settings.values.warehouse;
-    const source = sourceFromFlags(flags, process.env);
+    const source = await sourceFromFlags(flags, process.env);
     await runOnWarehouse(
       dbPath,
       flags,

@@ -28,7 +28,7 @@ import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { UserError } from '../exit-codes.js';
 import { carrierDaySchema, checkFlags } from '../flag-check.js';
-import { postgresUrl } from '../postgres-source-config.js';
+import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
 import { openForReading } from '../warehouse-access.js';
 
@@ -179,38 +179,42 @@ function recordsFile(file: string, sheet: string | undefined): PartnerRecordsSou
   return source;
 }
 
-/** The partner records named by --partner (and --sheet), or --from-duckdb / --from-postgres with --query. */
-function partnerSource(flags: {
-  partner?: string;
-  sheet?: string;
-  fromDuckdb?: string;
-  fromPostgres?: string | true;
-  query?: string;
-}): PartnerRecordsSource | undefined {
-  const given = [flags.partner, flags.fromDuckdb, flags.fromPostgres].filter((f) => f !== undefined).length;
-  if (given > 1) throw new UserError('--partner, --from-duckdb and --from-postgres: give one of them');
-  if (flags.sheet !== undefined && flags.partner === undefined)
-    throw new UserError('--sheet: names a sheet of the --partner workbook');
-  if (flags.partner !== undefined) return recordsFile(flags.partner, flags.sheet);
-  if (flags.fromDuckdb !== undefined) {
-    if (flags.query === undefined)
-      throw new UserError(
-        '--from-duckdb needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
-      );
-    return { kind: 'duckdb', file: flags.fromDuckdb, query: flags.query };
-  }
-  if (flags.fromPostgres !== undefined) {
-    if (flags.query === undefined)
-      throw new UserError(
-        '--from-postgres needs --query SQL returning order_code and any of expected_status, invoiced_amount, cod_amount',
-      );
-    return { kind: 'postgres', url: postgresUrl(flags.fromPostgres, process.env), query: flags.query };
-  }
-  return undefined;
+/**
+ * The partner records named by a file flag (`--partner`, `--invoices`; with --sheet), or by
+ * --from-duckdb, --from-postgres or --from-mysql with --query; `returning` says what the query returns.
+ */
+async function partnerSource(
+  fileFlag: string,
+  file: string | undefined,
+  flags: QuerySourceFlags & { sheet?: string },
+  returning: string,
+): Promise<PartnerRecordsSource | undefined> {
+  const given = (file === undefined ? 0 : 1) + querySourcesGiven(flags);
+  if (given > 1) throw new UserError(`${fileFlag}, --from-duckdb, --from-postgres and --from-mysql: give one of them`);
+  if (flags.sheet !== undefined && file === undefined)
+    throw new UserError(`--sheet: names a sheet of the ${fileFlag} workbook`);
+  if (file !== undefined) return recordsFile(file, flags.sheet);
+  return querySourceOf(flags, process.env, returning);
+}
+
+/** The flags that read the partner's records from a query, as `track` reads order codes. */
+function withPartnerQueryOptions(command: Command, records: string): Command {
+  return command
+    .option('--from-duckdb <file>', `read ${records} from a DuckDB file with --query`)
+    .option(
+      '--from-postgres [url]',
+      `read ${records} from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)`,
+    )
+    .option(
+      '--from-mysql [url]',
+      `read ${records} from MySQL or MariaDB with --query (no password in the URL: $${SETTINGS.mysqlPassword.env}, --mysql-password-file or the whole URL in $${SETTINGS.mysqlUrl.env})`,
+    )
+    .option('--mysql-password-file <file>', "the --from-mysql password, the file's first line (mode 600)")
+    .option('--query <sql>', `the query giving ${records}`);
 }
 
 function chargesCommand(): Command {
-  return withCommonOptions(
+  const command = withCommonOptions(
     new Command('charges').description(
       'Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.',
     ),
@@ -225,16 +229,19 @@ function chargesCommand(): Command {
       '--invoices <file>',
       "the partner's records (CSV or .xlsx with order_code, invoiced_amount) to compare the totals with",
     )
-    .option('--sheet <name>', 'the sheet of an .xlsx --invoices file (default: the first)')
+    .option('--sheet <name>', 'the sheet of an .xlsx --invoices file (default: the first)');
+  return withPartnerQueryOptions(command, 'the invoices')
     .option('--flagged-only', 'write only the orders with at least one flag (the summary still covers every order)')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(CommonFlagsSchema, raw);
       const settings = await loadSettings('report', raw, process.env);
       const rules = checkFlags(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
-      const sheet = typeof raw.sheet === 'string' ? raw.sheet : undefined;
-      if (sheet !== undefined && typeof raw.invoices !== 'string')
-        throw new UserError('--sheet: names a sheet of the --invoices workbook');
-      const invoices = typeof raw.invoices === 'string' ? recordsFile(raw.invoices, sheet) : undefined;
+      const invoices = await partnerSource(
+        '--invoices',
+        typeof raw.invoices === 'string' ? raw.invoices : undefined,
+        raw,
+        'order_code and invoiced_amount',
+      );
       await runReport(
         'charges',
         flags,
@@ -265,28 +272,28 @@ function failuresCommand(): Command {
 }
 
 function reconcileCommand(): Command {
-  return withCommonOptions(
+  const command = withCommonOptions(
     new Command('reconcile').description(
       "Compare the partner's own records (order_code and any of expected_status, invoiced_amount, cod_amount) with the warehouse.",
     ),
   )
     .option('--partner <file>', "the partner's records as CSV or .xlsx")
-    .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)')
-    .option('--from-duckdb <file>', 'read them from a DuckDB file with --query')
-    .option(
-      '--from-postgres [url]',
-      'read them from PostgreSQL with --query (no password in the URL: PGPASSWORD, ~/.pgpass or $PARCEL_RECON_POSTGRES_URL)',
-    )
-    .option('--query <sql>', 'the query giving the records')
+    .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)');
+  return withPartnerQueryOptions(command, 'the records')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(CommonFlagsSchema, raw);
       const settings = await loadSettings('report', raw, process.env);
       const rules = checkFlags(ReconcileRulesSchema, raw);
-      const source = partnerSource(raw as Parameters<typeof partnerSource>[0]);
+      const source = await partnerSource(
+        '--partner',
+        typeof raw.partner === 'string' ? raw.partner : undefined,
+        raw,
+        'order_code and any of expected_status, invoiced_amount, cod_amount',
+      );
       if (source === undefined)
         throw new UserError(
-          'no partner records: give --partner FILE, --from-duckdb FILE --query SQL or --from-postgres URL --query SQL',
+          'no partner records: give --partner FILE, --from-duckdb FILE --query SQL, --from-postgres URL --query SQL or --from-mysql URL --query SQL',
         );
       await runReport(
         'reconcile',

@@ -12,7 +12,7 @@ import {
   settleReportRange,
   withAttemptCodes,
 } from '../report-export.js';
-import { type ReportScope, timestampLiteral } from '../report-sql.js';
+import { type ReportScope, reportTable, timestampLiteral } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/column-text.js';
 import {
@@ -212,7 +212,7 @@ async function chargesSection(
   // The flagged orders' rows, kept by the report's one pass over the checks: the top orders are among them.
   const report = await scopedChargesTables(warehouse, DEFAULT_CHARGE_RULES, scope, range, { flaggedOnly: true });
   await prepareReportTables(warehouse, report);
-  const [flagged, summary] = [report.tables[0]!.query, report.tables[1]!.query];
+  const [flagged, summary] = [reportTable(report, 'charges').query, reportTable(report, 'charges-summary').query];
   const allSummaryRows = await allRows(warehouse, zone, summary);
   const overall = allSummaryRows.filter((r) => r.account_alias === '*');
   const summaryRows = byMoneyAtStake(allSummaryRows, overall);
