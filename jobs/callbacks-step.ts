@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ingestCallbackJournalAsGuest } from '../src/callbacks/journal-ingest.js';
-import { EXIT } from '../src/cli/exit-codes.js';
+import { EXIT } from '../src/errors/exit-codes.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { KeyRing } from '../carrier/client/key-ring.js';
-import { UserError } from './exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 
 export const API_KEYS_ENV = 'PARCEL_RECON_API_KEYS';
 

@@ -2,10 +2,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { Cron } from 'croner';
 import { z } from 'zod';
 import { KeyRing } from '../carrier/client/key-ring.js';
+import { UserError } from '../errors/user-error.js';
 import { isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-writer.js';
+import { NOTIFY_EVENTS } from '../settings/notify-events.js';
 import { API_KEYS_ENV } from './api-keys-config.js';
-import { UserError } from './exit-codes.js';
 import { RETENTION_AGE_HINT, retentionDays } from './retention-age.js';
 import { redisUrlWithoutPassword, shardText } from './shared-quota-config.js';
 import { memoryLimitSchema } from './tracking-memory.js';
@@ -79,9 +80,6 @@ const JobScheduleSchema = z
     enabled: z.boolean().default(true),
   })
   .strict();
-
-/** What makes a job run send its notification: how it ended, or the charges it flagged. */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'charges', 'ok'] as const;
 
 /**
  * When and how a job run's summary is sent. The webhook URL carries the receiver's token, so it never

@@ -1,5 +1,5 @@
+import { UserError } from '../errors/user-error.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
-import { UserError } from './exit-codes.js';
 
 /** The environment variable of the display time zone: a report's `--time-zone` wins over it, it over a job's `timeZone`. */
 export const TIME_ZONE_ENV = 'PARCEL_RECON_TIME_ZONE';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../errors/exit-codes.js';
 import { exitCodeOf, failureLine, productErrorOf, type Wording } from './failure-advice.js';
 
 const program = new Command('parcel-recon')

@@ -1,5 +1,5 @@
+import { UserError } from '../errors/user-error.js';
 import { readPrivateFile } from './api-keys-config.js';
-import { UserError } from './exit-codes.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
 /** The whole URL of `--from-mysql` given without one, its password included. */

@@ -1,4 +1,4 @@
-import { UserError } from './exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
 /** The whole URL of `--from-postgres` given without one, its password included. */

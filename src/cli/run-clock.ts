@@ -1,5 +1,5 @@
 import { instantToEpochMs, parseCarrierInstant } from '../carrier/contract.js';
-import { UserError } from './exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 
 /** Pretends the current time is this instant (then runs on): for demos and tests against a sandbox whose clock was moved. */
 export const NOW_ENV = 'PARCEL_RECON_NOW';

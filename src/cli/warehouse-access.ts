@@ -1,8 +1,8 @@
+import { UserError } from '../errors/user-error.js';
 import { installReportViews } from '../reports/report-views.js';
 import { openSnapshot } from '../warehouse/parquet-snapshot-reader.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
-import { UserError } from './exit-codes.js';
 
 const BUSY_RETRY_MS = 100;
 

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { formatVnd, moneyFromText } from '../carrier/money.js';
+import { timestampLiteral } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
@@ -20,7 +21,6 @@ import {
   type ReportScope,
   type ReportTables,
   scopeCondition,
-  timestampLiteral,
 } from './report-sql.js';
 import { inAnyOrder, type ReportFormat, type WrittenFile, writeReportTables } from './writers/report-writer.js';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/cli/config-file.js';
-import { UserError } from '../../src/cli/exit-codes.js';
 import { jobSettingsFromConfig } from '../../src/cli/job-settings.js';
 import { mysqlConnection } from '../../src/cli/mysql-source-config.js';
+import { UserError } from '../../src/errors/user-error.js';
 
 const URL_WITHOUT_PASSWORD = 'mysql://shop@db.internal:3306/orders';
 const PASSWORD = 'Db-Secret-913';

@@ -1,57 +1,18 @@
 import { Command } from 'commander';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
-import { type AlertDelivery, lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
-import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
+import { lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
+import type { AlertDelivery, JobRunSummary } from '../../../jobs/job-run-summary.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { loadConfig, NOTIFY_URL_ENV, type ParcelReconConfig } from '../config-file.js';
-import { EXIT, UserError } from '../exit-codes.js';
-import { jobNotifySettings, jobSettingsFromConfig } from '../job-settings.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { UserError } from '../../errors/user-error.js';
+import { loadConfig, NOTIFY_URL_ENV } from '../config-file.js';
+import { jobNotifySettings } from '../job-settings.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
+import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from '../named-jobs.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
-
-export const CONFIG_OPTION_HELP =
-  'the configuration file (default: $PARCEL_RECON_CONFIG or ./parcel-recon.config.json)';
-
-/** A job's schedule: the configuration's, else the job's default; null when the configuration turns it off. */
-export function scheduleOf(job: JobDefinition, config: ParcelReconConfig): string | null {
-  const configured = config.jobs[job.name];
-  if (configured?.enabled === false) return null;
-  return configured?.schedule ?? job.defaultSchedule;
-}
-
-/** Refuses schedule entries for jobs that do not exist: a typo would otherwise never run. */
-export function checkJobNames(config: ParcelReconConfig, file: string | null): void {
-  for (const name of Object.keys(config.jobs)) {
-    if (findJob(name) === undefined)
-      throw new UserError(
-        `config ${file ?? ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`,
-      );
-  }
-}
-
-/** Runs one named job from the configuration, under its lock; what `jobs run` and the scheduler share. */
-export async function runNamedJob(
-  job: JobDefinition,
-  config: ParcelReconConfig,
-  env: NodeJS.ProcessEnv,
-  logger: ReturnType<typeof createLogger>,
-  stop: AbortSignal,
-): Promise<JobRunSummary> {
-  const settings = jobSettingsFromConfig(config, env, logger);
-  return runJob(job, {
-    settings,
-    logger,
-    now: runClock(env),
-    stop,
-    notify: jobNotifySettings(config, env),
-    openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
-  });
-}
 
 /** An alert's delivery in one line: its channel and receiver, and whether it got there. */
 export function alertDeliveryLine(alert: AlertDelivery): string {

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { UserError } from '../../errors/user-error.js';
 import {
   csvPriceRequests,
   duckdbPriceRequests,
@@ -15,7 +16,6 @@ import {
   runOnWarehouse,
   withCustomerOperationFlags,
 } from '../customer-operation-options.js';
-import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { postgresUrl } from '../postgres-source-config.js';

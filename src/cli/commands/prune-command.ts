@@ -1,10 +1,10 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
+import { UserError } from '../../errors/user-error.js';
 import { pruneRuns, type RetentionSummary } from '../../pipeline/run-retention.js';
 import { type CompactionResult, compactAndClose } from '../../warehouse/warehouse-compaction.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { RETENTION_AGE_HINT, retentionDays } from '../retention-age.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { Command } from 'commander';
+import { EXIT } from '../../errors/exit-codes.js';
 import { type ReplaySummary, rebuildWarehouseFiles, replayRuns } from '../../pipeline/tracking/replay-runs.js';
-import { EXIT } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
+import { UserError } from '../../errors/user-error.js';
 import { loadConfig } from '../config-file.js';
-import { UserError } from '../exit-codes.js';
 import { failureLine, productErrorOf } from '../failure-advice.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
+import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from '../named-jobs.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { CONFIG_OPTION_HELP, checkJobNames, runNamedJob, scheduleOf } from './jobs-command.js';
 
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {

@@ -5,10 +5,16 @@ import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { EXIT, RUN_EXIT_CODES } from '../../errors/exit-codes.js';
+import { UserError } from '../../errors/user-error.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../../pipeline/carrier-breaker.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
 import { runTracking, type TrackRunOptions } from '../../pipeline/tracking/track-run.js';
+import {
+  TRACKING_WAREHOUSE_OPTIONS,
+  trackingWarehouseOptions,
+} from '../../pipeline/tracking/tracking-warehouse-options.js';
 import { REDIS_KEY_PREFIX } from '../../quota/quota-limiting.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
@@ -19,7 +25,6 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT, RUN_EXIT_CODES, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, type LogLevel, logLevelOption } from '../logger.js';
 import { MYSQL_PASSWORD_ENV, MYSQL_URL_ENV, mysqlConnection } from '../mysql-source-config.js';
@@ -28,12 +33,8 @@ import { trackProgressDisplay } from '../progress-display.js';
 import { runClock } from '../run-clock.js';
 import { REDIS_URL_ENV, redisUrlWithoutPassword, shardSchema } from '../shared-quota-config.js';
 import { giveUpAfterInterrupt, stopOnSignals } from '../stop-signals.js';
-import {
-  keepHeapSmall,
-  memoryLimitSchema,
-  TRACKING_WAREHOUSE_OPTIONS,
-  trackingWarehouseOptions,
-} from '../tracking-memory.js';
+import { describeSummary } from '../track-summary-lines.js';
+import { keepHeapSmall, memoryLimitSchema } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
@@ -188,40 +189,11 @@ function peakMemoryMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
-/** Failed orders the printed summary names one by one. */
-const FAILURES_SHOWN = 10;
-
 /**
  * After a second SIGINT/SIGTERM the run gives up its lookups in flight and finishes as interrupted,
  * in well under this; past it the process ends anyway, so that it is gone within 2 s.
  */
 const INTERRUPT_GIVE_UP_MS = 1_500;
-
-/** A few lines a person reads at the end of a run. */
-export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
-  const c = summary.counters;
-  const lines = [
-    `run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}`,
-    `  codes read ${summary.codes.read}, rejected ${summary.codes.rejected}, duplicates ${summary.codes.duplicate}, to look up ${summary.codes.toLookUp}`,
-    `  loaded ${c.ok}, carrier errors ${c.carrierErrors}${formatCounts(c.carrierErrorsByCode)}, failed ${c.transportErrors}, deferred ${c.deferred}${formatCounts(c.deferredByReason)}`,
-    `  lookups spent ${summary.lookupsSpent}; quota left today: ${summary.quota.map((q) => `${q.alias} ${q.remaining}`).join(', ')}`,
-    `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
-  ];
-  if (summary.carrierDown !== null) lines.push(`  ${summary.carrierDown}`);
-  if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
-  const shown = summary.failedOrders.slice(0, FAILURES_SHOWN);
-  for (const failed of shown) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
-  if (summary.failedOrdersTotal > shown.length)
-    lines.push(
-      `  and ${summary.failedOrdersTotal - shown.length} more failed (lookup_results of run ${summary.runId})`,
-    );
-  return `${lines.join('\n')}\n`;
-}
-
-function formatCounts(counts: Record<string, number>): string {
-  const entries = Object.entries(counts);
-  return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k} ${v}`).join(', ')})`;
-}
 
 /** The plan as a person reads it. */
 export function describePlan(plan: TrackPlan): string {

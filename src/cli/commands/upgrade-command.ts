@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { UserError } from '../../errors/user-error.js';
 import { MIGRATIONS, type Migration, pendingMigrations, SCHEMA_VERSION } from '../../warehouse/migrations.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
 
