@@ -3,6 +3,7 @@ import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
 import { EXIT } from '../errors/exit-codes.js';
 import { exitCodeOf, failureLine, productErrorOf, type Wording } from './failure-advice.js';
+import { INVOKED_COMMAND } from './invoked-command.js';
 
 const program = new Command('parcel-recon')
   .description(
@@ -36,7 +37,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   upgrade: async () => (await import('./commands/upgrade-command.js')).upgradeCommand(),
 };
 
-const named = process.argv[2];
+const named = INVOKED_COMMAND;
 const commandsToLoad =
   named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
     ? [COMMAND_MODULES[named]!]
