@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { carrierDayOf } from '../src/carrier/contract.js';
 import { RUN_EXIT_CODES } from '../src/errors/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
+import { dataFolder } from '../src/warehouse/data-folder.js';
 import { replaceRunSummary } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
@@ -52,7 +53,7 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;
   const lock = await notStartedIfThrows(definition, options, () =>
-    acquireJobLock(join(settings.dataDir, 'locks'), definition.name, settings.timeZone),
+    acquireJobLock(dataFolder(settings.dataDir).jobLocks, definition.name, settings.timeZone),
   );
   try {
     if (lock.tookOverFrom !== null)
@@ -116,7 +117,7 @@ async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Pr
     const finishedAt = now();
     const exitState = combinedExit(steps, failure !== undefined);
     const exitCode = run.exitCodeOf(exitState);
-    const dir = join(settings.dataDir, 'jobs', definition.name);
+    const dir = dataFolder(settings.dataDir).jobSummaries(definition.name);
     await mkdir(dir, { recursive: true });
     const summary: JobRunSummary = {
       runId,

@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -9,6 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
+import { defaultDataDir } from '../warehouse/data-folder.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { loadApiKeys } from './api-keys-config.js';
 import { LOG_LEVELS, logLevelOption } from './logger.js';
@@ -120,7 +120,7 @@ export async function customerRunOptions(
         minDelayMs: flags.retryMinMs,
         maxDelayMs: Math.max(flags.retryMinMs, flags.retryMaxMs),
       },
-      dataDir: flags.dataDir ?? dirname(dbPath),
+      dataDir: flags.dataDir ?? defaultDataDir(dbPath),
       batchSize: flags.batchSize,
       now: runClock(env),
       logger,

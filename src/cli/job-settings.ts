@@ -1,9 +1,9 @@
-import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { JobSettings } from '../../jobs/job-definition.js';
 import type { JobNotifySettings } from '../../jobs/job-notification.js';
 import type { KeyRing } from '../carrier/client/key-ring.js';
 import { UserError } from '../errors/user-error.js';
+import { dataFolder, defaultDataDir } from '../warehouse/data-folder.js';
 import { API_KEYS_ENV, loadApiKeys, readKeysFile } from './api-keys-config.js';
 import { callbackJournalDir } from './callback-journal-config.js';
 import { TRACKING_URL_ENV, trackRunOptionsFromFlags } from './commands/track-command.js';
@@ -43,7 +43,7 @@ export function jobNotifySettings(config: ParcelReconConfig, env: NodeJS.Process
 /** A job's settings from the configuration, the environment overriding it; each part is checked when a step needs it. */
 export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.ProcessEnv, logger: Logger): JobSettings {
   const dbPath = jobDbPath(config, env);
-  const dataDir = config.dataDir ?? dirname(dbPath);
+  const dataDir = config.dataDir ?? defaultDataDir(dbPath);
   return {
     dbPath,
     dataDir,
@@ -52,9 +52,9 @@ export function jobSettingsFromConfig(config: ParcelReconConfig, env: NodeJS.Pro
       [env[TIME_ZONE_ENV], TIME_ZONE_ENV],
       [config.timeZone, 'timeZone'],
     ]),
-    callbacksJournalDir: callbackJournalDir(dbPath, config.callbacks.journalDir, env),
+    callbacksJournalDir: callbackJournalDir(dataDir, config.callbacks.journalDir, env),
     reports: {
-      outDir: config.reports.outDir ?? join(dataDir, 'reports'),
+      outDir: config.reports.outDir ?? dataFolder(dataDir).reports,
       format: config.reports.format,
       periodDays: config.reports.periodDays,
     },

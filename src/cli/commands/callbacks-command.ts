@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -9,6 +8,7 @@ import type { KeyRing } from '../../carrier/client/key-ring.js';
 import { describeIssues } from '../../carrier/contract.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UserError } from '../../errors/user-error.js';
+import { dataFolder, defaultDataDir } from '../../warehouse/data-folder.js';
 import { API_KEYS_ENV, loadApiKeys, readPrivateFile } from '../api-keys-config.js';
 import { CALLBACK_JOURNAL_ENV, callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
@@ -57,13 +57,18 @@ function checkFlags<S extends z.ZodObject>(schema: S, raw: Record<string, unknow
   throw new UserError(describeIssues(checked.error.issues, 'options'));
 }
 
-/** The warehouse and the callback journal beside it (data/callbacks/ by default). */
+/** The warehouse and the callback journal in its data folder, the warehouse's own (data/callbacks/ by default). */
 function callbackPaths(
   flags: { db?: string | undefined; journalDir?: string | undefined },
   env: NodeJS.ProcessEnv,
-): { dbPath: string; journalDir: string } {
+): { dbPath: string; journalDir: string; callbackSpool: string } {
   const dbPath = flags.db ?? env[DB_ENV] ?? DEFAULT_DB;
-  return { dbPath, journalDir: callbackJournalDir(dbPath, flags.journalDir, env) };
+  const dataDir = defaultDataDir(dbPath);
+  return {
+    dbPath,
+    journalDir: callbackJournalDir(dataDir, flags.journalDir, env),
+    callbackSpool: dataFolder(dataDir).callbackSpool,
+  };
 }
 
 /** How callbacks authenticate, and the partner's keys when configured, to be cleared from what is kept. */
@@ -170,7 +175,7 @@ async function serveUntilSignalled(
   logger: Logger,
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
-  const { dbPath, journalDir } = callbackPaths(flags, process.env);
+  const { dbPath, journalDir, callbackSpool } = callbackPaths(flags, process.env);
   let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
   try {
     receiver = await startCallbackReceiver({
@@ -184,7 +189,7 @@ async function serveUntilSignalled(
       reserveBytes: flags.journalReserveBytes,
       lowSpaceBytes: flags.journalLowSpaceBytes,
       dbPath,
-      spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+      spoolDir: callbackSpool,
       ingestIntervalMs: flags.ingestIntervalMs,
       logger,
       now: runClock(process.env),
@@ -240,11 +245,11 @@ function ingestCommand(): Command {
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(IngestFlagsSchema, raw);
       const logger = createLogger({ level: flags.logLevel });
-      const { dbPath, journalDir } = callbackPaths(flags, process.env);
+      const { dbPath, journalDir, callbackSpool } = callbackPaths(flags, process.env);
       const warehouse = await openWarehouseForCommand(dbPath, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
         const result = await ingestCallbackJournalAsGuest(warehouse, journalDir, {
-          spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+          spoolDir: callbackSpool,
           logger,
         });
         const summary = {

@@ -8,6 +8,7 @@ import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { csvSource } from '../../sources/csv-source.js';
+import { defaultDataDir } from '../../warehouse/data-folder.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
@@ -47,7 +48,7 @@ export function demoCommand(): Command {
           sources: [csvSource(flags.input, {})],
           keys,
           warehouse,
-          dataDir: dirname(flags.db),
+          dataDir: defaultDataDir(flags.db),
           client: {
             trackingUrl: sandbox.url,
             timeoutMs: 5_000,

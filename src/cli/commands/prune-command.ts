@@ -1,8 +1,8 @@
-import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { CARRIER_UTC_OFFSET_MINUTES } from '../../carrier/contract.js';
 import { UserError } from '../../errors/user-error.js';
 import { pruneRuns, type RetentionSummary } from '../../pipeline/run-retention.js';
+import { defaultDataDir } from '../../warehouse/data-folder.js';
 import { type CompactionResult, compactAndClose } from '../../warehouse/warehouse-compaction.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { RETENTION_AGE_HINT, retentionDays } from '../retention-age.js';
@@ -70,7 +70,7 @@ export function pruneCommand(): Command {
       try {
         summary = await pruneRuns({
           warehouse,
-          dataDir: flags.dataDir ?? dirname(dbPath),
+          dataDir: flags.dataDir ?? defaultDataDir(dbPath),
           olderThanDays,
           nowMs: runClock(process.env)(),
           dayUtcOffsetMinutes,

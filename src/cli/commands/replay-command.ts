@@ -1,7 +1,7 @@
-import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { EXIT } from '../../errors/exit-codes.js';
 import { type ReplaySummary, rebuildWarehouseFiles, replayRuns } from '../../pipeline/tracking/replay-runs.js';
+import { defaultDataDir } from '../../warehouse/data-folder.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 import { DB_ENV, DEFAULT_DB } from '../warehouse-location.js';
@@ -64,7 +64,7 @@ export function replayCommand(): Command {
       ) => {
         const logger = createLogger({ level: flags.logLevel });
         const dbPath = flags.db ?? process.env[DB_ENV] ?? DEFAULT_DB;
-        const dataDir = flags.dataDir ?? dirname(dbPath);
+        const dataDir = flags.dataDir ?? defaultDataDir(dbPath);
         const dryRun = flags.dryRun ?? false;
         // A dry run reads only: it neither migrates the file nor installs the report views.
         const warehouse = await openWarehouseForCommand(

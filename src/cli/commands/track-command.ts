@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -23,6 +22,7 @@ import { duckdbSource } from '../../sources/duckdb-source.js';
 import { mysqlSource } from '../../sources/mysql-source.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { postgresSource } from '../../sources/postgres-source.js';
+import { dataFolder, defaultDataDir } from '../../warehouse/data-folder.js';
 import { loadApiKeys } from '../api-keys-config.js';
 import { callbackJournalDir, WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { checkFlags } from '../flag-check.js';
@@ -160,7 +160,7 @@ export async function trackRunOptionsFromFlags(
       job: flags.job,
       sources: await buildSources(flags, env),
       keys,
-      dataDir: flags.dataDir ?? dirname(dbPath),
+      dataDir: flags.dataDir ?? defaultDataDir(dbPath),
       client: {
         trackingUrl,
         timeoutMs: flags.timeoutMs,
@@ -333,9 +333,9 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
         // A journal that cannot be loaded stays for the next load; the run goes on.
-        const journalDir = callbackJournalDir(dbPath, undefined, process.env);
+        const journalDir = callbackJournalDir(options.dataDir, undefined, process.env);
         await ingestCallbackJournalAsGuest(warehouse, journalDir, {
-          spoolDir: join(options.dataDir, 'spool', 'callbacks'),
+          spoolDir: dataFolder(options.dataDir).callbackSpool,
           logger,
         }).catch((error: unknown) =>
           logger.error(
