@@ -333,7 +333,8 @@ PARCEL_RECON_CALLBACK_JOURNAL (the callback journal loaded before the lookups; d
       try {
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
         // A journal that cannot be loaded stays for the next load; the run goes on.
-        const journalDir = callbackJournalDir(options.dataDir, undefined, process.env);
+        // Where the receiver, which takes no --data-dir, keeps it: the warehouse's own data folder.
+        const journalDir = callbackJournalDir(defaultDataDir(dbPath), undefined, process.env);
         await ingestCallbackJournalAsGuest(warehouse, journalDir, {
           spoolDir: dataFolder(options.dataDir).callbackSpool,
           logger,
