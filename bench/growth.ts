@@ -20,6 +20,7 @@
  * and the best time of each size counts: the machine's other load shifts all of them alike. Prints
  * one JSON line on stdout and a readable line on stderr; exits 1 when a target is missed, 2 on a bad flag.
  */
+
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -27,6 +28,7 @@ import { copyFile, mkdir, mkdtemp, open, readdir, readFile, rm, stat } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { dataFolder } from '../src/warehouse/data-folder.js';
 import {
   COMMAND_PATH,
   type ListeningLine,
@@ -294,7 +296,7 @@ async function monthScenario(s: ReturnType<typeof settings>, dir: string): Promi
     }
     const orders = step * (s.nights + 1);
     const warehouseBytes = (await stat(db)).size + ((await stat(`${db}.wal`).catch(() => undefined))?.size ?? 0);
-    const rawBytes = await folderBytes(join(dataDir, 'raw'));
+    const rawBytes = await folderBytes(dataFolder(dataDir).rawSpool);
     const perLookup = (bytes: number) => Math.round(bytes / lookups);
     const yearGb = (bytes: number) => Math.round(((bytes / lookups) * YEAR_NIGHTS * YEAR_LOOKUPS_PER_NIGHT) / 1e8) / 10;
     const report = {

@@ -27,9 +27,10 @@ import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carrier/client/carrier-request.
 import { KeyRing } from '../src/carrier/client/key-ring.js';
 import { TrackingClient } from '../src/carrier/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carrier/contract.js';
-import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
-import { keepHeapSmall, trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
+import { keepHeapSmall } from '../src/cli/tracking-memory.js';
+import { RUN_EXIT_CODES } from '../src/errors/exit-codes.js';
 import { runTracking } from '../src/pipeline/tracking/track-run.js';
+import { trackingWarehouseOptions } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import { QuotaPolicySchema } from '../src/quota/quota-policy.js';
 import { csvSource } from '../src/sources/csv-source.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';

@@ -35,8 +35,8 @@ import {
   sumMoney,
   type TrackingSnapshotWire,
 } from '../src/carrier/contract.js';
-import { TRACKING_WAREHOUSE_OPTIONS } from '../src/cli/tracking-memory.js';
 import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
+import { TRACKING_WAREHOUSE_OPTIONS } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
 import {
   type LookupBatch,

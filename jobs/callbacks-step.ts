@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { ingestCallbackJournalAsGuest } from '../src/callbacks/journal-ingest.js';
-import { EXIT } from '../src/cli/exit-codes.js';
+import { EXIT } from '../src/errors/exit-codes.js';
+import { dataFolder } from '../src/warehouse/data-folder.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 
 /**
@@ -12,7 +12,7 @@ export async function callbacksStep(context: JobContext): Promise<JobStepResult 
   const journalDir = context.settings.callbacksJournalDir;
   if (!existsSync(journalDir)) return undefined;
   const result = await ingestCallbackJournalAsGuest(context.warehouse, journalDir, {
-    spoolDir: join(context.settings.dataDir, 'spool', 'callbacks'),
+    spoolDir: dataFolder(context.settings.dataDir).callbackSpool,
     logger: context.logger,
   });
   return {

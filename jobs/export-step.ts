@@ -1,4 +1,4 @@
-import { EXIT } from '../src/cli/exit-codes.js';
+import { EXIT } from '../src/errors/exit-codes.js';
 import { exportSnapshot, snapshotSummary } from '../src/warehouse/parquet-snapshot-export.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 

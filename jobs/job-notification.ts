@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { NOTIFY_EVENTS } from '../src/settings/catalog.js';
+import type { NotifyEvent } from '../src/settings/notify-events.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
-import type { JobRunSummary } from './job-runner.js';
+import type { AlertDelivery, JobRunSummary } from './job-run-summary.js';
 import { type DeliveryPolicy, deliverJson } from './webhook-delivery.js';
 
 /** The configuration's `notify` section, with the webhook URL read from the variable it names. */
@@ -11,9 +11,9 @@ export interface JobNotifySettings extends DeliveryPolicy {
   /** Undefined when the variable `urlEnv` names is not set. */
   readonly url: string | undefined;
   readonly urlEnv: string;
-  readonly format: 'json' | 'text' | 'telegram';
+  readonly format: AlertDelivery['format'];
   readonly telegramChatId?: string | number | undefined;
-  readonly on: readonly (typeof NOTIFY_EVENTS)[number][];
+  readonly on: readonly NotifyEvent[];
   readonly chargesAtStakeAbove: number;
 }
 
@@ -106,23 +106,6 @@ function receiverHost(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Whether an alert reached its channel, as a job's summary records it: the receiver's host at most,
- * never the URL (its path or query carry the token), and the failure's reason in one line.
- */
-export interface AlertDelivery {
-  readonly channel: 'webhook';
-  readonly format: JobNotifySettings['format'];
-  /** The receiver's host and port; null when the URL is not set or not an http(s) URL. */
-  readonly receiver: string | null;
-  /** Why it was sent: how the run ended, `charges`, or `test`. */
-  readonly reasons: readonly string[];
-  readonly delivered: boolean;
-  readonly attempts: number;
-  /** Why it was not delivered (a status, an error code, a missing variable); null when delivered. */
-  readonly reason: string | null;
 }
 
 /**

@@ -2,35 +2,16 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { carrierDayOf } from '../src/carrier/contract.js';
-import { RUN_EXIT_CODES } from '../src/cli/exit-codes.js';
+import { RUN_EXIT_CODES } from '../src/errors/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
-import { type RunCounts, replaceRunSummary } from '../src/warehouse/run-store.js';
+import { dataFolder } from '../src/warehouse/data-folder.js';
+import { replaceRunSummary } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
 import { compactAndClose } from '../src/warehouse/warehouse-compaction.js';
 import type { JobDefinition, JobSettings, JobStepResult } from './job-definition.js';
 import { acquireJobLock } from './job-lock.js';
-import { type AlertDelivery, type JobNotifySettings, notifyJobNotStarted, notifyJobRun } from './job-notification.js';
-
-/** What a job run leaves for a monitor: the JSON file, the `runs` row's summary and the notification. */
-export interface JobRunSummary {
-  readonly runId: string;
-  readonly job: string;
-  readonly carrierDay: string;
-  readonly startedAt: string;
-  readonly finishedAt: string;
-  readonly durationMs: number;
-  readonly exitCode: number;
-  readonly exitState: 'ok' | 'partial' | 'failed';
-  readonly counts: RunCounts;
-  readonly steps: readonly JobStepResult[];
-  readonly error: string | null;
-  readonly summaryFile: string;
-  /**
-   * How each alert about the run went, once they were sent (none when the run warranted none). The
-   * summary sent in an alert has none: it is written before the alert goes.
-   */
-  readonly alerts?: readonly AlertDelivery[];
-}
+import { type JobNotifySettings, notifyJobNotStarted, notifyJobRun } from './job-notification.js';
+import type { JobRunSummary } from './job-run-summary.js';
 
 export interface JobRunOptions {
   readonly settings: JobSettings;
@@ -72,7 +53,7 @@ async function writeSummaryFile(path: string, summary: unknown): Promise<void> {
 export async function runJob(definition: JobDefinition, options: JobRunOptions): Promise<JobRunSummary> {
   const { settings, logger } = options;
   const lock = await notStartedIfThrows(definition, options, () =>
-    acquireJobLock(join(settings.dataDir, 'locks'), definition.name, settings.timeZone),
+    acquireJobLock(dataFolder(settings.dataDir).jobLocks, definition.name, settings.timeZone),
   );
   try {
     if (lock.tookOverFrom !== null)
@@ -136,7 +117,7 @@ async function runOpenJob(definition: JobDefinition, options: JobRunOptions): Pr
     const finishedAt = now();
     const exitState = combinedExit(steps, failure !== undefined);
     const exitCode = run.exitCodeOf(exitState);
-    const dir = join(settings.dataDir, 'jobs', definition.name);
+    const dir = dataFolder(settings.dataDir).jobSummaries(definition.name);
     await mkdir(dir, { recursive: true });
     const summary: JobRunSummary = {
       runId,

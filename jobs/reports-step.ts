@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { carrierDayOf } from '../src/carrier/contract.js';
-import { EXIT } from '../src/cli/exit-codes.js';
+import { EXIT } from '../src/errors/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';

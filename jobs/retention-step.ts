@@ -1,4 +1,4 @@
-import { EXIT } from '../src/cli/exit-codes.js';
+import { EXIT } from '../src/errors/exit-codes.js';
 import { pruneRuns } from '../src/pipeline/run-retention.js';
 import type { JobContext, JobStepResult } from './job-definition.js';
 

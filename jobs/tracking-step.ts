@@ -1,6 +1,6 @@
-import { trackingWarehouseOptions } from '../src/cli/tracking-memory.js';
 import { trackRunCounts } from '../src/pipeline/tracking/run-summary.js';
 import { runTracking } from '../src/pipeline/tracking/track-run.js';
+import { trackingWarehouseOptions } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import { REDIS_KEY_PREFIX } from '../src/quota/quota-limiting.js';
 import { connectRedis } from '../src/quota/redis-connection.js';
 import type { JobContext, JobStepResult } from './job-definition.js';

@@ -1,9 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import { KeyRing } from '../carrier/client/key-ring.js';
+import { UserError } from '../errors/user-error.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import type { SettingOrigin } from '../settings/setting.js';
-import { UserError } from './exit-codes.js';
 
 export const API_KEYS_ENV = SETTINGS.apiKeys.env;
 

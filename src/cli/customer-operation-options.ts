@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { RUN_EXIT_CODES } from '../errors/exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
@@ -8,7 +10,6 @@ import { withSettingOptions } from '../settings/command-options.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { settingsKeyRing } from './api-keys-config.js';
-import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
 import { LOG_LEVELS, logLevelOption } from './logger.js';
 import { operationProgressDisplay } from './progress-display.js';
 import { runClock } from './run-clock.js';

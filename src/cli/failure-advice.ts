@@ -1,4 +1,5 @@
 import { diskFaultOf } from '../errors/disk-fault.js';
+import { EXIT, type ExitCode } from '../errors/exit-codes.js';
 import { type ErrorCode, ProductError } from '../errors/product-error.js';
 import {
   isOutOfMemory,
@@ -7,7 +8,6 @@ import {
   WarehouseBusyError,
   WarehouseOutOfMemoryError,
 } from '../warehouse/warehouse-errors.js';
-import { EXIT, type ExitCode } from './exit-codes.js';
 
 /**
  * The interface a failure is told in: a command the operator typed (its flags), or a job run from

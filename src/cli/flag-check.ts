@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describeIssues, isCalendarDay } from '../carrier/contract.js';
-import { UserError } from './exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 
 /** Checks flags against a schema; the first problem is one line naming its flag. */
 export function checkFlags<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
-import { EXIT } from './exit-codes.js';
+import { EXIT } from '../errors/exit-codes.js';
 import { exitCodeOf, failureLine, productErrorOf, type Wording } from './failure-advice.js';
+import { INVOKED_COMMAND } from './invoked-command.js';
 
 const program = new Command('parcel-recon')
   .description(
@@ -37,7 +38,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   config: async () => (await import('./commands/config-command.js')).configCommand(),
 };
 
-const named = process.argv[2];
+const named = INVOKED_COMMAND;
 const commandsToLoad =
   named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
     ? [COMMAND_MODULES[named]!]

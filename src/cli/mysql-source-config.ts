@@ -1,6 +1,6 @@
+import { UserError } from '../errors/user-error.js';
 import { SETTINGS } from '../settings/catalog.js';
 import { readPrivateFile } from './api-keys-config.js';
-import { UserError } from './exit-codes.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
 const MYSQL_URL_ENV = SETTINGS.mysqlUrl.env;

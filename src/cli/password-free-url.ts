@@ -1,4 +1,4 @@
-import { UserError } from './exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 
 /**
  * A database URL as a command line or a configuration gives it: a URL, and without a password, since

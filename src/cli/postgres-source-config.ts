@@ -1,5 +1,5 @@
+import { UserError } from '../errors/user-error.js';
 import { SETTINGS } from '../settings/catalog.js';
-import { UserError } from './exit-codes.js';
 import { passwordFreeUrl } from './password-free-url.js';
 
 const POSTGRES_URL_ENV = SETTINGS.postgresUrl.env;

@@ -1,5 +1,5 @@
+import { UserError } from '../errors/user-error.js';
 import type { TableSource } from '../sources/table-rows.js';
-import { UserError } from './exit-codes.js';
 import { mysqlConnection } from './mysql-source-config.js';
 import { postgresUrl } from './postgres-source-config.js';
 

@@ -1,6 +1,6 @@
 import { instantToEpochMs, parseCarrierInstant } from '../carrier/contract.js';
+import { UserError } from '../errors/user-error.js';
 import { SETTINGS } from '../settings/catalog.js';
-import { UserError } from './exit-codes.js';
 
 /** Pretends the current time is this instant (then runs on): for demos and tests against a sandbox whose clock was moved. */
 const NOW_ENV = SETTINGS.now.env;

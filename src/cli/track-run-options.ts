@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { TrackingSettings } from '../../jobs/job-definition.js';
+import { RUN_EXIT_CODES } from '../errors/exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 import { parseShard } from '../pipeline/tracking/shard.js';
 import { QuotaPolicySchema } from '../quota/quota-policy.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
@@ -10,7 +12,6 @@ import { mysqlSource } from '../sources/mysql-source.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { postgresSource } from '../sources/postgres-source.js';
 import { settingsKeyRing } from './api-keys-config.js';
-import { RUN_EXIT_CODES, UserError } from './exit-codes.js';
 import { mysqlConnection } from './mysql-source-config.js';
 import { postgresUrl } from './postgres-source-config.js';
 import { runClock } from './run-clock.js';

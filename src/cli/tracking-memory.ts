@@ -1,29 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
-import { SETTINGS } from '../settings/catalog.js';
-import type { WarehouseOptions } from '../warehouse/warehouse.js';
 
 /**
- * The memory settings of a tracking run: `parcel-recon track` and the tracking benchmark take them all
- * from here, a job's tracking step its DuckDB settings. Most are applied by the process itself; the few
- * that glibc and V8 read only at start are given by bin/node-with-track-settings (TRACK_START_SETTINGS).
+ * The process's memory settings of a tracking run: `parcel-recon track` and the tracking benchmark take
+ * them from here (its DuckDB settings are the pipeline's, tracking-warehouse-options.ts). Most are applied
+ * by the process itself; the few that glibc and V8 read only at start are given by
+ * bin/node-with-track-settings (TRACK_START_SETTINGS).
  */
-
-/**
- * DuckDB's settings while tracking. Rows not yet checkpointed stay in memory, so a low checkpoint
- * threshold keeps them few; the memory limit holds a batch's statements (what no longer fits spills to
- * `<file>.tmp`) and no more, since a higher one only fills with uncheckpointed rows. One thread: a
- * batch's statements are too small to gain from a second, and the lookups' main thread needs the other core.
- */
-export const TRACKING_WAREHOUSE_OPTIONS = {
-  memoryLimit: SETTINGS['track.memoryLimit'].default,
-  checkpointThreshold: '32MB',
-  threads: 1,
-} as const satisfies WarehouseOptions;
-
-/** A tracking run's warehouse settings, with the operator's memory limit (`--memory-limit`, a job's `track.memoryLimit`) when one is given. */
-export function trackingWarehouseOptions(memoryLimit: string | undefined) {
-  return { ...TRACKING_WAREHOUSE_OPTIONS, ...(memoryLimit === undefined ? {} : { memoryLimit }) };
-}
 
 /**
  * V8 lets its heap grow to several times what is live before a full collection; a growing factor of

@@ -1,10 +1,10 @@
+import { UserError } from '../errors/user-error.js';
 import { installReportViews } from '../reports/report-views.js';
 import type { Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { openSnapshot } from '../warehouse/parquet-snapshot-reader.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
-import { UserError } from './exit-codes.js';
 
 const BUSY_RETRY_MS = 100;
 

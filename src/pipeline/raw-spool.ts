@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { CarrierInstant } from '../carrier/contract.js';
+import { dataFolder } from '../warehouse/data-folder.js';
 import { type AnswerSighting, answerTextOfSpoolLine } from '../warehouse/snapshot-spool-format.js';
 
 /**
@@ -30,10 +31,6 @@ const RAW_SPOOL_GZIP_CHUNK_BYTES = 256 * 1024;
 const SPOOL_FILE = /^(\d{13})-\d+-\d+\.ndjson\.gz$/;
 let filesWritten = 0;
 
-export function rawSpoolRoot(dataDir: string): string {
-  return join(dataDir, 'raw');
-}
-
 /**
  * One batch's file of the run's spool, compressed as its lines arrive. The file appears whole or not
  * at all (written under a temporary name, synced, then renamed by `commit`), so a process killed
@@ -47,7 +44,7 @@ export class RawSpoolFile {
   private chunks = 0;
 
   constructor(dataDir: string, runId: string) {
-    const dir = join(rawSpoolRoot(dataDir), runId);
+    const dir = dataFolder(dataDir).rawSpoolOfRun(runId);
     const path = join(
       dir,
       `${String(Date.now()).padStart(13, '0')}-${process.pid}-${String(++filesWritten).padStart(9, '0')}.ndjson.gz`,
@@ -93,7 +90,7 @@ export class RawSpoolFile {
  * commit), and the run's spool folder when nothing else is in it.
  */
 export async function removeUnfinishedSpoolFiles(dataDir: string, runId: string): Promise<void> {
-  const dir = join(rawSpoolRoot(dataDir), runId);
+  const dir = dataFolder(dataDir).rawSpoolOfRun(runId);
   const names = await readdir(dir).catch(() => []);
   const ours = names.filter((name) => name.endsWith('.partial') && name.includes(`-${process.pid}-`));
   for (const name of ours) await rm(join(dir, name), { force: true });
@@ -102,7 +99,7 @@ export async function removeUnfinishedSpoolFiles(dataDir: string, runId: string)
 
 /** The runs that have a raw spool, oldest first (by the time their first file was written). */
 export async function listSpooledRuns(dataDir: string): Promise<string[]> {
-  const root = rawSpoolRoot(dataDir);
+  const root = dataFolder(dataDir).rawSpool;
   const entries = await readdir(root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;
@@ -118,7 +115,7 @@ export async function listSpooledRuns(dataDir: string): Promise<string[]> {
 
 /** A run's spool files in the order written; none when the run has no spool. */
 export async function spoolFilesOfRun(dataDir: string, runId: string): Promise<{ name: string; path: string }[]> {
-  const dir = join(rawSpoolRoot(dataDir), runId);
+  const dir = dataFolder(dataDir).rawSpoolOfRun(runId);
   const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return [];
     throw error;

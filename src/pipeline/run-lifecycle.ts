@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { access, constants, mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { epochMsToInstant, formatCarrierDateTime } from '../carrier/contract.js';
 import { SourceError } from '../sources/order-code-source.js';
+import { dataFolder } from '../warehouse/data-folder.js';
 import { findUnfinishedRun, finishRun, type RunCounts, startRun } from '../warehouse/run-store.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { removeUnfinishedSpoolFiles } from './raw-spool.js';
@@ -90,7 +90,7 @@ export class RunLifecycle {
   static async start(options: RunStartOptions): Promise<RunLifecycle> {
     const { warehouse, job, source, carrierDay, startedAt } = options;
     // A data folder the run cannot write is the user's to fix: refused before the run is recorded.
-    const spoolRoot = join(options.dataDir, 'spool');
+    const spoolRoot = dataFolder(options.dataDir).spool;
     await mkdir(spoolRoot, { recursive: true });
     await access(spoolRoot, constants.W_OK);
     const resumedRunId = options.resumable
@@ -110,11 +110,11 @@ export class RunLifecycle {
 
   /** Where the run's files live while it runs (staged rows, batches on their way to the warehouse). */
   get scratchDir(): string {
-    return join(this.dataDir, 'spool', this.runId);
+    return dataFolder(this.dataDir).runScratch(this.runId);
   }
 
   get rejectsPath(): string {
-    return join(this.dataDir, 'rejects', `${this.runId}.csv`);
+    return dataFolder(this.dataDir).rejectsFile(this.runId);
   }
 
   exitCodeOf(state: RunExitState): number {

@@ -1,9 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { carrierDayOf, DAY_MS, epochMsToInstant } from '../carrier/contract.js';
+import { dataFolder } from '../warehouse/data-folder.js';
 import { type PrunedRows, pruneRunRows } from '../warehouse/run-retention.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { rawSpoolRoot } from './raw-spool.js';
 
 export interface RetentionOptions {
   readonly warehouse: Warehouse;
@@ -74,9 +74,10 @@ export async function pruneRuns(options: RetentionOptions): Promise<RetentionSum
   const quotaFrom = carrierDayOf(options.nowMs - quotaKeptDays * DAY_MS, options.dayUtcOffsetMinutes);
   const plan = await pruneRunRows(options.warehouse, { startedBefore, quotaFrom }, options.dryRun);
   const pruned = new Set(plan.runIds);
-  const raw = await entriesOf(rawSpoolRoot(options.dataDir), (name) => pruned.has(name));
+  const folder = dataFolder(options.dataDir);
+  const raw = await entriesOf(folder.rawSpool, (name) => pruned.has(name));
   const rejects = await entriesOf(
-    join(options.dataDir, 'rejects'),
+    folder.rejects,
     (name) => name.endsWith('.csv') && pruned.has(name.slice(0, -'.csv'.length)),
   );
   if (!options.dryRun)

@@ -1,5 +1,4 @@
-import { sqlText } from '../warehouse/sql-literals.js';
-import { timestampLiteral } from './report-sql.js';
+import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 
 /** The time zone reports and messages show times in unless set otherwise: the carrier's. */
 export const DEFAULT_DISPLAY_TIME_ZONE = 'Asia/Ho_Chi_Minh';

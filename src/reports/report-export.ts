@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { formatVnd, moneyFromText } from '../carrier/money.js';
+import { timestampLiteral } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
@@ -21,7 +22,6 @@ import {
   type ReportTables,
   reportTable,
   scopeCondition,
-  timestampLiteral,
 } from './report-sql.js';
 import type { ReportFormat } from './writers/report-formats.js';
 import { inAnyOrder, type WrittenFile, writeReportTables } from './writers/report-writer.js';

@@ -1,5 +1,5 @@
 import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carrier/contract.js';
-import { sqlText } from '../warehouse/sql-literals.js';
+import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { ReportTable } from './writers/report-writer.js';
 
 /** The carrier-local wall time of a TIMESTAMPTZ column, whatever the connection's time zone. */
@@ -49,11 +49,6 @@ export function codeRangeCondition(scope: ReportScope, column = 'order_code'): s
 /** The first instant of a carrier day (YYYY-MM-DD), epoch ms. */
 function carrierDayStart(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) - CARRIER_UTC_OFFSET_MINUTES * 60_000;
-}
-
-/** An instant (epoch ms) as a TIMESTAMPTZ literal. */
-export function timestampLiteral(epochMs: number): string {
-  return `TIMESTAMPTZ ${sqlText(new Date(epochMs).toISOString())}`;
 }
 
 /**

@@ -1,11 +1,13 @@
-import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carrier/client/carrier-request.js';
 import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carrier/contract.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
+import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
+import { dataFolder, defaultDataDir } from '../warehouse/data-folder.js';
+import { NOTIFY_EVENTS } from './notify-events.js';
 import type { SettingsCatalog, SettingsCommand } from './setting.js';
 import {
   cronExpression,
@@ -55,8 +57,6 @@ const redisUrlWithoutPassword = redisUrl.refine(
 );
 const keyAlias = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'an alias of 1 to 64 letters, digits, ., _ or -');
 
-/** What makes a job run send its notification: how it ended, or the charges it flagged. */
-export const NOTIFY_EVENTS = ['failed', 'partial', 'charges', 'ok'] as const;
 const NOTIFY_URL_ENV = 'PARCEL_RECON_NOTIFY_URL';
 
 /**
@@ -120,7 +120,7 @@ export const SETTINGS = {
   },
   dataDir: {
     type: z.string().min(1),
-    default: (values: EarlierValues) => dirname(values.warehouse as string),
+    default: (values: EarlierValues) => defaultDataDir(values.warehouse as string),
     defaultText: "the warehouse's folder",
     flag: '--data-dir <dir>',
     configKey: 'dataDir',
@@ -180,8 +180,8 @@ export const SETTINGS = {
   },
   callbackJournal: {
     type: z.string().min(1),
-    default: (values: EarlierValues) => join(dirname(values.warehouse as string), 'callbacks'),
-    defaultText: 'callbacks/ beside the warehouse',
+    default: (values: EarlierValues) => dataFolder(values.dataDir as string).callbackJournal,
+    defaultText: 'callbacks/ in the data folder',
     flag: '--journal-dir <dir>',
     configKey: 'callbacks.journalDir',
     env: 'PARCEL_RECON_CALLBACK_JOURNAL',
@@ -412,8 +412,8 @@ export const SETTINGS = {
   },
   'track.memoryLimit': {
     type: memoryLimitSchema('256MB'),
-    // What a batch's statements need and no more (src/cli/tracking-memory.ts says why).
-    default: '64MB',
+    // What a batch's statements need and no more (tracking-warehouse-options.ts says why).
+    default: TRACKING_WAREHOUSE_OPTIONS.memoryLimit,
     flag: '--memory-limit <size>',
     configKey: 'track.memoryLimit',
     help: "the warehouse's DuckDB memory limit while tracking; past it DuckDB spills to disk",
@@ -514,7 +514,7 @@ export const SETTINGS = {
   },
   'reports.outDir': {
     type: z.string().min(1),
-    default: (values: EarlierValues) => join(values.dataDir as string, 'reports'),
+    default: (values: EarlierValues) => dataFolder(values.dataDir as string).reports,
     defaultText: 'DATA_DIR/reports',
     configKey: 'reports.outDir',
     help: "where the jobs' reports go, a folder per job beneath it",

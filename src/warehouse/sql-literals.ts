@@ -7,3 +7,8 @@ export function sqlText(value: string): string {
 export function sqlName(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
+
+/** An instant (epoch ms) as a TIMESTAMPTZ literal. */
+export function timestampLiteral(epochMs: number): string {
+  return `TIMESTAMPTZ ${sqlText(new Date(epochMs).toISOString())}`;
+}

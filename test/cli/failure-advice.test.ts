@@ -11,9 +11,10 @@ import {
   MalformedAnswerFailure,
   RateLimitedFailure,
 } from '../../src/carrier/client/lookup-failures.js';
-import { EXIT, RUN_EXIT_CODES, UserError } from '../../src/cli/exit-codes.js';
 import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cli/failure-advice.js';
+import { EXIT, RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';
+import { UserError } from '../../src/errors/user-error.js';
 import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';

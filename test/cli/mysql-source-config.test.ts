@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UserError } from '../../src/cli/exit-codes.js';
 import { mysqlConnection } from '../../src/cli/mysql-source-config.js';
+import { UserError } from '../../src/errors/user-error.js';
 import { jobSettingsFrom } from '../support/job-settings.js';
 
 const URL_WITHOUT_PASSWORD = 'mysql://shop@db.internal:3306/orders';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
-import { DAY_MS, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { DAY_MS, httpPost, keysOf, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
+import { queryWarehouse, startReceiverProcess } from '../support/callback-receiver-process.js';
 import { cli as runCli, startCli } from '../support/cli-process.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
@@ -294,6 +295,53 @@ describe('jobs run nightly', () => {
       {},
     );
     expect(runs.stdout).toBe('job,exit_state\nnightly,running\nnightly-track,ok\n');
+  });
+
+  it("loads the callback journal the receiver keeps in the configuration's dataDir, not beside the warehouse", async () => {
+    const dbPath = join(workspace.dir, 'journal.duckdb');
+    const dataDir = join(workspace.dir, 'journal-data');
+    const journalDir = join(dataDir, 'callbacks');
+    const account = sandbox.state.world.accounts[0]!;
+    const orderCode = sandbox.state.world.orderCode(account.index, 0);
+    const receiver = await startReceiverProcess(
+      ['--db', join(workspace.dir, 'receiver.duckdb'), '--journal-dir', journalDir, '--ingest-interval-ms', '600000'],
+      env,
+    );
+    try {
+      const answer = await httpPost(
+        `${receiver.url}/IntergrationAPI`,
+        JSON.stringify({
+          Time: '2026-11-21T05:00:00.1234567+07:00',
+          TransactionId: 'DATA-DIR-1',
+          Status: '25',
+          StatusName: 'DANGDIPHAT',
+          OrderCode: orderCode,
+          ApiKey: keysOf(sandbox)[account.alias],
+        }),
+      );
+      expect(answer.status).toBe(200);
+    } finally {
+      // Killed: the journal keeps the callback for the job to load.
+      await receiver.kill();
+    }
+    const csv = await workspace.writeCsv('journal.csv', [
+      ['order_code', 'account'],
+      [orderCode, account.alias],
+    ]);
+    const jobConfig = join(workspace.dir, 'journal.config.json');
+    await writeFile(
+      jobConfig,
+      JSON.stringify({ warehouse: dbPath, dataDir, trackingUrl: sandbox.url, source: { inputs: [csv] } }),
+    );
+    const result = await runCli(['jobs', 'run', 'nightly', '--config', jobConfig, '--json'], nowEnv());
+    expect(result.code, result.stderr).toBe(0);
+    const night = JSON.parse(result.stdout) as JobSummary;
+    expect(night.steps[0]).toMatchObject({ step: 'callbacks', summary: { journalDir, newEvents: 1 } });
+    const events = await queryWarehouse<{ transaction_id: string }>(
+      dbPath,
+      'SELECT transaction_id FROM callback_events',
+    );
+    expect(events).toEqual([{ transaction_id: 'DATA-DIR-1' }]);
   });
 
   /**

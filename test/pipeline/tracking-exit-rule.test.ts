@@ -5,7 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { describeSummary } from '../../src/cli/commands/track-command.js';
+import { describeSummary } from '../../src/cli/track-summary-lines.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { RUN_EXIT_CODES } from '../../src/cli/exit-codes.js';
+import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { TrackRunSummary } from '../../src/pipeline/tracking/run-summary.js';
 import { runTracking, type TrackRunOptions } from '../../src/pipeline/tracking/track-run.js';
 import { type QuotaPolicyInput, QuotaPolicySchema } from '../../src/quota/quota-policy.js';

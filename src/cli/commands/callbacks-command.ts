@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -6,13 +5,15 @@ import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } f
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest, type JournalIngestResult } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carrier/client/key-ring.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { UserError } from '../../errors/user-error.js';
 import { SETTINGS, type Settings } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import type { ResolvedSettings } from '../../settings/resolve-settings.js';
+import { dataFolder, defaultDataDir } from '../../warehouse/data-folder.js';
 import { readPrivateFile, settingsKeyRing } from '../api-keys-config.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT, UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
@@ -160,7 +161,7 @@ async function serveUntilSignalled(
       reserveBytes: flags.journalReserveBytes,
       lowSpaceBytes: flags.journalLowSpaceBytes,
       dbPath,
-      spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+      spoolDir: dataFolder(defaultDataDir(dbPath)).callbackSpool,
       ingestIntervalMs: flags.ingestIntervalMs,
       logger,
       now: runClock(process.env),
@@ -220,7 +221,7 @@ function ingestCommand(): Command {
       const warehouse = await openWarehouseForCommand(dbPath, {}, WAREHOUSE_BUSY_WAIT_MS);
       try {
         const result = await ingestCallbackJournalAsGuest(warehouse, journalDir, {
-          spoolDir: join(dirname(dbPath), 'spool', 'callbacks'),
+          spoolDir: dataFolder(defaultDataDir(dbPath)).callbackSpool,
           logger,
         });
         const summary = {

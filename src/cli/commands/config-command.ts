@@ -1,9 +1,9 @@
 import { Command } from 'commander';
+import { EXIT } from '../../errors/exit-codes.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import type { SettingOrigin } from '../../settings/setting.js';
-import { EXIT } from '../exit-codes.js';
 import { productErrorOf } from '../failure-advice.js';
 
 /** One resolved setting as `config show` prints it: a secret only as set or unset. */

@@ -3,17 +3,18 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
 import { KeyRing } from '../../carrier/client/key-ring.js';
+import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { csvSource } from '../../sources/csv-source.js';
-import { RUN_EXIT_CODES } from '../exit-codes.js';
+import { defaultDataDir } from '../../warehouse/data-folder.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { stopOnSignals } from '../stop-signals.js';
+import { describeSummary } from '../track-summary-lines.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-import { describeSummary } from './track-command.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');
@@ -47,7 +48,7 @@ export function demoCommand(): Command {
           sources: [csvSource(flags.input, {})],
           keys,
           warehouse,
-          dataDir: dirname(flags.db),
+          dataDir: defaultDataDir(flags.db),
           client: {
             trackingUrl: sandbox.url,
             timeoutMs: 5_000,

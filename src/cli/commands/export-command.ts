@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
@@ -9,7 +10,6 @@ import { memoryLimitSchema } from '../../settings/value-types.js';
 import { snapshotStoreOf } from '../../warehouse/parquet-snapshot.js';
 import { exportSnapshot, type SnapshotExport, snapshotSummary } from '../../warehouse/parquet-snapshot-export.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js';
+import { UserError } from '../../errors/user-error.js';
 import { type ImagesRunSummary, runOrderImages } from '../../pipeline/images-run.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { fileSource } from '../../sources/file-source.js';
@@ -11,7 +12,6 @@ import {
   runOnWarehouse,
   withCustomerOperationFlags,
 } from '../customer-operation-options.js';
-import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 

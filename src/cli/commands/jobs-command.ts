@@ -1,61 +1,19 @@
 import { Command } from 'commander';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import type { JobDefinition } from '../../../jobs/job-definition.js';
-import { type AlertDelivery, lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
-import { type JobRunSummary, runJob } from '../../../jobs/job-runner.js';
+import { lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
+import type { AlertDelivery, JobRunSummary } from '../../../jobs/job-run-summary.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
-import { SETTINGS, type Settings } from '../../settings/catalog.js';
+import { EXIT } from '../../errors/exit-codes.js';
+import { UserError } from '../../errors/user-error.js';
+import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
-import { loadSettings } from '../../settings/load-settings.js';
-import type { ResolvedSettings } from '../../settings/resolve-settings.js';
-import type { SettingValues } from '../../settings/setting.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT, UserError } from '../exit-codes.js';
-import { jobNotifySettings, jobSettings } from '../job-settings.js';
+import { jobNotifySettings } from '../job-settings.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
+import { jobsSettings, runNamedJob, scheduleOf } from '../named-jobs.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { openWarehouseForCommand } from '../warehouse-access.js';
-
-/** A job's schedule: the configuration's, else the job's default; null when the configuration turns it off. */
-export function scheduleOf(job: JobDefinition, jobs: SettingValues<Settings>['jobs']): string | null {
-  const configured = jobs[job.name];
-  if (configured?.enabled === false) return null;
-  return configured?.schedule ?? job.defaultSchedule;
-}
-
-/** The named jobs' settings, with the schedule entries of jobs that do not exist refused: a typo would otherwise never run. */
-export async function jobsSettings(flags: object): Promise<ResolvedSettings<Settings>> {
-  const settings = await loadSettings('jobs', flags, process.env);
-  const origin = settings.origins.jobs;
-  for (const name of Object.keys(settings.values.jobs)) {
-    if (findJob(name) === undefined)
-      throw new UserError(
-        `config ${origin.kind === 'file' ? origin.file : ''}: jobs.${name}: no such job (known: ${JOBS.map((j) => j.name).join(', ')})`,
-      );
-  }
-  return settings;
-}
-
-/** Runs one named job from the configuration, under its lock; what `jobs run` and the scheduler share. */
-export async function runNamedJob(
-  job: JobDefinition,
-  resolved: ResolvedSettings<Settings>,
-  env: NodeJS.ProcessEnv,
-  logger: ReturnType<typeof createLogger>,
-  stop: AbortSignal,
-): Promise<JobRunSummary> {
-  const settings = jobSettings(resolved, env, logger);
-  return runJob(job, {
-    settings,
-    logger,
-    now: runClock(env),
-    stop,
-    notify: jobNotifySettings(resolved, env),
-    openWarehouse: () => openWarehouseForCommand(settings.dbPath, {}, WAREHOUSE_BUSY_WAIT_MS),
-  });
-}
 
 /** An alert's delivery in one line: its channel and receiver, and whether it got there. */
 export function alertDeliveryLine(alert: AlertDelivery): string {

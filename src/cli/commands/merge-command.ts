@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { UserError } from '../../errors/user-error.js';
 import { mergedFileAccess, mergeWarehouses } from '../../warehouse/warehouse-merge.js';
-import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
 /** Combines the warehouses of sharded workers (`track --shard I/N`) into one. */

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { UserError } from '../../errors/user-error.js';
 import { orderPriceRequests, type PriceInputSource, tablePriceRequests } from '../../pipeline/price-inputs.js';
 import { type PriceRunSummary, runPriceQuotes } from '../../pipeline/price-run.js';
 import { SETTINGS } from '../../settings/catalog.js';
@@ -12,7 +13,6 @@ import {
   runOnWarehouse,
   withCustomerOperationFlags,
 } from '../customer-operation-options.js';
-import { UserError } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger } from '../logger.js';
 import { querySourceOf, querySourcesGiven } from '../query-source-flags.js';

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { UserError } from '../../errors/user-error.js';
 import { pruneRuns, type RetentionSummary } from '../../pipeline/run-retention.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
@@ -6,7 +7,6 @@ import { loadSettings } from '../../settings/load-settings.js';
 import { RETENTION_AGE_HINT, retentionDays } from '../../settings/value-types.js';
 import { type CompactionResult, compactAndClose } from '../../warehouse/warehouse-compaction.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 

@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { carrierDayOf, isCalendarDay } from '../../carrier/contract.js';
+import { UserError } from '../../errors/user-error.js';
 import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { readQuotaLimitReports, readQuotaUsage } from '../../warehouse/quota-usage-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { CARRIER_DAY_HINT } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
+import { EXIT } from '../../errors/exit-codes.js';
 import { type ReplaySummary, rebuildWarehouseFiles, replayRuns } from '../../pipeline/tracking/replay-runs.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
-import { EXIT } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 

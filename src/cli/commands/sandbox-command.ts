@@ -2,10 +2,10 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeIssues } from '../../carrier/contract.js';
+import { UserError } from '../../errors/user-error.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
 import { SETTINGS } from '../../settings/catalog.js';
-import { UserError } from '../exit-codes.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
 import { formatCarrierDateTime } from '../../carrier/contract.js';
+import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
-import { UserError } from '../exit-codes.js';
 import { failureLine, productErrorOf } from '../failure-advice.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
+import { jobsSettings, runNamedJob, scheduleOf } from '../named-jobs.js';
 import { runClock } from '../run-clock.js';
 import { stopOnSignals } from '../stop-signals.js';
-import { jobsSettings, runNamedJob, scheduleOf } from './jobs-command.js';
 
 /** Runs the jobs on their cron schedules, for hosts without cron. */
 export function scheduleCommand(): Command {

@@ -1,13 +1,13 @@
 import { type DuckDBConnection, type DuckDBResultReader, DuckDBTypeId, StatementType } from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
+import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { openForReading } from '../warehouse-access.js';
 
 type Cell = string | number | boolean | null | object;

@@ -1,23 +1,25 @@
-import { join } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import { EXIT } from '../../errors/exit-codes.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
+import { trackingWarehouseOptions } from '../../pipeline/tracking/tracking-warehouse-options.js';
 import { REDIS_KEY_PREFIX } from '../../quota/quota-limiting.js';
 import { connectRedis, type SharedRedis } from '../../quota/redis-connection.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
+import { dataFolder } from '../../warehouse/data-folder.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { EXIT } from '../exit-codes.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
 import { giveUpAfterInterrupt, stopOnSignals } from '../stop-signals.js';
 import { trackingOptions } from '../track-run-options.js';
-import { keepHeapSmall, trackingWarehouseOptions } from '../tracking-memory.js';
+import { describeSummary } from '../track-summary-lines.js';
+import { keepHeapSmall } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
 /** The flags of one invocation of track; its settings are the catalog's. */
@@ -37,40 +39,11 @@ function peakMemoryMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
-/** Failed orders the printed summary names one by one. */
-const FAILURES_SHOWN = 10;
-
 /**
  * After a second SIGINT/SIGTERM the run gives up its lookups in flight and finishes as interrupted,
  * in well under this; past it the process ends anyway, so that it is gone within 2 s.
  */
 const INTERRUPT_GIVE_UP_MS = 1_500;
-
-/** A few lines a person reads at the end of a run. */
-export function describeSummary(summary: TrackRunSummary & { readonly peakMemoryMb?: number }, dbPath: string): string {
-  const c = summary.counters;
-  const lines = [
-    `run ${summary.runId}: ${summary.exitState} (exit ${summary.exitCode}), carrier day ${summary.carrierDay}`,
-    `  codes read ${summary.codes.read}, rejected ${summary.codes.rejected}, duplicates ${summary.codes.duplicate}, to look up ${summary.codes.toLookUp}`,
-    `  loaded ${c.ok}, carrier errors ${c.carrierErrors}${formatCounts(c.carrierErrorsByCode)}, failed ${c.transportErrors}, deferred ${c.deferred}${formatCounts(c.deferredByReason)}`,
-    `  lookups spent ${summary.lookupsSpent}; quota left today: ${summary.quota.map((q) => `${q.alias} ${q.remaining}`).join(', ')}`,
-    `  warehouse ${dbPath}${summary.rejectsFile ? `; rejects ${summary.rejectsFile}` : ''}`,
-  ];
-  if (summary.carrierDown !== null) lines.push(`  ${summary.carrierDown}`);
-  if (summary.peakMemoryMb !== undefined) lines.push(`  peak memory ${summary.peakMemoryMb} MB`);
-  const shown = summary.failedOrders.slice(0, FAILURES_SHOWN);
-  for (const failed of shown) lines.push(`  failed: ${failed.orderCode} ${failed.errorCode}: ${failed.errorMessage}`);
-  if (summary.failedOrdersTotal > shown.length)
-    lines.push(
-      `  and ${summary.failedOrdersTotal - shown.length} more failed (lookup_results of run ${summary.runId})`,
-    );
-  return `${lines.join('\n')}\n`;
-}
-
-function formatCounts(counts: Record<string, number>): string {
-  const entries = Object.entries(counts);
-  return entries.length === 0 ? '' : ` (${entries.map(([k, v]) => `${k} ${v}`).join(', ')})`;
-}
 
 /** The plan as a person reads it. */
 export function describePlan(plan: TrackPlan): string {
@@ -151,7 +124,7 @@ Redis lost during the run stops the lookups, commits what is done and exits 3.`,
         // A journal that cannot be loaded stays for the next load; the run goes on.
         const journalDir = settings.values.callbackJournal;
         await ingestCallbackJournalAsGuest(warehouse, journalDir, {
-          spoolDir: join(options.dataDir, 'spool', 'callbacks'),
+          spoolDir: dataFolder(options.dataDir).callbackSpool,
           logger,
         }).catch((error: unknown) =>
           logger.error(

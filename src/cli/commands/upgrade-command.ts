@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
+import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { MIGRATIONS, type Migration, pendingMigrations, SCHEMA_VERSION } from '../../warehouse/migrations.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { UserError } from '../exit-codes.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
 
 const stepsOf = (migrations: readonly Migration[]) => migrations.map(({ version, name }) => ({ version, name }));

@@ -1,9 +1,10 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { answerBodyAsRead } from '../../carrier/answer-body.js';
 import { checkTrackingResult } from '../../carrier/contract.js';
 import { ProductError } from '../../errors/product-error.js';
+import { dataFolder, REBUILD_FOLDER } from '../../warehouse/data-folder.js';
 import {
   discardOrderRebuildPlan,
   type OrderRebuildPlan,
@@ -67,21 +68,18 @@ export class UnknownSpoolError extends ProductError {
     readonly runId: string,
     dataDir: string,
   ) {
-    super('SPOOL_NOT_FOUND', `no raw spool for run ${runId} under ${join(dataDir, 'raw')}`);
+    super('SPOOL_NOT_FOUND', `no raw spool for run ${runId} under ${dataFolder(dataDir).rawSpool}`);
   }
 }
 
-const REBUILD_FOLDER = /^replay-rebuild-(\d+)$/;
-
 /** Where a rebuild builds its rows: a warehouse file of its own under the data folder's spool, removed after. */
 export function rebuildWarehousePath(dataDir: string): string {
-  // Absolute: a read-only warehouse is let read exactly this path.
-  return resolve(dataDir, 'spool', `replay-rebuild-${process.pid}`, 'rebuild.duckdb');
+  return join(dataFolder(dataDir).rebuildFolder(process.pid), 'rebuild.duckdb');
 }
 
 /** Removes the rebuild folders that replays killed before they ended left in the data folder's spool. */
 async function removeAbandonedRebuilds(dataDir: string): Promise<void> {
-  const spool = resolve(dataDir, 'spool');
+  const { spool } = dataFolder(dataDir);
   const names = await readdir(spool).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(REBUILD_FOLDER.exec(name)?.[1]);
@@ -203,8 +201,7 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
     if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
   if (options.rebuild) return rebuildFromSpools(options, runIds, dryRun);
   const read = await readRuns(options, runIds, async ({ snapshots }, runId) => {
-    if (!dryRun)
-      await loadLookupBatch(warehouse, { snapshots, results: [] }, join(dataDir, 'spool', `replay-${runId}`));
+    if (!dryRun) await loadLookupBatch(warehouse, { snapshots, results: [] }, dataFolder(dataDir).replaySpool(runId));
   });
   return { dryRun, ...read, rebuild: null, lookups: 0 };
 }

@@ -1,6 +1,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { makeFolder } from '../../errors/disk-fault.js';
+import { timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
 import { formatDisplayTime } from '../display-time.js';
@@ -12,7 +13,7 @@ import {
   settleReportRange,
   withAttemptCodes,
 } from '../report-export.js';
-import { type ReportScope, reportTable, timestampLiteral } from '../report-sql.js';
+import { type ReportScope, reportTable } from '../report-sql.js';
 import { latestRunsQuery, quotaUsageQuery } from '../runs-report.js';
 import { asTextQuery } from '../writers/column-text.js';
 import {

@@ -1,0 +1,127 @@
+/**
+ * The import rule (docs/architecture.md, "Layers"), checked by `npm run lint`. Imports run one way,
+ * downwards:
+ *
+ *   command line   src/cli/, jobs/
+ *   settings       src/settings/
+ *   runs           src/pipeline/, src/reports/, src/callbacks/
+ *   services       src/carrier/client/, src/quota/, src/sources/, src/warehouse/
+ *   contract       src/carrier/*.ts
+ *   errors         src/errors/
+ *
+ * The sandbox (src/sandbox/) stands beside the product and imports only the contract and the errors.
+ * Type-only and dynamic imports count like any other.
+ */
+
+const CLI = '^src/cli/';
+const JOBS = '^jobs/';
+const COMMAND_LINE = '^(src/cli|jobs)/';
+const SETTINGS = '^src/settings/';
+const RUNS = '^src/(pipeline|reports|callbacks)/';
+const SERVICES = '^src/(carrier/client|quota|sources|warehouse)/';
+const CONTRACT = '^src/carrier/[^/]+$';
+const ERRORS = '^src/errors/';
+const SANDBOX = '^src/sandbox/';
+const BENCH = '^bench/';
+const OWN_CODE = '^(src|jobs|bench)/';
+const LAYERS = [COMMAND_LINE, SETTINGS, RUNS, SERVICES, CONTRACT, ERRORS, SANDBOX];
+
+/** A rule forbidding `from` to import any of our modules but those of `allowed`. */
+function importsOnly(name, comment, from, allowed) {
+  return { name, comment, severity: 'error', from: { path: from }, to: { path: OWN_CODE, pathNot: allowed } };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      comment: 'Modules import one another in one direction only; a cycle ties them into one.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'jobs-not-cli',
+      comment: 'The jobs sit beside the command line, not above it: what both need lives below both.',
+      severity: 'error',
+      from: { path: JOBS },
+      to: { path: CLI },
+    },
+    {
+      name: 'commands-are-leaves',
+      comment: 'A command never imports another command: what two commands share goes to a module of src/cli/.',
+      severity: 'error',
+      from: { path: '^src/cli/commands/([^/]+)$' },
+      to: { path: '^src/cli/commands/', pathNot: '^src/cli/commands/$1$' },
+    },
+    {
+      name: 'commands-only-from-main',
+      comment: 'Only the entry point starts a command: nothing else of the product builds on one.',
+      severity: 'error',
+      from: { pathNot: '^src/cli/(main\\.ts|commands/)' },
+      to: { path: '^src/cli/commands/' },
+    },
+    importsOnly(
+      'settings-below-command-line',
+      'The settings catalog is read by the command line and the jobs and imports neither.',
+      SETTINGS,
+      [SETTINGS, RUNS, SERVICES, CONTRACT, ERRORS].join('|'),
+    ),
+    importsOnly(
+      'runs-below-settings',
+      'Runs, reports and the callback receiver import only their own layer and the layers below.',
+      RUNS,
+      [RUNS, SERVICES, CONTRACT, ERRORS].join('|'),
+    ),
+    importsOnly(
+      'services-below-runs',
+      'The carrier client, quota, sources and warehouse import only their own layer, the contract and the errors.',
+      SERVICES,
+      [SERVICES, CONTRACT, ERRORS].join('|'),
+    ),
+    importsOnly(
+      'contract-below-services',
+      'The contract imports only itself and the errors.',
+      CONTRACT,
+      [CONTRACT, ERRORS].join('|'),
+    ),
+    importsOnly('errors-at-the-bottom', 'The errors import nothing of the product.', ERRORS, ERRORS),
+    importsOnly(
+      'sandbox-only-contract',
+      'The sandbox behaves as the documented carrier: it imports the contract (and the errors), nothing else of the product.',
+      SANDBOX,
+      [SANDBOX, CONTRACT, ERRORS].join('|'),
+    ),
+    {
+      name: 'only-command-line-starts-sandbox',
+      comment: 'The product never imports the sandbox; `parcel-recon sandbox`, `demo` and the benchmarks start it.',
+      severity: 'error',
+      from: { path: OWN_CODE, pathNot: `${CLI}|${SANDBOX}|${BENCH}` },
+      to: { path: SANDBOX },
+    },
+    {
+      name: 'nothing-imports-bench',
+      comment: 'The benchmarks use the product; the product never uses them.',
+      severity: 'error',
+      from: { path: OWN_CODE, pathNot: BENCH },
+      to: { path: BENCH },
+    },
+    {
+      name: 'every-folder-in-a-layer',
+      comment: 'A folder of src/ the layers do not name: place it in a layer here and in docs/architecture.md.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LAYERS.join('|') },
+      to: {},
+    },
+  ],
+  options: {
+    includeOnly: OWN_CODE,
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js'],
+    },
+  },
+};
