@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { ingestCallbackJournalAsGuest } from '../../callbacks/journal-ingest.js';
+import { makeFolder } from '../../errors/disk-fault.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import type { TrackRunSummary } from '../../pipeline/tracking/run-summary.js';
 import { planTracking, type TrackPlan } from '../../pipeline/tracking/track-plan.js';
@@ -120,6 +121,8 @@ Redis lost during the run stops the lookups, commits what is done and exits 3.`,
       });
       let summary: TrackRunSummary;
       try {
+        // A data folder that cannot be written ends the command before anything is loaded or spent.
+        await makeFolder(dataFolder(options.dataDir).spool);
         // The status callbacks journaled since the last run come in first: a terminal one spares a lookup.
         // A journal that cannot be loaded stays for the next load; the run goes on.
         const journalDir = settings.values.callbackJournal;
