@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ProductError } from '../src/errors/product-error.js';
@@ -86,16 +86,28 @@ export async function acquireJobLock(dir: string, job: string, zone: string): Pr
     acquiredAt: new Date().toISOString(),
     token: randomUUID(),
   };
+  // Written whole beside the lock, then linked to its name (which fails if the lock exists): another
+  // process never sees the lock empty, which it would take for one left by a holder killed mid-write.
+  const staged = `${path}.new-${me.token}`;
+  const file = await open(staged, 'wx', 0o644);
+  try {
+    await file.writeFile(JSON.stringify(me));
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  try {
+    return await takeLock(path, staged, me, job, zone);
+  } finally {
+    await rm(staged, { force: true });
+  }
+}
+
+async function takeLock(path: string, staged: string, me: LockHolder, job: string, zone: string): Promise<JobLock> {
   let tookOverFrom: LockHolder | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      const file = await open(path, 'wx', 0o644);
-      try {
-        await file.writeFile(JSON.stringify(me));
-        await file.sync();
-      } finally {
-        await file.close();
-      }
+      await link(staged, path);
       return { path, tookOverFrom, release: () => releaseLock(path, me.token) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
