@@ -1,5 +1,5 @@
 import { UserError } from '../errors/user-error.js';
-import type { TableSource } from '../sources/table-rows.js';
+import type { QueryTableSource } from '../sources/table-rows.js';
 import { mysqlConnection } from './mysql-source-config.js';
 import { postgresUrl } from './postgres-source-config.js';
 
@@ -27,7 +27,7 @@ export async function querySourceOf(
   flags: QuerySourceFlags,
   env: NodeJS.ProcessEnv,
   returning: string,
-): Promise<TableSource | undefined> {
+): Promise<QueryTableSource | undefined> {
   if (flags.mysqlPasswordFile !== undefined && flags.fromMysql === undefined)
     throw new UserError('--mysql-password-file is the password of --from-mysql, which is not given');
   const flag =

@@ -6,14 +6,11 @@ import { parseShard } from '../pipeline/tracking/shard.js';
 import { QuotaPolicySchema } from '../quota/quota-policy.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
-import { duckdbSource } from '../sources/duckdb-source.js';
 import { fileSource } from '../sources/file-source.js';
-import { mysqlSource } from '../sources/mysql-source.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
-import { postgresSource } from '../sources/postgres-source.js';
+import { queryOrderCodeSource } from '../sources/query-order-codes.js';
 import { settingsKeyRing } from './api-keys-config.js';
-import { mysqlConnection } from './mysql-source-config.js';
-import { postgresUrl } from './postgres-source-config.js';
+import { querySourceOf } from './query-source-flags.js';
 import { runClock } from './run-clock.js';
 
 const NO_SOURCE = {
@@ -31,23 +28,15 @@ async function orderCodeSources(
   const query = v['source.query'];
   const delimiter = v['source.delimiter'];
   const sources: OrderCodeSource[] = (v['source.inputs'] ?? []).map((input) => fileSource(input, delimiter));
-  if (v['source.fromDuckdb'] !== undefined) {
-    if (query === undefined)
-      throw new UserError('--from-duckdb needs --query SQL returning order_code (and optionally account)');
-    sources.push(duckdbSource(v['source.fromDuckdb'], query));
-  }
-  if (v['source.fromPostgres'] !== undefined) {
-    if (query === undefined)
-      throw new UserError('--from-postgres needs --query SQL returning order_code (and optionally account)');
-    sources.push(postgresSource(postgresUrl(v['source.fromPostgres'], env), query));
-  }
-  if (v['source.mysqlPasswordFile'] !== undefined && v['source.fromMysql'] === undefined)
-    throw new UserError('--mysql-password-file is the password of --from-mysql, which is not given');
-  if (v['source.fromMysql'] !== undefined) {
-    if (query === undefined)
-      throw new UserError('--from-mysql needs --query SQL returning order_code (and optionally account)');
-    const { url, password } = await mysqlConnection(v['source.fromMysql'], v['source.mysqlPasswordFile'], env);
-    sources.push(mysqlSource(url, query, { password }));
+  // Each database named gives its codes; the query is the same for all of them.
+  const databases = [
+    { fromDuckdb: v['source.fromDuckdb'] },
+    { fromPostgres: v['source.fromPostgres'] },
+    { fromMysql: v['source.fromMysql'], mysqlPasswordFile: v['source.mysqlPasswordFile'] },
+  ];
+  for (const database of databases) {
+    const table = await querySourceOf({ ...database, query }, env, 'order_code (and optionally account)');
+    if (table !== undefined) sources.push(queryOrderCodeSource(table));
   }
   if (sources.length === 0) throw new UserError(NO_SOURCE[wording]);
   return sources;

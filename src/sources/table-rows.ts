@@ -26,6 +26,9 @@ export type TableSource =
       readonly password?: string | undefined;
     };
 
+/** The rows of a query on a database. */
+export type QueryTableSource = Extract<TableSource, { readonly query: string }>;
+
 /** A file's rows: a workbook's sheet when its name ends in `.xlsx`, else a CSV's. */
 export function tableFile(file: string, options: { sheet?: string; delimiter?: CsvDelimiter } = {}): TableSource {
   return isWorkbook(file)
