@@ -567,16 +567,19 @@ describe('loadLookupBatch', () => {
   });
 
   it('names the memory limit when a batch does not fit even after a checkpoint', async () => {
-    const { warehouse, dir } = await temp.open('recon.duckdb', { memoryLimit: '8MB' });
+    // The limit is lowered for the load alone: the migrations of a new warehouse can need more than 8MB.
+    const { warehouse, dir } = await temp.open();
     const codes = ['247EXP000001', '247EXP000002'];
     const batch = {
       snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)),
       results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
     };
-    const failure = await loadLookupBatch(warehouse, batch, join(dir, 'spool')).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const failure = await warehouse
+      .withSettings({ memoryLimit: '8MB' }, () => loadLookupBatch(warehouse, batch, join(dir, 'spool')))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(failure).toBeInstanceOf(WarehouseOutOfMemoryError);
     const outOfMemory = failure as WarehouseOutOfMemoryError;
     expect(outOfMemory.settings).toEqual(['batchSize', 'memoryLimit']);
