@@ -7,7 +7,11 @@ import { retryAfterMsOf } from '../src/carrier/client/lookup-failures.js';
 export interface DeliveryPolicy {
   readonly retries: number;
   readonly timeoutMs: number;
+  /** The backoff between attempts, doubling from the first delay up to the last (default 500 ms to 5 s). */
+  readonly backoff?: { readonly minDelayMs: number; readonly maxDelayMs: number } | undefined;
 }
+
+const DEFAULT_BACKOFF = { minDelayMs: 500, maxDelayMs: 5_000 } as const;
 
 /** How a delivery ended; `reason` names a status or an error code, never the URL. */
 export type DeliveryOutcome =
@@ -83,8 +87,8 @@ export async function deliverJson(url: string, body: unknown, policy: DeliveryPo
       },
       {
         retries: policy.retries,
-        minTimeout: 500,
-        maxTimeout: 5_000,
+        minTimeout: (policy.backoff ?? DEFAULT_BACKOFF).minDelayMs,
+        maxTimeout: (policy.backoff ?? DEFAULT_BACKOFF).maxDelayMs,
         factor: 2,
         randomize: true,
         signal: deadline,

@@ -3,19 +3,18 @@
  * every input code has exactly one row, and (tracking) the ledger counts at least what the sandbox
  * received and at most that plus what was in flight.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
 import { KeyRing } from '../../src/carrier/client/key-ring.js';
 import { carrierDayOf } from '../../src/carrier/contract.js';
 import { runOrderImages } from '../../src/pipeline/images-run.js';
 import { csvPriceRequests } from '../../src/pipeline/price-inputs.js';
 import { runPriceQuotes } from '../../src/pipeline/price-run.js';
-import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';
 import { csvSource } from '../../src/sources/csv-source.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';
 import { customerRunOptions, priceRequestRows, withWarehouse } from '../support/customer-operations.js';
-import { sandboxLookups, type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
+import { sandboxLookups, trackingWorkspace } from '../support/tracking-harness.js';
 
 type Operation = 'track' | 'price' | 'images';
 
@@ -78,28 +77,27 @@ const CASES = FAULTS.flatMap((fault) =>
   (Object.entries(fault.exit) as [Operation, number][]).map(([operation, exit]) => ({ fault, operation, exit })),
 );
 
-describe('the fault matrix: each fault the sandbox injects against each operation', () => {
-  let sandbox: RunningSandbox | undefined;
-  let workspace: TrackingWorkspace | undefined;
-
-  afterEach(async () => {
-    await sandbox?.stop();
-    await workspace?.dispose();
-  });
-
-  it.each(CASES.map((c) => [c.fault.name, c.operation, c.exit, c.fault] as const))(
+// The cases share nothing (each its sandbox and warehouse) and spend much of their time waiting on
+// hangs, back-offs and Retry-After: they run side by side.
+describe.concurrent('the fault matrix: each fault the sandbox injects against each operation', () => {
+  it.for(CASES.map((c) => [c.fault.name, c.operation, c.exit, c.fault] as const))(
     '%s against %s exits %i, with one row per code',
-    async (_name, operation, exit, fault) => {
-      sandbox = await startTestSandbox({ ...fault.sandbox, ordersPerAccount: ORDERS_PER_ACCOUNT, accounts: ACCOUNTS });
-      workspace = await trackingWorkspace();
-      const running = sandbox;
-      const accounts = running.state.world.accounts;
+    async ([_name, operation, exit, fault], { expect, onTestFinished }) => {
+      const sandbox = await startTestSandbox({
+        ...fault.sandbox,
+        ordersPerAccount: ORDERS_PER_ACCOUNT,
+        accounts: ACCOUNTS,
+      });
+      onTestFinished(() => sandbox.stop());
+      const workspace = await trackingWorkspace();
+      onTestFinished(() => workspace.dispose());
+      const accounts = sandbox.state.world.accounts;
       const keys = new KeyRing(
         accounts.map((a, i) => [a.alias, fault.wrongKey && i === 0 ? 'not-a-key-of-this-carrier' : a.apiKey]),
       );
-      if (fault.scripted) running.state.faults.script({ ...fault.scripted });
+      if (fault.scripted) sandbox.state.faults.script({ ...fault.scripted });
       const retry = { attempts: 5, minDelayMs: 1, maxDelayMs: 5 };
-      const plans = [...running.state.world.orders()];
+      const plans = [...sandbox.state.world.orders()];
       const codes = await workspace.writeCsv('codes.csv', [
         ['order_code', 'account'],
         ...plans.map((p) => [p.code, p.account.alias]),
@@ -108,12 +106,12 @@ describe('the fault matrix: each fault the sandbox injects against each operatio
       let runId: string;
       let exitCode: number;
       if (operation === 'track') {
-        const day = carrierDayOf(running.state.clock.now());
-        const summary = await workspace.track(running, [codes], {
+        const day = carrierDayOf(sandbox.state.clock.now());
+        const summary = await workspace.track(sandbox, [codes], {
           keys,
           retry,
           client: {
-            trackingUrl: running.url,
+            trackingUrl: sandbox.url,
             timeoutMs: 300,
             maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
             connections: 8,
@@ -125,16 +123,16 @@ describe('the fault matrix: each fault the sandbox injects against each operatio
           `SELECT lookups AS n FROM quota_usage WHERE carrier_day = '${day}' AND key_alias = '*'`,
         );
         const counted = Number(ledger?.n ?? 0);
-        const received = Object.values(sandboxLookups(running, day)).reduce((a, b) => a + b, 0);
+        const received = Object.values(sandboxLookups(sandbox, day)).reduce((a, b) => a + b, 0);
         expect(counted).toBeGreaterThanOrEqual(received);
         expect(counted).toBeLessThanOrEqual(received + TRACK_CONCURRENCY);
       } else if (operation === 'images') {
         const summary = await withWarehouse(workspace, (warehouse) =>
           runOrderImages({
-            ...customerRunOptions(running, workspace!, keys, {
+            ...customerRunOptions(sandbox, workspace, keys, {
               retry,
               client: {
-                baseUrl: running.url,
+                baseUrl: sandbox.url,
                 authHeader: 'ApiKey',
                 timeoutMs: 300,
                 maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
@@ -147,13 +145,13 @@ describe('the fault matrix: each fault the sandbox injects against each operatio
         );
         ({ runId, exitCode } = summary);
       } else {
-        const requests = await workspace.writeCsv('requests.csv', priceRequestRows(running));
+        const requests = await workspace.writeCsv('requests.csv', priceRequestRows(sandbox));
         const summary = await withWarehouse(workspace, (warehouse) =>
           runPriceQuotes({
-            ...customerRunOptions(running, workspace!, keys, {
+            ...customerRunOptions(sandbox, workspace, keys, {
               retry,
               client: {
-                baseUrl: running.url,
+                baseUrl: sandbox.url,
                 authHeader: 'ApiKey',
                 timeoutMs: 300,
                 maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,

@@ -63,7 +63,7 @@ describe('a reconcile over a long history', () => {
     for (const scope of [MONTH, { ...MONTH, account: 'shop-4' }, {}]) {
       const whole = await findings(scope, undefined, []);
       const codes = await reconciledCodes(warehouse, scope);
-      const boundaries = await reconcileBoundaries(warehouse, codes, lines, 5_000);
+      const boundaries = await reconcileBoundaries(warehouse, codes, lines, 20_000);
       expect(boundaries.length).toBeGreaterThan(2);
       expect(await findings(scope, codes, boundaries)).toEqual(whole);
       const kinds = new Set(whole.map((row) => row[0]));

@@ -155,6 +155,19 @@ export function snapshotOf(wire: TrackingSnapshotWire): { orderCode: string; bod
   return { orderCode: checked.value.snapshot.orderCode, body };
 }
 
+const TEMPLATE_CODE = '247EXP_TEMPLATE';
+let templateBody: string | undefined;
+
+/**
+ * snapshotOf(trackingWire(orderCode)) for many codes at once: the wire differs only in its codes, so
+ * the contract checks one and the others are its text with the code in place.
+ */
+export function snapshotsOf(orderCodes: readonly string[]): { orderCode: string; body: string }[] {
+  templateBody ??= snapshotOf(trackingWire(TEMPLATE_CODE)).body;
+  const body = templateBody;
+  return orderCodes.map((orderCode) => ({ orderCode, body: body.replaceAll(TEMPLATE_CODE, orderCode) }));
+}
+
 export function loaded(
   answer: { orderCode: string; body: string },
   seenAt: string,
