@@ -4,22 +4,25 @@
  * (a) pipeline: synthetic tracking answers as the carrier writes them (5 statuses, 6 trackings, 4 price
  *     lines each, plus one lookup result per answer) handed to the ResultBatcher as `track` hands
  *     them over, into a fresh warehouse: each answer's line written to the answer log as it comes
- *     (compressed, one write each), a transaction once `--batch` answers have gathered (the log file
- *     read as lines, the conversion of date-times and money, delivery failures, history rows, orders
- *     insert, charge audit rows, lookup results), the next batch gathering while one commits, up to
- *     MAX_BATCH_GROWTH times as large: the answers come without waiting, so the warehouse is what
- *     limits this run, as it is when `track`'s batches grow.
+ *     (one write each), a transaction once `--batch` answers have gathered (the log file synced and
+ *     read, the conversion of date-times and money, delivery failures, history rows, orders insert,
+ *     charge audit rows, lookup results), the next batch gathering while one commits, up to
+ *     MAX_BATCH_GROWTH times as large, and each committed batch's file compressed for keeping; the
+ *     time ends once the last file is compressed. The answers come without waiting, so the warehouse
+ *     is what limits this run, as it is when `track`'s batches grow.
  * (b) engine: the same work as plain SQL in one transaction over DuckDB's own `read_json` of the same
  *     answer log lines, written once, uncompressed, to one file beforehand: the snapshots staged with
  *     the loader's conversions, then the statements the loader runs for a batch of new orders
  *     (delivery failures, history rows, orders with their status, charge audit rows; a batch of new
  *     orders has no change history to record), and the lookup_results rows, into a warehouse of the
  *     same schema and memory limit. The ratio of (a) to (b) is what the pipeline adds: batching,
- *     the log's compression and sync, the Node side.
+ *     the log's writes, sync and compression, the Node side.
  * (c) the loader alone: `loadLookupBatch`, one transaction per `--batch` answers, each batch's spool
  *     lines built and written before it loads (reported beside the ratio, not judged).
  *
- * Every side runs DuckDB with `--threads` threads, by default as many as `track` gives it (one).
+ * Every side runs DuckDB with `--threads` threads, by default as many as `track` gives it (one), and
+ * the warehouse's default memory limit (512 MB), under which the loader reads a batch's file with
+ * read_json as the engine does; under `track`'s 64 MB it reads the file as lines (spoolReaderFor).
  *
  * Each of `--rounds` rounds runs the loads afresh; the best run of each is compared, as the one least
  * disturbed by other load on the machine (the median is reported too). Prints one JSON line on stdout
@@ -42,7 +45,7 @@ import {
 } from '../src/carrier/contract.js';
 import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/pipeline/tracking/tracking-warehouse-options.js';
-import type { JsonStructure } from '../src/warehouse/ndjson-spool.js';
+import { type JsonFields, spoolFileRows } from '../src/warehouse/ndjson-spool.js';
 import {
   type LookupBatch,
   type LookupResultRow,
@@ -312,9 +315,9 @@ function allAnswers(settings: BenchSettings): BenchAnswer[] {
 
 /**
  * The pipeline's load as `track` runs it: every answer handed to the ResultBatcher as it arrives (its
- * spool lines and raw spool file written at once), a batch committed once `--batch` have gathered, the
- * next gathering while it commits (up to MAX_BATCH_GROWTH times as many, when the warehouse is what
- * limits the run, as here where the answers come without waiting).
+ * line written to the answer log at once), a batch committed once `--batch` have gathered, the next
+ * gathering while it commits (up to MAX_BATCH_GROWTH times as many, when the warehouse is what limits
+ * the run, as here where the answers come without waiting), until the last file is compressed.
  */
 async function measurePipeline(
   dir: string,
@@ -367,8 +370,9 @@ async function measureLoader(dir: string, settings: BenchSettings): Promise<Timi
 }
 
 /** Writes every answer's line as the answer log holds it (uncompressed) to one NDJSON file. */
-async function writeEngineInput(path: string, settings: BenchSettings): Promise<void> {
+async function writeEngineInput(path: string, settings: BenchSettings): Promise<{ longestLineBytes: number }> {
   const file = await open(path, 'w');
+  let longestLineBytes = 0;
   try {
     for (let batchNo = 0; batchNo * settings.batch < settings.snapshots; batchNo++) {
       const lines = syntheticBatch(batchNo, settings).snapshots.map((answer) => {
@@ -382,15 +386,17 @@ async function writeEngineInput(path: string, settings: BenchSettings): Promise<
         } as const;
         return `${answerSpoolLineStart(answer, lookup)}${answer.body}}`;
       });
+      for (const line of lines) longestLineBytes = Math.max(longestLineBytes, Buffer.byteLength(line) + 1);
       await file.write(`${lines.join('\n')}\n`);
     }
   } finally {
     await file.close();
   }
+  return { longestLineBytes };
 }
 
 /** The log lines' fields as DuckDB's own `read_json` reads them: the loader's, and a lookup_results row's. */
-const LOG_LINE_FIELDS: Record<string, JsonStructure> = {
+const LOG_LINE_FIELDS: JsonFields = {
   ...SPOOL_LINE_FIELDS,
   orderCode: 'VARCHAR',
   outcome: 'VARCHAR',
@@ -401,35 +407,30 @@ const LOG_LINE_FIELDS: Record<string, JsonStructure> = {
   errorMessage: 'VARCHAR',
 };
 
-function readJsonLog(fileSql: string): string {
-  const columns = Object.entries(LOG_LINE_FIELDS)
-    .map(([name, structure]) => `${name}: '${sqlTypeOf(structure).replaceAll("'", "''")}'`)
-    .join(', ');
-  return `read_json(${fileSql}, columns = {${columns}}, format = 'newline_delimited')`;
-}
-
-function sqlTypeOf(structure: JsonStructure): string {
-  if (typeof structure === 'string') return structure;
-  if (Array.isArray(structure)) return `${sqlTypeOf(structure[0])}[]`;
-  return `STRUCT(${Object.entries(structure as Record<string, JsonStructure>)
-    .map(([name, field]) => `"${name}" ${sqlTypeOf(field)}`)
-    .join(', ')})`;
+/** DuckDB's own `read_json` of the log's lines, as the loader reads them where memory allows. */
+function readJsonLog(fileSql: string, longestLineBytes: number): string {
+  return spoolFileRows(fileSql, { longestLineBytes }, LOG_LINE_FIELDS, 'json');
 }
 
 /** The pipeline's work on the same answers as plain SQL over `read_json`, in one transaction. */
-async function measureEngine(dir: string, inputFile: string, threads: number): Promise<Timing & { rows: TableRows }> {
+async function measureEngine(
+  dir: string,
+  inputFile: string,
+  longestLineBytes: number,
+  threads: number,
+): Promise<Timing & { rows: TableRows }> {
   const warehouse = await Warehouse.open(join(dir, 'engine.duckdb'), { threads });
   try {
     const timing = await timed(() =>
       warehouse.transaction(async (sql) => {
-        const snapshots = `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${readJsonLog('$file')} WHERE outcome = 'ok')`;
+        const snapshots = `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${readJsonLog('$file', longestLineBytes)} WHERE outcome = 'ok')`;
         await sql.run(`CREATE TEMP TABLE ${STAGED_SNAPSHOTS} AS ${stagedSnapshotsSelect(snapshots)}`, {
           file: inputFile,
         });
         await storeStagedSnapshots(sql, true);
         await sql.run(
           `INSERT INTO lookup_results
-           SELECT runId, askedCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, seenAt FROM ${readJsonLog('$file')}`,
+           SELECT runId, askedCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, seenAt FROM ${readJsonLog('$file', longestLineBytes)}`,
           { file: inputFile },
         );
       }),
@@ -475,7 +476,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'parcel-recon-bench-load-'));
   try {
     const inputFile = join(dir, 'engine-input.ndjson');
-    await writeEngineInput(inputFile, settings);
+    const { longestLineBytes } = await writeEngineInput(inputFile, settings);
     const answers = allAnswers(settings);
     const engineRuns: (Timing & { rows: TableRows })[] = [];
     const pipelineRuns: (Timing & { rows: TableRows })[] = [];
@@ -484,7 +485,7 @@ async function main(): Promise<void> {
     for (let roundNo = 0; roundNo < settings.rounds; roundNo++) {
       const roundDir = join(dir, `round-${roundNo}`);
       await mkdir(roundDir);
-      engineRuns.push(await measureEngine(roundDir, inputFile, settings.threads));
+      engineRuns.push(await measureEngine(roundDir, inputFile, longestLineBytes, settings.threads));
       pipelineRuns.push(await measurePipeline(roundDir, settings, answers));
       loaderRuns.push(await measureLoader(roundDir, settings));
       await rm(roundDir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';
-import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { countOf } from './result-values.js';
 import {
@@ -125,7 +125,9 @@ export function stagedSnapshotsSelect(spoolRows: string): string {
 
 /** Fills the temporary staging table from the spool files. */
 async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[]): Promise<void> {
-  const stagedSelect = (file: SnapshotSpoolFile) => stagedSnapshotsSelect(readSnapshotSpool('$file', file));
+  const limit = await sql.readAll(`SELECT current_setting('memory_limit') AS memory_limit`);
+  const reader = spoolReaderFor(String(limit.getRowObjectsJS()[0]?.memory_limit));
+  const stagedSelect = (file: SnapshotSpoolFile) => stagedSnapshotsSelect(readSnapshotSpool('$file', file, reader));
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });

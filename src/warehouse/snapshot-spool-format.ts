@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
-import { type JsonFields, type SpoolFile, spoolFileRows } from './ndjson-spool.js';
+import { type JsonFields, type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
 
 /** Who looked an answer up, when, and in which run. */
 export interface AnswerSighting {
@@ -175,15 +175,15 @@ export type SnapshotSpoolFile = Pick<SpoolFile, 'path' | 'longestLineBytes'> & {
 
 /**
  * The snapshots of a spool file (an answer log's `ok` lines, or every line of a file of snapshots
- * alone; plain or gzip), one column per answer field beside runId, accountAlias and seenAt;
+ * alone), one column per answer field beside runId, accountAlias and seenAt, read by `reader`;
  * `fileSql` is the file's path as SQL text, e.g. a parameter `$file`. A file of snapshots alone is
  * read without a filter, which keeps the read streaming within the least memory.
  */
-export function readSnapshotSpool(fileSql: string, file: SnapshotSpoolFile): string {
+export function readSnapshotSpool(fileSql: string, file: SnapshotSpoolFile, reader?: SpoolReader): string {
   if (!file.answerLog)
-    return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, SPOOL_LINE_FIELDS)})`;
+    return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, SPOOL_LINE_FIELDS, reader)})`;
   const fields = { ...SPOOL_LINE_FIELDS, outcome: 'VARCHAR' };
-  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, fields)} WHERE outcome = 'ok')`;
+  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, fields, reader)} WHERE outcome = 'ok')`;
 }
 
 /**
