@@ -81,9 +81,9 @@ function withoutLineBreaks(body: Buffer): Buffer {
  * synchronous write, nothing held back in the process: a process killed at any moment leaves every
  * answer it received on disk, in the file's `*.partial` name, for the resumed run to load
  * (salvageAnswers). Before the batch commits the file is synced and renamed: a finished file is whole,
- * and the loader reads the batch's snapshots from it. Once the batch has committed the file is
- * compressed for keeping (compressAnswerLog). File names start with the wall-clock time at which the
- * batch began: a run's files sort in the order written.
+ * and the loader reads the batch's snapshots from it while its compressed copy is written beside it
+ * (compressAnswerLog); once the batch has committed the plain file goes. File names start with the
+ * wall-clock time at which the batch began: a run's files sort in the order written.
  */
 export class AnswerLogFile {
   private readonly dir: string;
@@ -155,10 +155,9 @@ export class AnswerLogFile {
 }
 
 /**
- * Compresses a finished answer log file for keeping, once its batch has committed: the gzip file is
- * written beside it under a temporary name, synced and renamed, then the plain file goes. A process
- * killed in between leaves the plain file, which every reader reads as well (and the gzip file, when
- * both are there); the next run of the run id compresses it.
+ * Writes the compressed copy of a finished answer log file, for keeping: under a temporary name, synced
+ * and renamed; the plain file stays until its batch has committed (removePlainSpoolFile). Every
+ * reader takes the compressed file when both are there, and reads the plain one alone as well.
  */
 export async function compressAnswerLog(path: string): Promise<void> {
   const gzipPath = `${path}${COMPRESSED}`;
@@ -176,7 +175,23 @@ export async function compressAnswerLog(path: string): Promise<void> {
     await rm(partial, { force: true });
     throw diskFaultOf(error, partial) ?? error;
   }
+}
+
+/** The plain file of a batch whose compressed copy is written (compressAnswerLog). */
+export async function removePlainSpoolFile(path: string): Promise<void> {
   await rm(path, { force: true });
+}
+
+/** The plain name of a batch's finished file, given either of its names. */
+export function plainSpoolPath(path: string): string {
+  return path.endsWith(COMPRESSED) ? path.slice(0, -COMPRESSED.length) : path;
+}
+
+/** Both forms of a batch's finished file, given either: its answers are kept elsewhere now. */
+export async function removeSpoolFile(path: string): Promise<void> {
+  const plain = plainSpoolPath(path);
+  await rm(plain, { force: true });
+  await rm(`${plain}${COMPRESSED}`, { force: true });
 }
 
 /**
@@ -229,9 +244,16 @@ export async function spoolFilesOfRun(dataDir: string, runId: string): Promise<{
   return [...byBatch.values()].map((name) => ({ name, path: join(dir, name) }));
 }
 
-/** A run's finished files still plain: their batch committed, the compression did not happen (a kill). */
+/**
+ * A run's finished files that are plain, whether or not their compressed copy was written: a batch
+ * whose plain file a kill left after its commit.
+ */
 export async function plainSpoolFilesOfRun(dataDir: string, runId: string): Promise<string[]> {
-  return (await spoolFilesOfRun(dataDir, runId)).filter((file) => file.name.endsWith(PLAIN)).map((file) => file.path);
+  const dir = dataFolder(dataDir).rawSpoolOfRun(runId);
+  return (await runFileNames(dataDir, runId))
+    .filter((name) => SPOOL_FILE.test(name) && name.endsWith(PLAIN))
+    .sort()
+    .map((name) => join(dir, name));
 }
 
 /** A run's unfinished answer log files (`*.partial`): the batches of a killed process, never committed. */

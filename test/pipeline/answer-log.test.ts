@@ -136,6 +136,12 @@ describe('answer log', () => {
       }),
     ).toBe(0);
     expect(await readdir(folder)).toEqual([name]);
+    expect(gunzipSync(await readFile(compressed)).toString('utf8')).toBe(lines.join('\n'));
+    // One a kill left both plain and compressed: the plain file goes.
+    await writeFile(plain, lines.join('\n'));
+    const resume = { warehouse, runId: 'run-1', scratchDir: join(dir, 'spool'), dataDir: dir, now: () => NOW_MS };
+    expect(await salvageAnswers(resume)).toBe(0);
+    expect(await readdir(folder)).toEqual([name]);
   });
 
   it('leaves no file for a batch without answers', async () => {

@@ -1,7 +1,7 @@
 import { type CarrierInstant, epochMsToInstant } from '../../carrier/contract.js';
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { AnswerLogFile, compressAnswerLog } from '../raw-spool.js';
+import { AnswerLogFile, compressAnswerLog, removePlainSpoolFile } from '../raw-spool.js';
 import type { DeferReason, OrderOutcome } from './order-lookup.js';
 
 /**
@@ -30,7 +30,7 @@ export class ResultBatcher {
   /** Whether a snapshot gathered may be of an order the warehouse held before the run. */
   private mayHoldStoredOrders = false;
   private flushing: Promise<void> = Promise.resolve();
-  private compressing: Promise<void> = Promise.resolve();
+  private keeping: Promise<void> = Promise.resolve();
   private flushesUnsettled = 0;
 
   constructor(
@@ -137,20 +137,27 @@ export class ResultBatcher {
     await previous;
   }
 
-  /** Commits what has gathered, and waits for every committed batch's log file to be compressed. */
+  /** Commits what has gathered, and waits until every committed batch's log file is kept compressed. */
   async finish(): Promise<void> {
     await this.flush();
-    await this.compressing;
+    await this.keeping;
   }
 
   /**
-   * Compresses a finished log file of a committed batch (compressAnswerLog), one after another and
-   * apart from the commits, which do not wait for it. A failure is the rejection of `finish`.
+   * Keeps a finished log file of a committed batch compressed: compresses it (compressAnswerLog), then
+   * removes the plain file. Apart from the commits, which do not wait for it; a failure is the
+   * rejection of `finish`.
    */
-  compressLater(path: string): void {
-    this.compressing = this.compressing.then(() => compressAnswerLog(path));
+  keepCompressed(path: string): void {
+    this.keepOnceCompressed(compressAnswerLog(path), path);
+  }
+
+  /** Removes the plain file once `compressed` has written its compressed copy, after the files before it. */
+  private keepOnceCompressed(compressed: Promise<void>, path: string): void {
+    compressed.catch(() => undefined);
+    this.keeping = this.keeping.then(() => compressed).then(() => removePlainSpoolFile(path));
     // Awaited by finish; until then a failure must not count as unhandled.
-    this.compressing.catch(() => undefined);
+    this.keeping.catch(() => undefined);
   }
 
   /** Commits what has gathered; flushes run one after another. */
@@ -164,6 +171,9 @@ export class ResultBatcher {
     // The batch's file is finished at once, while the batch before commits; this batch commits after both.
     const written = log.commit();
     written.catch(() => undefined);
+    // Its compressed copy is written while the batch loads from the plain file.
+    const compressed = written.then((file) => (file === undefined ? undefined : compressAnswerLog(file.path)));
+    compressed.catch(() => undefined);
     this.flushesUnsettled++;
     this.flushing = this.flushing
       .then(async () => {
@@ -171,7 +181,7 @@ export class ResultBatcher {
         const snapshotFiles = logFile?.snapshots ? [logFile] : [];
         if (results.length > 0)
           await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
-        if (logFile !== undefined) this.compressLater(logFile.path);
+        if (logFile !== undefined) this.keepOnceCompressed(compressed, logFile.path);
       })
       .finally(() => {
         this.flushesUnsettled--;

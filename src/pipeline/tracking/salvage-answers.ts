@@ -1,11 +1,12 @@
-import { rm } from 'node:fs/promises';
 import { settledOrderCodes } from '../../warehouse/run-store.js';
 import { type AnswerLookup, NO_ANSWER } from '../../warehouse/snapshot-spool-format.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import {
   type LoggedAnswer,
   plainSpoolFilesOfRun,
+  plainSpoolPath,
   readAnswerLog,
+  removeSpoolFile,
   spoolFilesOfRun,
   unfinishedSpoolFilesOfRun,
 } from '../raw-spool.js';
@@ -53,10 +54,10 @@ export async function salvageAnswers(options: SalvageOptions): Promise<number> {
   for (const path of await unfinishedSpoolFilesOfRun(dataDir, runId))
     uncommitted.push({ path, answers: await readAnswerLog(path) });
   const batcher = new ResultBatcher(warehouse, runId, options.scratchDir, dataDir, options.now);
-  // Committed batches whose files the kill left plain are compressed now, as they would have been.
-  const loadedAgain = new Set(uncommitted.map(({ path }) => path));
+  // Committed batches whose files the kill left plain are kept compressed now, as they would have been.
+  const loadedAgain = new Set(uncommitted.map(({ path }) => plainSpoolPath(path)));
   for (const path of await plainSpoolFilesOfRun(dataDir, runId))
-    if (!loadedAgain.has(path)) batcher.compressLater(path);
+    if (!loadedAgain.has(path)) batcher.keepCompressed(path);
   if (uncommitted.length === 0) {
     await batcher.finish();
     return 0;
@@ -77,7 +78,7 @@ export async function salvageAnswers(options: SalvageOptions): Promise<number> {
     }
   await batcher.finish();
   // Loaded, and written again with the batch that loaded them: the cut-off process's files go.
-  await Promise.all(uncommitted.map(({ path }) => rm(path, { force: true })));
+  await Promise.all(uncommitted.map(({ path }) => removeSpoolFile(path)));
   return results.size;
 }
 
