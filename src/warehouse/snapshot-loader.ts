@@ -1,12 +1,13 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';
-import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
   historyRowsSelect,
   readSnapshotSpool,
+  type SnapshotSpoolFile,
   type SpooledSnapshot,
   STAGED_HISTORY_LISTS,
   STAGED_ORDER_DATE,
@@ -40,7 +41,9 @@ export interface LookupBatch {
   readonly results: readonly LookupResultRow[];
 }
 
-const STAGED = 'staged_snapshots';
+/** The temporary table a batch's snapshots are staged in, for storeStagedSnapshots. */
+export const STAGED_SNAPSHOTS = 'staged_snapshots';
+const STAGED = STAGED_SNAPSHOTS;
 /** The stored rows of the staged snapshots' orders, as they were before the batch. */
 const STORED = 'stored_of_batch';
 
@@ -69,7 +72,7 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
  * one snapshot per order in all of them: a run looks each order up once), and its results.
  */
 export interface LookupFilesBatch {
-  readonly snapshotFiles: readonly SpoolFile[];
+  readonly snapshotFiles: readonly SnapshotSpoolFile[];
   readonly results: readonly LookupResultRow[];
   /**
    * The caller knows that the warehouse held none of the snapshots' orders before: the lookup of
@@ -88,7 +91,7 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
       async (sql) => {
         if (batch.snapshotFiles.length > 0) {
           await stageSnapshots(sql, batch.snapshotFiles);
-          await replaceStagedOrders(sql, batch.newOrdersOnly ?? false);
+          await storeStagedSnapshots(sql, batch.newOrdersOnly ?? false);
         }
         if (resultsFile !== undefined) await loadResults(sql, resultsFile);
       },
@@ -115,11 +118,16 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
   return [...new Map(results.map((row) => [`${row.runId}\u0000${row.orderCode}`, row])).values()];
 }
 
+/** The staged snapshots' rows from a relation of spool rows (one column per answer field beside runId, accountAlias and seenAt). */
+export function stagedSnapshotsSelect(spoolRows: string): string {
+  return `SELECT *, ${STAGED_ORDER_DATE} AS order_date FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${spoolRows} AS s)`;
+}
+
 /** Fills the temporary staging table from the spool files. */
-async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Promise<void> {
-  const stagedSelect = (file: SpoolFile) =>
-    `SELECT *, ${STAGED_ORDER_DATE} AS order_date
-     FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${readSnapshotSpool('$file', file)} AS s)`;
+async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[]): Promise<void> {
+  const limit = await sql.readAll(`SELECT current_setting('memory_limit') AS memory_limit`);
+  const reader = spoolReaderFor(String(limit.getRowObjectsJS()[0]?.memory_limit));
+  const stagedSelect = (file: SnapshotSpoolFile) => stagedSnapshotsSelect(readSnapshotSpool('$file', file, reader));
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });
@@ -139,7 +147,7 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SpoolFile[]): Prom
  * The stored orders' rows are read once, into a small table the later statements join. (An index
  * lookup per code fetches each row on its own, which DuckDB does far slower than a filtered scan.)
  */
-async function replaceStagedOrders(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
+export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
   const anyStored = !newOrdersOnly && (await stageStoredOrders(sql)) > 0;
   if (anyStored) {
     await sql.run(

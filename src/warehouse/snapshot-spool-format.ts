@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carrier/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
-import { type JsonFields, type SpoolFile, spoolFileRows } from './ndjson-spool.js';
+import { type JsonFields, type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
 
 /** Who looked an answer up, when, and in which run. */
 export interface AnswerSighting {
@@ -55,9 +55,31 @@ export function answerSpoolLine(answer: SpooledAnswer): string {
 }
 
 /** A spool line up to its answer: for a writer that adds the answer's bytes as they came (line breaks made spaces), then the end. */
-export function answerSpoolLineStart(sighting: AnswerSighting): string {
-  return `{"runId":${JSON.stringify(sighting.runId)},"orderCode":${JSON.stringify(sighting.orderCode)},"accountAlias":${JSON.stringify(sighting.accountAlias)},"seenAt":"${sighting.seenAt}"${ANSWER_KEY}`;
+export function answerSpoolLineStart(sighting: AnswerSighting, lookup?: AnswerLookup): string {
+  const lookupFields = lookup === undefined ? '' : `,${JSON.stringify(lookup).slice(1, -1)}`;
+  return `{"runId":${JSON.stringify(sighting.runId)},"orderCode":${JSON.stringify(sighting.orderCode)},"accountAlias":${JSON.stringify(sighting.accountAlias)},"seenAt":"${sighting.seenAt}"${lookupFields}${ANSWER_KEY}`;
 }
+
+/**
+ * How an answer in the answer log ended its lookup, written between the sighting and the answer: a
+ * snapshot (`ok`) or a carrier error that was the order's outcome, with what gives it its
+ * lookup_results row again after a kill; or `passed`, an answer that was no order's outcome (a retried
+ * error, a spent key), kept for the record only.
+ */
+export type AnswerLookup =
+  | {
+      readonly outcome: 'ok' | 'carrier_error';
+      /** The code looked up (a snapshot's orderCode may name another). */
+      readonly askedCode: string;
+      readonly origin: string;
+      readonly attempts: number;
+      readonly errorCode: string | null;
+      readonly errorMessage: string | null;
+    }
+  | { readonly outcome: 'passed' };
+
+/** The answer of a carrier error that came without a body (its lookup is logged all the same); not an answer to replay. */
+export const NO_ANSWER = 'null';
 
 export const ANSWER_SPOOL_LINE_END = '}';
 
@@ -148,12 +170,20 @@ export const SPOOL_LINE_FIELDS: JsonFields = {
   answer: ANSWER_FIELDS,
 };
 
+/** A spool file of snapshot lines; `answerLog` when it is an answer log's, whose other lines are left out. */
+export type SnapshotSpoolFile = Pick<SpoolFile, 'path' | 'longestLineBytes'> & { readonly answerLog?: boolean };
+
 /**
- * The rows of a snapshot spool file, one column per answer field beside runId, accountAlias and seenAt;
- * `fileSql` is the file's path as SQL text, e.g. a parameter `$file`.
+ * The snapshots of a spool file (an answer log's `ok` lines, or every line of a file of snapshots
+ * alone), one column per answer field beside runId, accountAlias and seenAt, read by `reader`;
+ * `fileSql` is the file's path as SQL text, e.g. a parameter `$file`. A file of snapshots alone is
+ * read without a filter, which keeps the read streaming within the least memory.
  */
-export function readSnapshotSpool(fileSql: string, file: Pick<SpoolFile, 'longestLineBytes'>): string {
-  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, SPOOL_LINE_FIELDS)})`;
+export function readSnapshotSpool(fileSql: string, file: SnapshotSpoolFile, reader?: SpoolReader): string {
+  if (!file.answerLog)
+    return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, SPOOL_LINE_FIELDS, reader)})`;
+  const fields = { ...SPOOL_LINE_FIELDS, outcome: 'VARCHAR' };
+  return `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${spoolFileRows(fileSql, file, fields, reader)} WHERE outcome = 'ok')`;
 }
 
 /**

@@ -57,9 +57,9 @@ export class ResultLoader {
     await this.options.afterCommit();
   }
 
-  /** Commits what is left, once every lookup has finished. */
+  /** Commits what is left, once every lookup has finished, and compresses the log's last files. */
   commitRest(): Promise<void> {
-    return this.batcher.flush();
+    return this.batcher.finish();
   }
 
   close(): void {

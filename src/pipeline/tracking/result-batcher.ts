@@ -1,8 +1,7 @@
 import { type CarrierInstant, epochMsToInstant } from '../../carrier/contract.js';
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { AnswerJournal } from './answer-journal.js';
-import { BatchFiles } from './batch-files.js';
+import { AnswerLogFile, compressAnswerLog, removePlainSpoolFile } from '../raw-spool.js';
 import type { DeferReason, OrderOutcome } from './order-lookup.js';
 
 /**
@@ -17,36 +16,33 @@ export function deferredResult(reason: DeferReason): { readonly errorCode: strin
   return { errorCode: reason.toUpperCase(), errorMessage: `left for a later run: ${reason.replace('_', ' ')}` };
 }
 
-/** The journal's answer of a carrier error that came without a body of its own (EXCEPTION after the last attempt). */
-const NULL_ANSWER = Buffer.from('null');
-
 /**
  * Gathers lookup outcomes and commits them to the warehouse in batches: each order's snapshot and its
- * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. The
- * answers are written to the batch's files as they come (BatchFiles) and, each on its own, to its
- * AnswerJournal, which a resumed run loads when the process was killed before the batch committed.
- * The raw spool file is complete before the batch commits (a crash in between leaves answers in the
- * spool that are loaded again: replay keeps the later).
+ * `lookup_results` row go in the same transaction, so a crash never keeps one without the other. Each
+ * answer is written once, as it comes, to the batch's file of the answer log (AnswerLogFile), which a
+ * resumed run loads when the process was killed before the batch committed (salvageAnswers), and from
+ * which the batch's snapshots are loaded. The file is complete before the batch commits (a crash in
+ * between leaves answers in the spool that are loaded again: replay keeps the later).
  */
 export class ResultBatcher {
-  private files: BatchFiles;
-  private journal: AnswerJournal;
+  private log: AnswerLogFile;
   private results: LookupResultRow[] = [];
   /** Whether a snapshot gathered may be of an order the warehouse held before the run. */
   private mayHoldStoredOrders = false;
   private flushing: Promise<void> = Promise.resolve();
+  private keeping: Promise<void> = Promise.resolve();
   private flushesUnsettled = 0;
 
   constructor(
     private readonly warehouse: Warehouse,
     private readonly runId: string,
+    /** The run's scratch folder, for the loader's staging files. */
     private readonly spoolDir: string,
     /** Where the raw spool goes (`raw/RUN_ID/` under it). */
     private readonly dataDir: string,
     private readonly now: () => number,
   ) {
-    this.files = new BatchFiles(spoolDir, dataDir, runId);
-    this.journal = new AnswerJournal(spoolDir);
+    this.log = new AnswerLogFile(dataDir, runId);
   }
 
   /**
@@ -62,13 +58,8 @@ export class ResultBatcher {
     storedBefore: boolean,
     finishedAt: CarrierInstant = epochMsToInstant(this.now()),
   ): void {
-    const journaled = {
-      askedCode: orderCode,
-      accountAlias: alias,
-      origin,
-      attempts: outcome.attempts,
-      seenAt: finishedAt,
-    };
+    const sighting = { runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt };
+    const lookup = { askedCode: orderCode, origin, attempts: outcome.attempts };
     const row = (
       outcomeName: LookupResultRow['outcome'],
       errorCode: string | null,
@@ -87,32 +78,19 @@ export class ResultBatcher {
     switch (outcome.kind) {
       case 'ok':
         if (storedBefore || outcome.orderCode !== orderCode) this.mayHoldStoredOrders = true;
-        this.journal.write(
-          { ...journaled, kind: 'ok', orderCode: outcome.orderCode, errorCode: null, errorMessage: null },
-          outcome.body,
-        );
-        this.files.addSnapshot(
-          { runId: this.runId, orderCode: outcome.orderCode, accountAlias: alias, seenAt: finishedAt },
+        this.log.write(
+          { ...sighting, orderCode: outcome.orderCode },
+          { outcome: 'ok', ...lookup, errorCode: null, errorMessage: null },
           outcome.body,
         );
         this.results.push(row('ok', null, null));
         break;
       case 'carrier_error':
-        this.journal.write(
-          {
-            ...journaled,
-            kind: 'carrier_error',
-            orderCode,
-            errorCode: outcome.errorCode,
-            errorMessage: outcome.errorMessage,
-          },
-          outcome.body.length > 0 ? outcome.body : NULL_ANSWER,
+        this.log.write(
+          sighting,
+          { outcome: 'carrier_error', ...lookup, errorCode: outcome.errorCode, errorMessage: outcome.errorMessage },
+          outcome.body,
         );
-        if (outcome.body.length > 0)
-          this.files.addOtherAnswer(
-            { runId: this.runId, orderCode, accountAlias: alias, seenAt: finishedAt },
-            outcome.body,
-          );
         this.results.push(row('carrier_error', outcome.errorCode, outcome.errorMessage));
         break;
       case 'transport_error':
@@ -126,13 +104,15 @@ export class ResultBatcher {
     }
   }
 
-  /** A carrier error answer that is no order's outcome (retried, or a spent key): to the raw spool only. */
-  addPassedAnswer(orderCode: string, alias: string, body: Buffer): void {
+  /** A carrier error answer that is no order's outcome (retried, or a spent key): kept in the log only. */
+  addPassedAnswer(
+    orderCode: string,
+    alias: string,
+    body: Buffer,
+    seenAt: CarrierInstant = epochMsToInstant(this.now()),
+  ): void {
     if (body.length === 0) return;
-    this.files.addOtherAnswer(
-      { runId: this.runId, orderCode, accountAlias: alias, seenAt: epochMsToInstant(this.now()) },
-      body,
-    );
+    this.log.write({ runId: this.runId, orderCode, accountAlias: alias, seenAt }, { outcome: 'passed' }, body);
   }
 
   /**
@@ -157,32 +137,55 @@ export class ResultBatcher {
     await previous;
   }
 
+  /** Commits what has gathered, and waits until every committed batch's log file is kept compressed. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await this.keeping;
+  }
+
+  /**
+   * Keeps a finished log file of a committed batch compressed: compresses it (compressAnswerLog), then
+   * removes the plain file. Apart from the commits, which do not wait for it; a failure is the
+   * rejection of `finish`.
+   */
+  keepCompressed(path: string): void {
+    this.keepOnceCompressed(compressAnswerLog(path), path);
+  }
+
+  /** Removes the plain file once `compressed` has written its compressed copy, after the files before it. */
+  private keepOnceCompressed(compressed: Promise<void>, path: string): void {
+    compressed.catch(() => undefined);
+    this.keeping = this.keeping.then(() => compressed).then(() => removePlainSpoolFile(path));
+    // Awaited by finish; until then a failure must not count as unhandled.
+    this.keeping.catch(() => undefined);
+  }
+
   /** Commits what has gathered; flushes run one after another. */
   flush(): Promise<void> {
-    const files = this.files;
-    const journal = this.journal;
+    const log = this.log;
     const results = this.results;
     const newOrdersOnly = !this.mayHoldStoredOrders;
-    this.files = new BatchFiles(this.spoolDir, this.dataDir, this.runId);
-    this.journal = new AnswerJournal(this.spoolDir);
+    this.log = new AnswerLogFile(this.dataDir, this.runId);
     this.results = [];
     this.mayHoldStoredOrders = false;
-    // The batch's files are finished at once, while the batch before commits; this batch commits after both.
-    const written = files.finish();
+    // The batch's file is finished at once, while the batch before commits; this batch commits after both.
+    const written = log.commit();
     written.catch(() => undefined);
+    // Its compressed copy is written while the batch loads from the plain file.
+    const compressed = written.then((file) => (file === undefined ? undefined : compressAnswerLog(file.path)));
+    compressed.catch(() => undefined);
     this.flushesUnsettled++;
     this.flushing = this.flushing
       .then(async () => {
-        const { snapshotFile } = await written;
-        const snapshotFiles = snapshotFile === undefined ? [] : [snapshotFile];
+        const logFile = await written;
+        const snapshotFiles = logFile?.snapshots ? [logFile] : [];
         if (results.length > 0)
           await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
-        await journal.remove();
+        if (logFile !== undefined) this.keepOnceCompressed(compressed, logFile.path);
       })
-      .finally(async () => {
+      .finally(() => {
         this.flushesUnsettled--;
-        journal.close();
-        await files.removeSnapshotFile();
+        log.close();
       });
     return this.flushing;
   }
