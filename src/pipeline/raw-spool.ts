@@ -91,6 +91,7 @@ export class AnswerLogFile {
   readonly path: string;
   private fd: number | undefined;
   private snapshots = 0;
+  private otherLines = 0;
   private longestLineBytes = 0;
 
   constructor(dataDir: string, runId: string) {
@@ -117,6 +118,7 @@ export class AnswerLogFile {
       const answer = body.length === 0 ? NO_ANSWER_BYTES : withoutLineBreaks(body);
       writevSync(this.fd, [start, answer, LINE_END]);
       if (lookup.outcome === 'ok') this.snapshots++;
+      else this.otherLines++;
       this.longestLineBytes = Math.max(this.longestLineBytes, start.length + answer.length + LINE_END.length);
     } catch (error) {
       const fault = diskFaultOf(error, partial);
@@ -144,7 +146,13 @@ export class AnswerLogFile {
       this.close();
     }
     await rename(partial, this.path);
-    return { path: this.path, longestLineBytes: this.longestLineBytes, answerLog: true, snapshots: this.snapshots > 0 };
+    return {
+      path: this.path,
+      longestLineBytes: this.longestLineBytes,
+      // A file of snapshots alone is read without the filter on outcomes, streaming within less memory.
+      answerLog: this.otherLines > 0,
+      snapshots: this.snapshots > 0,
+    };
   }
 
   close(): void {
