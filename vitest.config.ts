@@ -15,6 +15,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/journal-sharing.test.ts',
   'test/cli/command-launcher.test.ts',
   'test/cli/disk-faults.test.ts',
+  'test/cli/payouts-import.test.ts',
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/schema-upgrade.test.ts',
   'test/cli/tracking-memory.test.ts',

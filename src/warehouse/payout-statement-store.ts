@@ -184,12 +184,12 @@ export class PayoutStatementStore {
     await this.warehouse.transaction(async (sql: SqlRunner) => {
       await sql.run(
         `INSERT INTO payout_line_history BY NAME
-         SELECT l.* EXCLUDE (carrier), $carrier AS carrier, coalesce(f.fees::VARCHAR, '{}')::JSON AS fees,
+         SELECT l.* EXCLUDE (carrier), $carrier AS carrier, coalesce(f.fees, '{}')::JSON AS fees,
                 $importId AS replaced_by_import, $importedAt::TIMESTAMPTZ AS replaced_at
          FROM payout_lines AS l
          SEMI JOIN ${replaced} AS r USING (${IDENTITY})
          LEFT JOIN (
-           SELECT ${IDENTITY}, json_group_object(fee_type, amount) AS fees
+           SELECT ${IDENTITY}, '{' || string_agg(to_json(fee_type) || ':' || amount, ',' ORDER BY fee_type) || '}' AS fees
            FROM payout_line_fees WHERE carrier = $carrier GROUP BY ALL
          ) AS f USING (${IDENTITY})
          WHERE l.carrier = $carrier`,
