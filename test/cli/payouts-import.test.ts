@@ -300,4 +300,67 @@ describe('payouts import', () => {
       `parcel-recon: ${join(dir, 'ghn.xlsx')}: no sheet "Sheet1"; its sheets are "Tóm tắt", "Chi tiết"\n`,
     );
   });
+
+  it("reads any other layout through a mapping of the user's own in the configuration", async () => {
+    const config = await file(
+      'parcel-recon.config.json',
+      JSON.stringify({
+        payouts: {
+          layouts: {
+            'shop-export': {
+              carrier: 'ghn',
+              columns: {
+                batchId: 'Session',
+                batchDate: 'Paid on',
+                orderCode: ['Waybill', 'Order'],
+                codCollected: 'Collected',
+                debts: 'Debts',
+                netPaid: 'Net',
+              },
+              fees: { Freight: 'shipping', 'Freight surcharge': 'shipping', Returns: 'return' },
+            },
+          },
+        },
+      }),
+    );
+    const statement = await file(
+      'shop.csv',
+      'Session;Paid on;Order;Collected;Freight;Freight surcharge;Returns;Debts;Net\nS7;2026-11-14;GB0001;1.000.000 đ;20.000;5.000;0;0;975.000\n',
+    );
+    const result = await payouts(statement, '--config', config, '--layout', 'shop-export');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      `payouts ${statement} (ghn, layout shop-export): 1 line read, 1 imported, 0 unchanged, 0 batches replaced (0 lines to history), 0 rejected\n`,
+    );
+    expect(await figures('S7')).toEqual([
+      ['S7', 'GB0001', 'cod', '2026-11-14', null, '1000000', '25000', '0', '975000'],
+    ]);
+    expect(await rows("SELECT carrier, fee_type, amount FROM payout_line_fees WHERE batch_id = 'S7'")).toEqual([
+      { carrier: 'ghn', fee_type: 'shipping', amount: '25000' },
+    ]);
+
+    const unknown = await payouts(statement, '--config', config, '--layout', 'shop');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe(
+      'parcel-recon: layout shop: no such layout; the layouts are 247express, ghn, shop-export\n',
+    );
+  });
+
+  it('refuses a layout of the configuration that takes the name of a template', async () => {
+    const config = await file(
+      'taken.config.json',
+      JSON.stringify({
+        payouts: {
+          layouts: {
+            ghn: { columns: { batchId: 'a', batchDate: 'b', orderCode: 'c', codCollected: 'd', netPaid: 'e' } },
+          },
+        },
+      }),
+    );
+    const result = await payouts(join(dir, 'shop.csv'), '--config', config);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'parcel-recon: payouts.layouts.ghn: ghn is the name of a template; give your layout another name\n',
+    );
+  });
 });
