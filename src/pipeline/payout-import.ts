@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { epochMsToInstant } from '../carrier/contract.js';
 import type { PayoutCarrier, PayoutLayout } from '../sources/payout-layouts.js';
 import { type StatementLine, statementLines } from '../sources/payout-statement-lines.js';
@@ -112,10 +113,15 @@ export async function importPayoutStatement(options: PayoutImportOptions): Promi
       }
       store.stage(item.line);
     }
-  } finally {
+  } catch (error) {
+    // Nothing is imported from a statement that cannot be read to its end: no rejects file stands for it.
     store.finishStaging();
-    await rejects.close();
+    await rejects.close().catch(() => undefined);
+    await rm(rejects.path, { force: true });
+    throw error;
   }
+  store.finishStaging();
+  await rejects.close();
   const changes = await store.plan(rejected > 0);
   const rejectsFile = !dryRun && rejects.count > 0 ? rejects.path : null;
   if (!dryRun)
