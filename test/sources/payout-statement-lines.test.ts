@@ -274,3 +274,23 @@ describe('statement lines', () => {
     });
   });
 });
+
+describe('the sample statements', () => {
+  /** Each sample line's net paid is its COD less its fees and debts, and its batch's lines sum to the stated total. */
+  async function checkSample(file: string, layout: typeof EXPRESS, lines: number): Promise<void> {
+    const items = await itemsOf(join(import.meta.dirname, '../../data/samples', file), layout);
+    expect(items.filter((item) => item.kind === 'rejected')).toEqual([]);
+    const read = items.flatMap((item) => (item.kind === 'line' ? [item.line] : []));
+    expect(read).toHaveLength(lines);
+    for (const line of read) {
+      const fees = [...line.fees.values()].reduce((sum, amount) => sum + amount, 0);
+      expect(line.netPaid, line.origin).toBe(line.codCollected - fees - line.debts);
+    }
+    expect(read.reduce((sum, line) => sum + line.netPaid, 0)).toBe(read[0]!.batchTotal);
+  }
+
+  it("are read whole with their carrier's template, and add up", async () => {
+    await checkSample('payouts-247express.csv', EXPRESS, 3);
+    await checkSample('payouts-ghn.csv', GHN, 4);
+  });
+});
