@@ -41,7 +41,6 @@ export interface PayoutImportRecord {
 }
 
 const STAGED_LINES = 'staged_payout_lines';
-const STAGED_FEES = 'staged_payout_fees';
 const CHANGES = 'payout_changes';
 const IDENTITY = 'batch_id, order_code, line_kind';
 const COMPARED = [
@@ -54,7 +53,10 @@ const COMPARED = [
   'fee_list',
 ];
 
-/** A line's fees in one text, by type: how a line's fees are compared with a stored line's. */
+/**
+ * A line's fees in one text, by type (`fuel=6000;shipping=30000`): how a line's fees are compared with
+ * a stored line's, and what its payout_line_fees rows are made from. Fee types hold no `=` or `;`.
+ */
 function feeList(fees: ReadonlyMap<string, number>): string {
   return [...fees]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -68,7 +70,6 @@ function feeList(fees: ReadonlyMap<string, number>): string {
  */
 export class PayoutStatementStore {
   private lines: DuckDBAppender | undefined;
-  private fees: DuckDBAppender | undefined;
 
   private constructor(
     private readonly warehouse: Warehouse,
@@ -80,12 +81,9 @@ export class PayoutStatementStore {
     await warehouse.run(`
       CREATE OR REPLACE TEMP TABLE ${STAGED_LINES} (
         batch_id VARCHAR, order_code VARCHAR, line_kind VARCHAR, batch_date DATE, batch_stated_total BIGINT,
-        cod_collected BIGINT, fees_withheld BIGINT, debts BIGINT, net_paid BIGINT, fee_list VARCHAR, origin VARCHAR);
-      CREATE OR REPLACE TEMP TABLE ${STAGED_FEES} (
-        batch_id VARCHAR, order_code VARCHAR, line_kind VARCHAR, fee_type VARCHAR, amount BIGINT);`);
+        cod_collected BIGINT, fees_withheld BIGINT, debts BIGINT, net_paid BIGINT, fee_list VARCHAR, origin VARCHAR)`);
     const store = new PayoutStatementStore(warehouse, carrier);
     store.lines = await warehouse.connection.createAppender(STAGED_LINES, 'main', 'temp');
-    store.fees = await warehouse.connection.createAppender(STAGED_FEES, 'main', 'temp');
     return store;
   }
 
@@ -105,25 +103,13 @@ export class PayoutStatementStore {
     lines.appendVarchar(feeList(line.fees));
     lines.appendVarchar(line.origin);
     lines.endRow();
-    for (const [type, amount] of line.fees) {
-      const fees = this.fees!;
-      fees.appendVarchar(line.batchId);
-      fees.appendVarchar(line.orderCode);
-      fees.appendVarchar(line.lineKind);
-      fees.appendVarchar(type);
-      fees.appendBigInt(BigInt(amount));
-      fees.endRow();
-    }
   }
 
   /** Flushes what is staged and closes the staging. */
   finishStaging(): void {
-    for (const appender of [this.lines, this.fees]) {
-      appender?.flushSync();
-      appender?.closeSync();
-    }
+    this.lines?.flushSync();
+    this.lines?.closeSync();
     this.lines = undefined;
-    this.fees = undefined;
   }
 
   /**
@@ -209,7 +195,13 @@ export class PayoutStatementStore {
       );
       await sql.run(
         `INSERT INTO payout_line_fees BY NAME
-         SELECT f.*, $carrier AS carrier FROM ${STAGED_FEES} AS f SEMI JOIN ${incoming} AS c USING (${IDENTITY})`,
+         SELECT ${IDENTITY}, split_part(fee, '=', 1) AS fee_type, CAST(split_part(fee, '=', 2) AS BIGINT) AS amount,
+                $carrier AS carrier
+         FROM (
+           SELECT ${IDENTITY}, unnest(string_split(fee_list, ';')) AS fee
+           FROM ${STAGED_LINES} AS s SEMI JOIN ${incoming} AS c USING (${IDENTITY})
+           WHERE fee_list <> ''
+         )`,
         { carrier },
       );
       await sql.run(

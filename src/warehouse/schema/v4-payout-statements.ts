@@ -3,6 +3,8 @@ import type { Migration } from './migration.js';
 // A payout statement's lines, identified by what they are (carrier, batch, order, kind of line), never
 // by the file they came in: a statement imported again finds its lines already there. Amounts are
 // whole VND. A line a corrected statement replaced moves to the history with its fees, never deleted.
+// A line's fees have no key in the file (checking one costs more than loading the rows): the importer
+// writes each (line, fee type) once.
 const PAYOUT_STATEMENTS = `
   CREATE TABLE payout_lines (
     carrier VARCHAR NOT NULL,
@@ -26,8 +28,7 @@ const PAYOUT_STATEMENTS = `
     order_code VARCHAR NOT NULL,
     line_kind VARCHAR NOT NULL,
     fee_type VARCHAR NOT NULL,
-    amount BIGINT NOT NULL,
-    PRIMARY KEY (carrier, batch_id, order_code, line_kind, fee_type)
+    amount BIGINT NOT NULL
   );
   CREATE TABLE payout_line_history (
     carrier VARCHAR NOT NULL,
