@@ -202,6 +202,22 @@ describe('report cod', () => {
     expect(summary.figures.outstanding).toBe('1000000');
   });
 
+  it('prints the money outstanding, then the checks ranked by the money at stake', async () => {
+    const run = await cli(['report', 'cod', '--db', db, '--config', config, '--out', join(dir, 'printed')], {
+      PARCEL_RECON_NOW: NOW,
+    });
+    expect(run.stdout.split('\n').slice(0, 8)).toEqual([
+      'cod report, 2026-11-05 to 2026-11-28',
+      '  2 delivered COD orders in no statement, 1,000,000 VND outstanding',
+      '  paid_twice: 1 findings, 800,000 VND',
+      '  unpaid_delivered: 1 findings, 700,000 VND',
+      '  paid_not_delivered: 1 findings, 250,000 VND',
+      '  return_fee_not_returned: 1 findings, 25,000 VND',
+      '  batch_total: 1 findings, 20,000 VND',
+      '  and 3 more checks: 3 findings, 40,800 VND',
+    ]);
+  });
+
   it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
     const out = join(dir, 'aging');
     const run = await report('json', out);
