@@ -30,12 +30,14 @@ export interface CodTerms {
   readonly rules: CodRules;
   /** A DATE literal: the carrier day of the report's "now". */
   readonly today: string;
+  /** A relation of (order_code, expected_cod), one row per order: the shop's own COD; none when not given. */
+  readonly shopCod?: string | undefined;
 }
 
 /**
  * One COD check: what flags, the formula the docs show, and its SQL. The SQL gives the columns of
- * FINDING_COLUMNS (finding included), one row per finding, over the run's lines (RUN_LINES), the
- * orders' audit rows and the outstanding orders (RUN_OUTSTANDING).
+ * FINDING_COLUMNS (finding included), one row per finding, over the run's lines (RUN_LINES), its
+ * orders (RUN_ORDERS), its batches (RUN_BATCHES) and the outstanding orders (RUN_OUTSTANDING).
  */
 export interface CodCheck {
   readonly name: string;
@@ -89,12 +91,29 @@ function agingOf(days: string): string {
 /** The account of a batch: its orders' one account, none when they have several or none. */
 const BATCH_ACCOUNT = 'CASE WHEN count(DISTINCT account_alias) = 1 THEN min(account_alias) END';
 
-/** Per batch: its day, account, lines, net paid, what its lines owe and its stated total. */
-const BATCHES = `(
+/** Per carrier and batch: its day, account, lines, net paid, what its lines owe and its stated total. */
+const RUN_BATCHES = 'report_run_cod_batches';
+const BATCHES_QUERY = `
   SELECT carrier, batch_id, min(batch_date) AS batch_date, ${BATCH_ACCOUNT} AS account_alias, count(*) AS lines,
          sum(net_paid) AS paid, sum(cod_collected) - sum(fees_withheld) - sum(debts) AS owed,
          max(batch_stated_total) AS stated
-  FROM ${RUN_LINES} GROUP BY carrier, batch_id)`;
+  FROM ${RUN_LINES} GROUP BY carrier, batch_id`;
+
+/**
+ * Per carrier and order, over its lines in every batch: its tracked order's account, status and
+ * billed total, what was withheld (its COD fee aside), the COD collected and on how many lines, its
+ * return fees. One pass over the lines serves every check of an order.
+ */
+const RUN_ORDERS = 'report_run_cod_orders';
+const ORDERS_QUERY = `
+  SELECT carrier, order_code, any_value(account_alias) AS account_alias, any_value(status) AS status,
+         any_value(status_name) AS status_name, bool_or(tracked) AS tracked, bool_or(returned) AS returned,
+         any_value(billed) AS billed, max(batch_date) AS last_day, count(*) AS lines,
+         sum(fees_withheld - cod_fee + debts) AS withheld, bool_or(fees_withheld <> 0 OR debts <> 0) AS charged,
+         coalesce(sum(cod_collected) FILTER (WHERE line_kind = 'cod'), 0) AS collected,
+         count(*) FILTER (WHERE line_kind = 'cod' AND cod_collected <> 0) AS paid_lines,
+         sum(return_fee) AS return_fee
+  FROM ${RUN_LINES} GROUP BY carrier, order_code`;
 
 /** A difference beyond the tolerance. */
 function differs(actual: string, expected: string, rules: CodRules): string {
@@ -188,7 +207,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(paid - owed)',
         detail: `lines || ' lines'`,
       })}
-      FROM ${BATCHES} WHERE ${differs('paid', 'owed', rules)}`,
+      FROM ${RUN_BATCHES} WHERE ${differs('paid', 'owed', rules)}`,
   },
   {
     name: 'batch_total',
@@ -208,7 +227,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(stated - paid)',
         detail: `'stated total of ' || lines || ' lines'`,
       })}
-      FROM ${BATCHES} WHERE stated IS NOT NULL AND ${differs('stated', 'paid', rules)}`,
+      FROM ${RUN_BATCHES} WHERE stated IS NOT NULL AND ${differs('stated', 'paid', rules)}`,
   },
   {
     name: 'fees_withheld',
@@ -228,16 +247,9 @@ export const COD_CHECKS: readonly CodCheck[] = [
         expected: 'billed',
         difference: 'withheld - billed',
         at_stake: 'abs(withheld - billed)',
-        detail: `'withheld over ' || batches || ' batches, billed ' || billed`,
+        detail: `'withheld over ' || lines || ' lines, billed ' || billed`,
       })}
-      FROM (
-        SELECT l.carrier, l.order_code, min(l.account_alias) AS account_alias, max(l.batch_date) AS last_day,
-               count(DISTINCT l.batch_id) AS batches, min(l.billed) AS billed,
-               sum(l.fees_withheld - l.cod_fee + l.debts) AS withheld,
-               bool_or(l.fees_withheld <> 0 OR l.debts <> 0) AS charged
-        FROM ${RUN_LINES} AS l WHERE l.tracked
-        GROUP BY l.carrier, l.order_code
-      ) WHERE charged AND ${differs('withheld', 'billed', rules)}`,
+      FROM ${RUN_ORDERS} WHERE tracked AND charged AND ${differs('withheld', 'billed', rules)}`,
   },
   {
     name: 'paid_not_delivered',
@@ -257,12 +269,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(collected)',
         detail: `'paid COD, status ' || status || coalesce(' ' || status_name, '')`,
       })}
-      FROM (
-        SELECT carrier, order_code, min(account_alias) AS account_alias, min(status) AS status, min(status_name) AS status_name,
-               max(batch_date) AS last_day, sum(cod_collected) AS collected
-        FROM ${RUN_LINES} WHERE tracked AND line_kind = 'cod' AND ${NOT_DELIVERED}
-        GROUP BY carrier, order_code
-      ) WHERE collected <> 0`,
+      FROM ${RUN_ORDERS} WHERE tracked AND ${NOT_DELIVERED} AND collected <> 0`,
   },
   {
     name: 'paid_twice',
@@ -282,13 +289,15 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(collected - first_paid)',
         detail: `'paid in batches ' || batches`,
       })}
-      FROM (
-        SELECT carrier, order_code, min(account_alias) AS account_alias, max(batch_date) AS last_day,
-               sum(cod_collected) AS collected, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
+      FROM ${RUN_ORDERS} AS o JOIN (
+        -- The lines of the few orders paid on several lines only.
+        SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
                array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
-        FROM ${RUN_LINES} WHERE line_kind = 'cod' AND cod_collected <> 0
-        GROUP BY carrier, order_code HAVING count(*) > 1
-      )`,
+        FROM ${RUN_LINES}
+        SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
+        WHERE line_kind = 'cod' AND cod_collected <> 0
+        GROUP BY carrier, order_code
+      ) AS p USING (carrier, order_code)`,
   },
   {
     name: 'return_fee_not_returned',
@@ -308,12 +317,35 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(return_fee)',
         detail: `'return fee, status ' || status || coalesce(' ' || status_name, '')`,
       })}
+      FROM ${RUN_ORDERS} WHERE tracked AND NOT returned AND ${differs('return_fee', '0', rules)}`,
+  },
+  {
+    name: 'shop_cod',
+    what: "the COD a statement says was collected for an order is not the COD the shop's own records expect (with --partner or a query)",
+    per: 'order',
+    actualText: "`Σ cod_collected` of the order's COD lines",
+    expectedText:
+      "the shop's `cod_amount` for the order, its records read as `reconcile` reads them (`--partner FILE`, `--from-mysql URL --query SQL`, ...; the first readable line per order), for an order with a COD line",
+    sql: ({ rules, shopCod }) =>
+      shopCod === undefined
+        ? `SELECT ${finding('shop_cod', {})} WHERE false`
+        : `
+      SELECT ${finding('shop_cod', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'collected',
+        expected: 'expected',
+        difference: 'collected - expected',
+        at_stake: 'abs(collected - expected)',
+        detail: `'the shop expects ' || expected`,
+      })}
       FROM (
-        SELECT carrier, order_code, min(account_alias) AS account_alias, min(status) AS status, min(status_name) AS status_name,
-               max(batch_date) AS last_day, sum(return_fee) AS return_fee
-        FROM ${RUN_LINES} WHERE tracked AND NOT returned
-        GROUP BY carrier, order_code
-      ) WHERE ${differs('return_fee', '0', rules)}`,
+        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected
+        FROM ${RUN_ORDERS} AS o JOIN ${shopCod} AS s ON s.order_code = o.order_code
+        WHERE o.paid_lines > 0
+      ) WHERE ${differs('collected', 'expected', rules)}`,
   },
 ];
 
@@ -412,13 +444,15 @@ function outstandingByAgingQuery(scope: CodScope): string {
  * carrier and account, and the money outstanding per aging bucket. The lines with their orders and
  * the outstanding orders are computed once, set-wise, and every check reads them.
  */
-export function codTables(rules: CodRules, scope: CodScope, today: string): ReportTables {
-  const terms: CodTerms = { rules, today };
+export function codTables(rules: CodRules, scope: CodScope, today: string, shopCod?: string): ReportTables {
+  const terms: CodTerms = { rules, today, shopCod };
   const findings = COD_CHECKS.map((check) => `SELECT * FROM (${check.sql(terms)})`).join('\nUNION ALL\n');
   return {
     prepareInAnyOrder: true,
     prepare: [
       temporaryTable(RUN_LINES, runLinesQuery()),
+      temporaryTable(RUN_ORDERS, ORDERS_QUERY),
+      temporaryTable(RUN_BATCHES, BATCHES_QUERY),
       temporaryTable(RUN_OUTSTANDING, outstandingQuery(today)),
       temporaryTable(RUN_COD_FINDINGS, `SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
     ],

@@ -10,6 +10,7 @@ import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from '
 import { rankedFindingLines } from './ranked-findings.js';
 import {
   FINDING_KINDS,
+  partnerCodQuery,
   partnerInvoicesQuery,
   type ReconcileRules,
   RUN_FINDINGS,
@@ -428,9 +429,16 @@ export function exportReconcileReport(
 }
 
 /** Where the carriers' payout statements and the delivered COD orders disagree, one row per finding. */
-export function exportCodReport(warehouse: Warehouse, rules: CodRules, request: ReportRequest): Promise<ReportSummary> {
+export function exportCodReport(
+  warehouse: Warehouse,
+  rules: CodRules,
+  request: ReportRequest,
+  shopRecords?: PartnerRecordsSource,
+): Promise<ReportSummary> {
   return exportReport(warehouse, 'cod', request, ORDERS_BY_ORDER_DATE, async () => {
-    const report = codTables(rules, request.scope, `DATE ${sqlText(carrierDayOf(request.now))}`);
+    if (shopRecords !== undefined) await loadPartnerRecords(warehouse.connection, shopRecords);
+    const today = `DATE ${sqlText(carrierDayOf(request.now))}`;
+    const report = codTables(rules, request.scope, today, shopRecords === undefined ? undefined : partnerCodQuery());
     return {
       ...report,
       summarize: async () => {

@@ -218,6 +218,21 @@ describe('report cod', () => {
     ]);
   });
 
+  it("compares the COD collected with the shop's own records, for the orders a statement paid", async () => {
+    const partner = join(dir, 'shop.csv');
+    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement.
+    await writeFile(partner, 'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\n');
+    const run = await report('json', join(dir, 'shop'), '--partner', partner);
+    expect(run.stderr).toBe('');
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const shop = findings.filter((f) => f.finding === 'shop_cod');
+    expect(shop.map((f) => [f.order_code, Number(f.actual), Number(f.expected), Number(f.at_stake)])).toEqual([
+      ['EXC0002', 500_000, 450_000, 50_000],
+    ]);
+    expect(findings).toHaveLength(9);
+  });
+
   it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
     const out = join(dir, 'aging');
     const run = await report('json', out);

@@ -274,7 +274,7 @@ function failuresCommand(): Command {
 }
 
 function codCommand(): Command {
-  return withCommonOptions(
+  const command = withCommonOptions(
     new Command('cod').description(
       "Check the carriers' payout statements against the delivered COD orders: unpaid COD, statement arithmetic, fees withheld against the charges billed, COD paid for orders not delivered or twice, return fees without a return.",
     ),
@@ -285,14 +285,30 @@ function codCommand(): Command {
       '7',
     )
     .option('--money-tolerance <dong>', 'money differences up to this many whole dong pass', '0')
-    .action(async (raw: Record<string, unknown>) => {
-      const flags = checkFlags(CommonFlagsSchema, raw);
-      const settings = await loadSettings('report', raw, process.env);
-      const rules = checkFlags(CodRulesSchema, raw);
-      await runReport('cod', flags, settings, flags.out, (warehouse, now) =>
-        exportCodReport(warehouse, rules, requestOf(flags, settings, now)),
-      );
-    });
+    .option(
+      '--partner <file>',
+      "the shop's own records (CSV or .xlsx with order_code, cod_amount) to compare the COD with",
+    )
+    .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)');
+  return withPartnerQueryOptions(command, 'the records').action(async (raw: Record<string, unknown>) => {
+    const flags = checkFlags(CommonFlagsSchema, raw);
+    const settings = await loadSettings('report', raw, process.env);
+    const rules = checkFlags(CodRulesSchema, raw);
+    const shopRecords = await partnerSource(
+      '--partner',
+      typeof raw.partner === 'string' ? raw.partner : undefined,
+      raw,
+      'order_code and cod_amount',
+    );
+    await runReport(
+      'cod',
+      flags,
+      settings,
+      flags.out,
+      (warehouse, now) => exportCodReport(warehouse, rules, requestOf(flags, settings, now), shopRecords),
+      filesReadByDuckDb(shopRecords),
+    );
+  });
 }
 
 function reconcileCommand(): Command {
