@@ -233,6 +233,25 @@ describe('report cod', () => {
     expect(findings).toHaveLength(9);
   });
 
+  it('keeps the findings of --account, and of the days of --from and --to', async () => {
+    const kinds = async (...args: string[]) => {
+      const run = await report('json', join(dir, 'scoped'), ...args);
+      expect(run.stderr).toBe('');
+      const summary = JSON.parse(run.stdout) as Summary;
+      const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+      return findings.map((f) => `${f.finding} ${f.batch_id ?? f.order_code}`).sort();
+    };
+    expect(await kinds('--account', 'shop-b')).toEqual(['return_fee_not_returned EXT0001', 'unpaid_delivered EXU0001']);
+    expect(await kinds('--from', '2026-11-20', '--to', '2026-11-30')).toEqual([
+      'batch_net P2',
+      'fees_withheld EXF0001',
+      'line_net P2',
+      'paid_not_delivered EXN0001',
+      'paid_twice EXD0001',
+      'return_fee_not_returned EXT0001',
+    ]);
+  });
+
   it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
     const out = join(dir, 'aging');
     const run = await report('json', out);
