@@ -252,6 +252,28 @@ describe('report cod', () => {
     ]);
   });
 
+  it('runs as the job cod-audit, its findings in the job summary', async () => {
+    const jobConfig = join(dir, 'job.config.json');
+    await writeFile(
+      jobConfig,
+      JSON.stringify({ ...CONFIG, warehouse: db, reports: { outDir: join(dir, 'jobs'), format: 'csv' } }),
+    );
+    const run = await cli(['jobs', 'run', 'cod-audit', '--config', jobConfig, '--json'], { PARCEL_RECON_NOW: NOW });
+    expect(run.code, run.stderr).toBe(0);
+    const job = JSON.parse(run.stdout) as {
+      steps: { step: string; summary: { findings: string[]; files: { path: string }[] } }[];
+    };
+    expect(job.steps.map((s) => s.step)).toEqual(['cod report']);
+    const [step] = job.steps;
+    expect(step!.summary.findings.slice(0, 2)).toEqual([
+      '2 delivered COD orders in no statement, 1,000,000 VND outstanding',
+      'paid_twice: 1 findings, 800,000 VND',
+    ]);
+    expect(step!.summary.files.map((f) => f.path)).toContain(
+      join(dir, 'jobs', 'cod-audit', 'cod_2026-11-05_2026-11-28.csv'),
+    );
+  });
+
   it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
     const out = join(dir, 'aging');
     const run = await report('json', out);
