@@ -23,7 +23,7 @@ export const CodRulesSchema = z.object({
 export type CodRules = z.output<typeof CodRulesSchema>;
 
 /** The carrier whose orders the warehouse tracks: a delivered COD order there is owed by it. */
-export const TRACKED_CARRIER: PayoutCarrier = '247express';
+const TRACKED_CARRIER: PayoutCarrier = '247express';
 
 /** What a check's SQL is computed with: the rules and the carrier day the report is run on. */
 export interface CodTerms {
@@ -73,7 +73,7 @@ const RUN_LINES = 'report_run_cod_lines';
 /** The run's delivered COD orders with no COD line, with their days since delivery. */
 const RUN_OUTSTANDING = 'report_run_cod_outstanding';
 /** The run's findings: written to the file, summed per check, carrier and account. */
-export const RUN_COD_FINDINGS = 'report_run_cod_findings';
+const RUN_COD_FINDINGS = 'report_run_cod_findings';
 
 /** Whole VND of a DECIMAL amount of the warehouse. */
 function wholeVnd(amount: string): string {
@@ -81,7 +81,7 @@ function wholeVnd(amount: string): string {
 }
 
 /** The aging bucket of a number of days outstanding. */
-export const AGING_BUCKETS = ['0-7 days', '8-14 days', '15-30 days', 'over 30 days'] as const;
+const AGING_BUCKETS = ['0-7 days', '8-14 days', '15-30 days', 'over 30 days'] as const;
 
 function agingOf(days: string): string {
   return `CASE WHEN ${days} <= 7 THEN '${AGING_BUCKETS[0]}' WHEN ${days} <= 14 THEN '${AGING_BUCKETS[1]}'
@@ -413,7 +413,7 @@ const ALL = "'*'";
  * Per check, carrier and account (and over all carriers and accounts, '*'): the findings and the
  * money at stake (the sum of the findings' at_stake), the most money first.
  */
-export function codSummaryQuery(findings: string): string {
+function codSummaryQuery(findings: string): string {
   const checks = COD_CHECKS.map(({ name }, index) => `('${name}', ${index + 1})`).join(', ');
   return `
     WITH per AS (
