@@ -4,7 +4,7 @@
  * planted. Each is flagged by its own check with its amount, no clean order is flagged, and the
  * money outstanding is summed per account and aging bucket; the workbook's money is numeric.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -272,6 +272,28 @@ describe('report cod', () => {
     expect(step!.summary.files.map((f) => f.path)).toContain(
       join(dir, 'jobs', 'cod-audit', 'cod_2026-11-05_2026-11-28.csv'),
     );
+  });
+
+  it('has a section of the HTML page: the money outstanding and the findings by money at stake', async () => {
+    const out = join(dir, 'page.html');
+    const run = await cli(['report', 'html', '--db', db, '--out', out], { PARCEL_RECON_NOW: NOW });
+    expect(run.code, run.stderr).toBe(0);
+    const page = await readFile(out, 'utf8');
+    const section = page.slice(page.indexOf('<section id="cod"'));
+    expect(section).toContain('<dd data-figure="cod-outstanding">1,000,000</dd>');
+    expect(section).toContain('<dd data-figure="cod-findings">8</dd>');
+    const findings = section.slice(section.indexOf('data-table="cod-findings"'));
+    const orders = [...findings.matchAll(/<tr><td data-value="(\w+)">/g)].map((m) => m[1]);
+    expect(orders).toEqual([
+      'paid_twice',
+      'unpaid_delivered',
+      'paid_not_delivered',
+      'return_fee_not_returned',
+      'batch_total',
+      'fees_withheld',
+      'batch_net',
+      'line_net',
+    ]);
   });
 
   it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
