@@ -2,7 +2,8 @@
  * Report run times over a large warehouse: builds a synthetic warehouse of `--orders` orders in SQL
  * (generate_series: charges that follow the published relations with 1% anomalies, price lines,
  * five statuses each, failed attempts on a third of the orders, quotes for half, a partner CSV of every
- * order), then times `parcel-recon report charges|failures|reconcile|html` in each `--formats` as a child
+ * order; with the cod report, 247Express's payout statements of the delivered COD orders with anomalies
+ * planted), then times `parcel-recon report charges|failures|reconcile|cod|html` in each `--formats` as a child
  * process, the way cron runs it (read-only open, files written, summary printed), with its peak memory
  * (the child's maximum resident set, from /usr/bin/time).
  *
@@ -10,6 +11,7 @@
  * more than its target (`--target` seconds; `--month-target` for a month's range), 2 on a bad flag.
  *
  *   npm run bench:reports -- --orders 1000000 --formats csv,parquet,json --target 10
+ *   npm run bench:reports -- --orders 1000000 --reports cod --formats csv,parquet --target 10
  *   npm run bench:reports -- --orders 10000000 --history-days 365 --ranges month,all --formats csv --target 30
  *
  * `--history-days N` spreads the orders over N days, codes rising with the accept date; `--ranges`
@@ -32,7 +34,7 @@ import { buildSyntheticWarehouse } from './support/synthetic-warehouse.js';
 const run = promisify(execFile);
 const CLI = join(import.meta.dirname, '../src/cli/main.js');
 const TIME = '/usr/bin/time';
-const REPORTS = ['charges', 'failures', 'reconcile', 'html'] as const;
+const REPORTS = ['charges', 'failures', 'reconcile', 'cod', 'html'] as const;
 const FORMATS = ['csv', 'parquet', 'json'] as const;
 const RANGES = ['all', 'month'] as const;
 const MONTH = ['--from', '2026-11-01', '--to', '2026-11-30'];
@@ -158,7 +160,10 @@ async function main(): Promise<void> {
     let buildSeconds = 0;
     if (settings.reuse === undefined) {
       const buildStarted = performance.now();
-      await buildSyntheticWarehouse(dbPath, settings.orders, partnerCsv, { historyDays: settings.historyDays });
+      await buildSyntheticWarehouse(dbPath, settings.orders, partnerCsv, {
+        historyDays: settings.historyDays,
+        payouts: settings.reports.includes('cod'),
+      });
       buildSeconds = (performance.now() - buildStarted) / 1000;
       process.stderr.write(`built a warehouse of ${settings.orders} orders in ${buildSeconds.toFixed(1)} s\n`);
     } else {

@@ -2,11 +2,13 @@ import { join } from 'node:path';
 import { carrierDayOf } from '../src/carrier/contract.js';
 import { EXIT } from '../src/errors/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
+import { CodRulesSchema } from '../src/reports/cod-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
 import { ReconcileRulesSchema } from '../src/reports/reconcile-report.js';
 import {
   exportChargesReport,
+  exportCodReport,
   exportFailuresReport,
   exportReconcileReport,
   type ReportRequest,
@@ -62,6 +64,18 @@ export async function reconcileStep(
   return reportStep(
     'reconcile report',
     await exportReconcileReport(context.warehouse, ReconcileRulesSchema.parse({}), partner, request),
+  );
+}
+
+/**
+ * The cod report up to the day of the run, with the default rules. Its findings are not limited to the
+ * period: COD overdue since before it is still owed.
+ */
+export async function codStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
+  const scope = { toDay: request.scope.toDay };
+  return reportStep(
+    'cod report',
+    await exportCodReport(context.warehouse, CodRulesSchema.parse({}), { ...request, scope }),
   );
 }
 

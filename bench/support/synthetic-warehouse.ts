@@ -32,6 +32,8 @@ export interface SyntheticOptions {
   readonly historyDays?: number;
   /** Adds the history of past runs (their `runs` rows and `lookup_results`), as a warehouse kept for a long time holds. */
   readonly lookupHistory?: LookupHistory;
+  /** Adds 247Express's payout statements of the delivered COD orders (payoutStatements says which). */
+  readonly payouts?: boolean;
 }
 
 /** The end (exclusive) of a `historyDays` span. */
@@ -120,6 +122,7 @@ export async function buildSyntheticWarehouse(
       ...(options.lookupHistory === undefined || orders === 0
         ? []
         : lookupHistoryStatements(options.lookupHistory, orders)),
+      ...(options.payouts === true ? payoutStatements() : []),
       ...chargeAuditStatements(orders),
       'DROP TABLE synthetic',
       'CHECKPOINT',
@@ -145,5 +148,39 @@ function lookupHistoryStatements(history: LookupHistory, orders: number): string
             CASE WHEN k % 500 = 0 THEN 'ORDER_NOT_FOUND' END, CASE WHEN k % 500 = 0 THEN 'Không tìm thấy vận đơn' END, 1,
             'nightly.csv:' || (k + 2), CAST(day AS TIMESTAMPTZ) + INTERVAL 2 HOUR - INTERVAL 7 HOUR + to_milliseconds(k * 20)
      FROM (${nights}), range(0, ${history.perNight}) AS r(k)`,
+  ];
+}
+
+/**
+ * A statement line of each delivered COD order, in a batch of the carrier day five days after its
+ * acceptance, its fees the order's billed total: but one order in 50 in no statement, one line in 97
+ * paying 1,000 dong short, one in 89 withholding 2,000 dong more, one in 113 paid again in the next
+ * batch, and one returned order in 22 paid COD. A batch's stated total is its lines' net paid, one
+ * batch in 7 stating 5,000 more.
+ */
+function payoutStatements(): string[] {
+  const batchDay = "strftime(s.accept_date + INTERVAL 5 DAY, '%Y%m%d')";
+  return [
+    `CREATE TEMP TABLE synthetic_lines AS
+     SELECT 'P' || ${batchDay} AS batch_id, CAST(s.accept_date + INTERVAL 5 DAY AS DATE) AS batch_date, s.order_code,
+            CAST(o.cod_amount AS BIGINT) AS cod_collected,
+            CAST(round(o.total_service_cost) AS BIGINT) + CASE WHEN i % 89 = 0 THEN 2000 ELSE 0 END AS fees_withheld,
+            CASE WHEN i % 97 = 0 THEN -1000 ELSE 0 END AS short
+     FROM synthetic AS s JOIN orders AS o ON o.order_code = s.order_code
+     WHERE o.cod_amount > 0 AND i % 50 <> 1 AND (s.status = '30' OR (s.status = '28' AND i % 22 = 0))
+     UNION ALL
+     SELECT 'P' || strftime(s.accept_date + INTERVAL 6 DAY, '%Y%m%d'), CAST(s.accept_date + INTERVAL 6 DAY AS DATE), s.order_code,
+            CAST(o.cod_amount AS BIGINT), 0, 0
+     FROM synthetic AS s JOIN orders AS o ON o.order_code = s.order_code
+     WHERE o.cod_amount > 0 AND s.status = '30' AND i % 113 = 0 AND i % 50 <> 1`,
+    `INSERT INTO payout_lines
+     SELECT '247express', batch_id, order_code, 'cod', batch_date,
+            sum(cod_collected - fees_withheld + short) OVER (PARTITION BY batch_id) + CASE WHEN hash(batch_id) % 7 = 0 THEN 5000 ELSE 0 END,
+            cod_collected, fees_withheld, 0, cod_collected - fees_withheld + short, 'bench.csv', 'bench', TIMESTAMPTZ '2026-12-01 00:00:00+07'
+     FROM synthetic_lines ORDER BY batch_id, order_code`,
+    `INSERT INTO payout_line_fees
+     SELECT '247express', batch_id, order_code, 'cod', 'shipping', fees_withheld FROM synthetic_lines WHERE fees_withheld <> 0
+     ORDER BY batch_id, order_code`,
+    'DROP TABLE synthetic_lines',
   ];
 }

@@ -29,6 +29,8 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   QUERY_REFUSED: EXIT.BAD_INPUT,
   SOURCE_UNREADABLE: EXIT.BAD_INPUT,
   PARTNER_RECORDS_UNREADABLE: EXIT.BAD_INPUT,
+  STATEMENT_UNREADABLE: EXIT.BAD_INPUT,
+  STATEMENT_HEADER_MISMATCH: EXIT.BAD_INPUT,
   SPOOL_NOT_FOUND: EXIT.BAD_INPUT,
   REDIS_UNAVAILABLE: EXIT.FAILURE,
   JOURNAL_BUSY: EXIT.BUSY,
@@ -82,6 +84,8 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
     return wording === 'job'
       ? 'nothing was written to it; name the warehouse, or a new file, in the configuration'
       : 'nothing was written to it; give --db the warehouse, or a new path to start one';
+  if (error.code === 'STATEMENT_HEADER_MISMATCH')
+    return 'nothing was imported; give --layout the layout the statement is written in, or map its columns in the configuration (payouts.layouts)';
   if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';
   if (error.code === 'SNAPSHOT_PATH_TAKEN')
     return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote`;

@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   QUERY_REFUSED: 'the query reads or writes a file, loads an extension or changes a setting',
   SOURCE_UNREADABLE: 'the order codes cannot be read',
   PARTNER_RECORDS_UNREADABLE: "the partner's records cannot be read",
+  STATEMENT_UNREADABLE: 'the payout statement cannot be read',
+  STATEMENT_HEADER_MISMATCH: "the payout statement's header does not fit its layout",
   SPOOL_NOT_FOUND: 'the run has no raw spool',
   REDIS_UNAVAILABLE: 'Redis cannot be reached',
   JOURNAL_BUSY: 'the callback journal is in use by another receiver',

@@ -78,12 +78,22 @@ export function partnerLinesQuery(): string {
     ) AS s ON s.spelling = lower(p.expected_status)`;
 }
 
+/** Per order the partner lists, its first readable line's `amount` (a column of partnerLinesQuery), named `as`. */
+function firstReadableAmount(amount: 'invoiced' | 'cod', as: string): string {
+  return `
+    (SELECT order_code, ${amount} AS ${as} FROM (${partnerLinesQuery()})
+     WHERE problem IS NULL AND ${amount} IS NOT NULL
+     QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY line_no) = 1)`;
+}
+
 /** Per order the partner lists, its first readable line's invoiced amount: what `charges --invoices` compares. */
 export function partnerInvoicesQuery(): string {
-  return `
-    (SELECT order_code, invoiced AS invoiced_amount FROM (${partnerLinesQuery()})
-     WHERE problem IS NULL AND invoiced IS NOT NULL
-     QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY line_no) = 1)`;
+  return firstReadableAmount('invoiced', 'invoiced_amount');
+}
+
+/** Per order the partner lists, its first readable line's COD amount: what `report cod --partner` compares. */
+export function partnerCodQuery(): string {
+  return firstReadableAmount('cod', 'expected_cod');
 }
 
 /** Each order code's latest lookup result. */

@@ -1,14 +1,16 @@
 import { mkdir } from 'node:fs/promises';
 import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
 import { formatVnd, moneyFromText } from '../carrier/money.js';
-import { timestampLiteral } from '../warehouse/sql-literals.js';
+import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';
+import { COD_CHECKS, type CodRules, codTables } from './cod-report.js';
 import { ATTEMPT_COLUMNS, type FailuresTables, failuresTables } from './failures-report.js';
 import { loadPartnerRecords, PARTNER_RECORDS, type PartnerRecordsSource } from './partner-records.js';
 import { rankedFindingLines } from './ranked-findings.js';
 import {
   FINDING_KINDS,
+  partnerCodQuery,
   partnerInvoicesQuery,
   type ReconcileRules,
   RUN_FINDINGS,
@@ -420,6 +422,50 @@ export function exportReconcileReport(
         return {
           figures: { partnerLines: lines, findings: byKind, atStake: atStakeByKind },
           lines: [`${lines} partner lines read`, ...(ranked.length === 0 ? ['no findings'] : ranked)],
+        };
+      },
+    };
+  });
+}
+
+/** Where the carriers' payout statements and the delivered COD orders disagree, one row per finding. */
+export function exportCodReport(
+  warehouse: Warehouse,
+  rules: CodRules,
+  request: ReportRequest,
+  shopRecords?: PartnerRecordsSource,
+): Promise<ReportSummary> {
+  return exportReport(warehouse, 'cod', request, ORDERS_BY_ORDER_DATE, async () => {
+    if (shopRecords !== undefined) await loadPartnerRecords(warehouse.connection, shopRecords);
+    const today = `DATE ${sqlText(carrierDayOf(request.now))}`;
+    const report = codTables(rules, request.scope, today, shopRecords === undefined ? undefined : partnerCodQuery());
+    return {
+      ...report,
+      summarize: async () => {
+        const overall = await rows(
+          warehouse,
+          `SELECT check_name, findings, at_stake FROM (${reportTable(report, 'cod-summary').query}) WHERE carrier = '*'`,
+        );
+        const found = COD_CHECKS.map(({ name }) => {
+          const row = overall.find((r) => r.check_name === name);
+          return { name, count: Number(row?.findings ?? 0), atStake: exactVnd(row?.at_stake ?? 0) };
+        });
+        const [outstanding] = await rows(
+          warehouse,
+          `SELECT coalesce(sum(orders), 0) AS orders, coalesce(sum(outstanding), 0) AS outstanding FROM (${reportTable(report, 'cod-outstanding').query})`,
+        );
+        const ranked = rankedFindingLines(found, { kinds: 'checks', unit: 'findings' });
+        return {
+          figures: {
+            findings: Object.fromEntries(found.map((f) => [f.name, f.count])),
+            atStake: Object.fromEntries(found.map((f) => [f.name, f.atStake])),
+            outstandingOrders: Number(outstanding?.orders ?? 0),
+            outstanding: exactVnd(outstanding?.outstanding),
+          },
+          lines: [
+            `${Number(outstanding?.orders ?? 0)} delivered COD orders in no statement, ${formatVnd(exactVnd(outstanding?.outstanding))} VND outstanding`,
+            ...(ranked.length === 0 ? ['no findings'] : ranked),
+          ],
         };
       },
     };

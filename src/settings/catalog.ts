@@ -6,6 +6,7 @@ import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-wareho
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
+import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema } from '../sources/payout-layouts.js';
 import { dataFolder, defaultDataDir } from '../warehouse/data-folder.js';
 import { NOTIFY_EVENTS } from './notify-events.js';
 import type { SettingsCatalog, SettingsCommand } from './setting.js';
@@ -39,6 +40,7 @@ const EVERY_COMMAND: readonly SettingsCommand[] = [
   'callbacks serve',
   'callbacks ingest',
   'report',
+  'payouts import',
   'prune',
   'upgrade',
   'jobs',
@@ -125,7 +127,7 @@ export const SETTINGS = {
     flag: '--data-dir <dir>',
     configKey: 'dataDir',
     help: 'where spools, rejects, job summaries and locks go',
-    commands: ['track', 'price', 'images', 'replay', 'prune'],
+    commands: ['track', 'price', 'images', 'replay', 'payouts import', 'prune'],
   },
   keysFile: {
     type: z.string().min(1),
@@ -511,6 +513,29 @@ export const SETTINGS = {
     flag: '--batch-size <n>',
     help: 'results committed per warehouse transaction',
     commands: CUSTOMER_OPERATIONS,
+  },
+  'payouts.carrier': {
+    type: z.enum(PAYOUT_CARRIERS),
+    defaultText: "the layout's carrier, else 247express",
+    flag: '--carrier <name>',
+    configKey: 'payouts.carrier',
+    help: `the carrier whose payout statement is imported: ${PAYOUT_CARRIERS.join(', ')}`,
+    commands: ['payouts import'],
+  },
+  'payouts.layout': {
+    type: layoutName,
+    defaultText: "the carrier's template",
+    flag: '--layout <name>',
+    configKey: 'payouts.layout',
+    help: "the statement's column layout: a template (247express, ghn) or a layout of payouts.layouts",
+    commands: ['payouts import'],
+  },
+  'payouts.layouts': {
+    type: z.record(layoutName, PayoutLayoutSchema),
+    default: {},
+    configKey: 'payouts.layouts',
+    help: "statement layouts of the user's own, each NAME: carrier, columns (batchId, batchDate, orderCode, codCollected, netPaid, debts, lineKind, batchTotal: a header or a list of them) and fees ({header: fee type})",
+    commands: ['payouts import'],
   },
   'reports.outDir': {
     type: z.string().min(1),

@@ -17,6 +17,7 @@ export type SettingsCommand =
   | 'callbacks serve'
   | 'callbacks ingest'
   | 'report'
+  | 'payouts import'
   | 'prune'
   | 'upgrade'
   | 'jobs'

@@ -19,6 +19,7 @@ import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';
 import { SourceError } from '../../src/sources/order-code-source.js';
+import { StatementError } from '../../src/sources/payout-statement-lines.js';
 import { WarehouseBusyError, WarehouseError, WarehouseOutOfMemoryError } from '../../src/warehouse/warehouse-errors.js';
 
 const HOLDER: LockHolder = {
@@ -44,6 +45,12 @@ describe('product errors', () => {
       [new WarehouseOutOfMemoryError(LOADING_INPUTS, []), 'WarehouseOutOfMemoryError', 'WAREHOUSE_OUT_OF_MEMORY'],
       [new SourceError('orders.csv is empty'), 'SourceError', 'SOURCE_UNREADABLE'],
       [new PartnerRecordsError('no such file'), 'PartnerRecordsError', 'PARTNER_RECORDS_UNREADABLE'],
+      [new StatementError('week.csv: no such file'), 'StatementError', 'STATEMENT_UNREADABLE'],
+      [
+        new StatementError('week.csv: the header does not fit layout ghn', 'STATEMENT_HEADER_MISMATCH'),
+        'StatementError',
+        'STATEMENT_HEADER_MISMATCH',
+      ],
       [new UnknownSpoolError('run-1', 'data'), 'UnknownSpoolError', 'SPOOL_NOT_FOUND'],
       [new RedisUnavailableError('cannot reach Redis'), 'RedisUnavailableError', 'REDIS_UNAVAILABLE'],
       [new JournalBusyError('journal', 7), 'JournalBusyError', 'JOURNAL_BUSY'],
@@ -131,6 +138,8 @@ describe('exit codes', () => {
     expect(exitCodeOf('BAD_INPUT')).toBe(2);
     expect(exitCodeOf('SOURCE_UNREADABLE')).toBe(2);
     expect(exitCodeOf('PARTNER_RECORDS_UNREADABLE')).toBe(2);
+    expect(exitCodeOf('STATEMENT_UNREADABLE')).toBe(2);
+    expect(exitCodeOf('STATEMENT_HEADER_MISMATCH')).toBe(2);
     expect(exitCodeOf('SPOOL_NOT_FOUND')).toBe(2);
     expect(exitCodeOf('WAREHOUSE_NOT_DUCKDB')).toBe(2);
     expect(exitCodeOf('QUERY_REFUSED')).toBe(2);

@@ -41,6 +41,7 @@ describe('a warehouse written by an earlier schema version', () => {
       applied: [
         { version: 2, name: 'audit rows with order columns' },
         { version: 3, name: 'order dates and warehouse marker' },
+        { version: 4, name: 'payout statements' },
       ],
     });
     const again = await cli(['upgrade', '--db', db], {});
@@ -179,7 +180,10 @@ describe('a warehouse of schema version 2, written before the marker', () => {
     expect(JSON.parse(upgraded.stdout)).toEqual({
       db,
       schemaVersion: SCHEMA_VERSION,
-      applied: [{ version: 3, name: 'order dates and warehouse marker' }],
+      applied: [
+        { version: 3, name: 'order dates and warehouse marker' },
+        { version: 4, name: 'payout statements' },
+      ],
     });
 
     const warehouse = await Warehouse.open(db, { readOnly: true });

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHARGE_CHECKS_DOC, chargeChecksTable, withChargeChecksTable } from '../../src/reports/charge-checks-doc.js';
+import { CHARGE_CHECKS_DOC, chargeChecksTable, withCheckTables } from '../../src/reports/charge-checks-doc.js';
 import { CHARGE_CHECKS, chargesQuery, DEFAULT_CHARGE_RULES } from '../../src/reports/charges-report.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -10,7 +10,7 @@ const ROOT = join(import.meta.dirname, '../..');
 describe('the table of charge checks in docs/reports.md', () => {
   it('is the one the declarations give (npm run docs:charge-checks writes it)', async () => {
     const page = await readFile(join(ROOT, CHARGE_CHECKS_DOC), 'utf8');
-    expect(withChargeChecksTable(page), 'docs/reports.md is stale: run npm run docs:charge-checks').toBe(page);
+    expect(withCheckTables(page), 'docs/reports.md is stale: run npm run docs:charge-checks').toBe(page);
   });
 
   it('has a row per check, in the order of the report columns each check gives', () => {

@@ -28,6 +28,7 @@ describe('a new warehouse', () => {
       { version: 1, name: 'baseline' },
       { version: 2, name: 'audit rows with order columns' },
       { version: 3, name: 'order dates and warehouse marker' },
+      { version: 4, name: 'payout statements' },
     ]);
   });
 
@@ -77,7 +78,7 @@ describe('a warehouse of schema version 1', () => {
 
     const migrated = await Warehouse.open(path);
     try {
-      expect(migrated.migrationsApplied).toEqual([2, 3]);
+      expect(migrated.migrationsApplied).toEqual([2, 3, 4]);
       const { warehouse: fresh } = await temp.open();
       const { rowCounts: _migratedRows, ...migratedSchema } = await readWarehouseCatalog(migrated);
       const { rowCounts: _freshRows, ...freshSchema } = await readWarehouseCatalog(fresh);

@@ -5,12 +5,22 @@ import { type SqlRunner, Warehouse } from '../../src/warehouse/warehouse.js';
 /** The column schema version 3 added to the orders and their audit rows, as DuckDB writes it in a table's SQL. */
 const ORDER_DATE_COLUMN = 'order_date TIMESTAMP WITH TIME ZONE NOT NULL, ';
 
+/** The tables schema version 4 added. */
+const PAYOUT_TABLES = ['payout_lines', 'payout_line_fees', 'payout_line_history', 'payout_imports'];
+
+/** Takes an open warehouse back to schema version 3: without the payout statements' tables. */
+async function toSchemaVersionThree(warehouse: SqlRunner): Promise<void> {
+  for (const table of PAYOUT_TABLES) await warehouse.run(`DROP TABLE ${table}`);
+  await warehouse.run('DELETE FROM schema_migrations WHERE version > 3');
+}
+
 /**
  * Takes an open warehouse back to schema version 2, as the release before the marker wrote it: its
  * orders and audit rows without their order date (the same tables otherwise, keys included), no
  * marker, and no schema_migrations row after 2.
  */
 async function toSchemaVersionTwo(warehouse: SqlRunner): Promise<void> {
+  await toSchemaVersionThree(warehouse);
   for (const table of ['orders', CHARGE_AUDIT_TABLE]) {
     const [created] = (
       await warehouse.readAll(

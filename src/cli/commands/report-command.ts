@@ -6,11 +6,13 @@ import { z } from 'zod';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import { UserError } from '../../errors/user-error.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
+import { CodRulesSchema } from '../../reports/cod-report.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
 import {
   exportChargesReport,
+  exportCodReport,
   exportFailuresReport,
   exportReconcileReport,
   ORDERS_BY_ORDER_DATE,
@@ -271,6 +273,44 @@ function failuresCommand(): Command {
   });
 }
 
+function codCommand(): Command {
+  const command = withCommonOptions(
+    new Command('cod').description(
+      "Check the carriers' payout statements against the delivered COD orders: unpaid COD, statement arithmetic, fees withheld against the charges billed, COD paid for orders not delivered or twice, return fees without a return.",
+    ),
+  )
+    .option(
+      '--unpaid-after-days <n>',
+      'a delivered COD order in no statement this many days after delivery is a finding',
+      '7',
+    )
+    .option('--money-tolerance <dong>', 'money differences up to this many whole dong pass', '0')
+    .option(
+      '--partner <file>',
+      "the shop's own records (CSV or .xlsx with order_code, cod_amount) to compare the COD with",
+    )
+    .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)');
+  return withPartnerQueryOptions(command, 'the records').action(async (raw: Record<string, unknown>) => {
+    const flags = checkFlags(CommonFlagsSchema, raw);
+    const settings = await loadSettings('report', raw, process.env);
+    const rules = checkFlags(CodRulesSchema, raw);
+    const shopRecords = await partnerSource(
+      '--partner',
+      typeof raw.partner === 'string' ? raw.partner : undefined,
+      raw,
+      'order_code and cod_amount',
+    );
+    await runReport(
+      'cod',
+      flags,
+      settings,
+      flags.out,
+      (warehouse, now) => exportCodReport(warehouse, rules, requestOf(flags, settings, now), shopRecords),
+      filesReadByDuckDb(shopRecords),
+    );
+  });
+}
+
 function reconcileCommand(): Command {
   const command = withCommonOptions(
     new Command('reconcile').description(
@@ -359,12 +399,12 @@ function htmlCommand(): Command {
     });
 }
 
-/** `report charges|failures|reconcile|html`: the finance, operations and reconciliation reports. */
+/** `report charges|failures|reconcile|cod|html`: the finance, operations and reconciliation reports. */
 export function reportCommand(): Command {
   const command = new Command('report').description(
-    'Write a report (charges, failures, reconcile) as CSV, Parquet, JSON or an Excel workbook and print its summary, or the HTML page of them (html).',
+    'Write a report (charges, failures, reconcile, cod) as CSV, Parquet, JSON or an Excel workbook and print its summary, or the HTML page of them (html).',
   );
-  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), htmlCommand()])
+  for (const sub of [chargesCommand(), failuresCommand(), reconcileCommand(), codCommand(), htmlCommand()])
     command.addCommand(sub.exitOverride());
   return command;
 }

@@ -1,9 +1,11 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { carrierDayOf } from '../../carrier/contract.js';
 import { makeFolder } from '../../errors/disk-fault.js';
-import { timestampLiteral } from '../../warehouse/sql-literals.js';
+import { sqlText, timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
+import { COD_CHECKS, CodRulesSchema, codTables } from '../cod-report.js';
 import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
@@ -310,6 +312,89 @@ async function chargesSection(
   ].join('\n');
 }
 
+/** The columns naming whose a COD table's row is. */
+const CARRIER_AND_ACCOUNT: readonly Column[] = [
+  { key: 'carrier', title: 'carrier' },
+  { key: 'account_alias', title: 'account' },
+];
+
+/**
+ * The COD check with the default rules, up to the page's last day (COD overdue since before its first
+ * is still owed): the money outstanding per account and age, the findings per check and the top ones.
+ */
+async function codSection(
+  warehouse: Warehouse,
+  zone: string,
+  scope: ReportScope,
+  now: number,
+  limit: number,
+): Promise<string> {
+  const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
+  const report = codTables(CodRulesSchema.parse({}), { toDay: scope.toDay, account: scope.account }, today);
+  await prepareReportTables(warehouse, report);
+  const outstanding = await allRows(warehouse, zone, reportTable(report, 'cod-outstanding').query);
+  const summary = await allRows(warehouse, zone, reportTable(report, 'cod-summary').query);
+  const overall = summary.filter((r) => r.carrier === '*');
+  const findings = overall.reduce((sum, r) => sum + Number(r.findings), 0);
+  const top = await topRows(warehouse, zone, reportTable(report, 'cod').query, limit, findings);
+  const sum = (rows: readonly TextRow[], key: string) => String(rows.reduce((total, r) => total + Number(r[key]), 0));
+  return [
+    figures([
+      {
+        name: 'cod-outstanding',
+        label: 'COD in no statement (VND)',
+        value: formatValue(sum(outstanding, 'outstanding'), 'money'),
+      },
+      { name: 'cod-findings', label: 'COD findings', value: formatValue(String(findings), 'count') },
+      { name: 'cod-at-stake', label: 'at stake (VND)', value: formatValue(sum(overall, 'at_stake'), 'money') },
+    ]),
+    '<h3>Delivered COD in no statement, per account and age</h3>',
+    scrolling(
+      htmlTable({
+        name: 'cod-outstanding',
+        rows: outstanding,
+        columns: [
+          ...CARRIER_AND_ACCOUNT,
+          { key: 'aging', title: 'since delivery' },
+          { key: 'orders', title: 'orders', kind: 'count' },
+          { key: 'outstanding', title: 'outstanding (VND)', kind: 'money' },
+        ],
+      }),
+    ),
+    '<h3>Findings per check, carrier and account</h3>',
+    `<p class="note">Carrier and account * are all of them. ${COD_CHECKS.map((c) => `<b>${escapeHtml(c.name)}</b>: ${escapeHtml(c.what)}.`).join(' ')}</p>`,
+    scrolling(
+      htmlTable({
+        name: 'cod-summary',
+        rows: summary,
+        columns: [
+          { key: 'check_name', title: 'check' },
+          ...CARRIER_AND_ACCOUNT,
+          { key: 'findings', title: 'findings', kind: 'count' },
+          { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
+        ],
+      }),
+    ),
+    '<h3>Top findings by amount at stake</h3>',
+    scrolling(
+      htmlTable({
+        name: 'cod-findings',
+        rows: top.rows,
+        total: top.total,
+        columns: [
+          { key: 'finding', title: 'check' },
+          ...CARRIER_AND_ACCOUNT,
+          { key: 'batch_id', title: 'batch' },
+          { key: 'order_code', title: 'order' },
+          { key: 'finding_day', title: 'day' },
+          { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
+          { key: 'detail', title: 'detail' },
+        ],
+      }),
+    ),
+  ].join('\n');
+}
+
 const BREAKDOWN_COLUMNS: readonly Column[] = [
   { key: 'failures', title: 'failures', kind: 'count' },
   { key: 'orders', title: 'orders', kind: 'count' },
@@ -489,8 +574,8 @@ async function failuresSections(
 }
 
 /**
- * The HTML report: the run summary and quota use, charge findings, delivery failures and orders
- * awaiting handling, from the same queries as the CSV reports of the same scope. Runs its
+ * The HTML report: the run summary and quota use, charge findings, delivery failures, orders
+ * awaiting handling and the COD check of the payout statements, from the same queries as the CSV reports of the same scope. Runs its
  * statements (temporary tables) on `warehouse`, which may be read-only.
  */
 export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportOptions): Promise<string> {
@@ -499,6 +584,7 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
   const runs = await runsSection(warehouse, options.timeZone, scope);
   const charges = await chargesSection(warehouse, options.timeZone, scope, options.now, limit);
   const { failures, awaiting } = await failuresSections(warehouse, options.timeZone, scope, options.now, limit);
+  const cod = await codSection(warehouse, options.timeZone, scope, options.now, limit);
   const period = `${options.from ?? 'the earliest day'} to ${options.to ?? 'today'} (carrier days, UTC+07:00)`;
   return htmlPage({
     title: `parcel-recon report${options.account === undefined ? '' : `: ${options.account}`}`,
@@ -508,6 +594,7 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
       { id: 'charges', title: 'Charge findings', html: charges },
       { id: 'failures', title: 'Delivery failures', html: failures },
       { id: 'awaiting', title: 'Orders awaiting handling', html: awaiting },
+      { id: 'cod', title: 'COD payouts', html: cod },
     ],
   });
 }

@@ -1,0 +1,468 @@
+import { z } from 'zod';
+import { STATUS } from '../carrier/contract.js';
+import type { PayoutCarrier } from '../sources/payout-layouts.js';
+import { sqlText } from '../warehouse/sql-literals.js';
+import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';
+
+/** The rules as flags give them, decimal texts. */
+export const CodRulesSchema = z.object({
+  /** A delivered COD order with no payout line this many carrier days after its delivery is a finding. */
+  unpaidAfterDays: z
+    .string()
+    .regex(/^\d{1,4}$/, 'a whole number of days, such as 7')
+    .default('7')
+    .transform(Number),
+  /** Money differences up to this many dong pass: a statement's arithmetic is exact, so none by default. */
+  moneyTolerance: z
+    .string()
+    .regex(/^\d{1,12}$/, 'whole dong, such as 0')
+    .default('0')
+    .transform(Number),
+});
+
+export type CodRules = z.output<typeof CodRulesSchema>;
+
+/** The carrier whose orders the warehouse tracks: a delivered COD order there is owed by it. */
+const TRACKED_CARRIER: PayoutCarrier = '247express';
+
+/** What a check's SQL is computed with: the rules and the carrier day the report is run on. */
+export interface CodTerms {
+  readonly rules: CodRules;
+  /** A DATE literal: the carrier day of the report's "now". */
+  readonly today: string;
+  /** A relation of (order_code, expected_cod), one row per order: the shop's own COD; none when not given. */
+  readonly shopCod?: string | undefined;
+}
+
+/**
+ * One COD check: what flags, the formula the docs show, and its SQL. The SQL gives the columns of
+ * FINDING_COLUMNS (finding included), one row per finding, over the run's lines (RUN_LINES), its
+ * orders (RUN_ORDERS), its batches (RUN_BATCHES) and the outstanding orders (RUN_OUTSTANDING).
+ */
+export interface CodCheck {
+  readonly name: string;
+  /** What flags, in a sentence. */
+  readonly what: string;
+  /** What one finding is about: an order, a statement line or a batch. */
+  readonly per: 'order' | 'line' | 'batch';
+  /** The two amounts compared, as the docs show them. */
+  readonly actualText: string;
+  readonly expectedText: string;
+  readonly sql: (terms: CodTerms) => string;
+}
+
+/** The columns of a finding, in the file's order. Money is whole VND. */
+const FINDING_COLUMNS = [
+  'finding',
+  'carrier',
+  'account_alias',
+  'batch_id',
+  'order_code',
+  'finding_day',
+  'actual',
+  'expected',
+  'difference',
+  'at_stake',
+  'days_outstanding',
+  'aging',
+  'detail',
+] as const;
+
+/** The run's statement lines, each with its order's account, status and history as the audit rows have them. */
+const RUN_LINES = 'report_run_cod_lines';
+/** The run's delivered COD orders with no COD line, with their days since delivery. */
+const RUN_OUTSTANDING = 'report_run_cod_outstanding';
+/** The run's findings: written to the file, summed per check, carrier and account. */
+const RUN_COD_FINDINGS = 'report_run_cod_findings';
+
+/** Whole VND of a DECIMAL amount of the warehouse. */
+function wholeVnd(amount: string): string {
+  return `CAST(round(coalesce(${amount}, 0)) AS BIGINT)`;
+}
+
+/** The aging bucket of a number of days outstanding. */
+const AGING_BUCKETS = ['0-7 days', '8-14 days', '15-30 days', 'over 30 days'] as const;
+
+function agingOf(days: string): string {
+  return `CASE WHEN ${days} <= 7 THEN '${AGING_BUCKETS[0]}' WHEN ${days} <= 14 THEN '${AGING_BUCKETS[1]}'
+               WHEN ${days} <= 30 THEN '${AGING_BUCKETS[2]}' ELSE '${AGING_BUCKETS[3]}' END`;
+}
+
+/** The account of a batch: its orders' one account, none when they have several or none. */
+const BATCH_ACCOUNT = 'CASE WHEN count(DISTINCT account_alias) = 1 THEN min(account_alias) END';
+
+/** Per carrier and batch: its day, account, lines, net paid, what its lines owe and its stated total. */
+const RUN_BATCHES = 'report_run_cod_batches';
+const BATCHES_QUERY = `
+  SELECT carrier, batch_id, min(batch_date) AS batch_date, ${BATCH_ACCOUNT} AS account_alias, count(*) AS lines,
+         sum(net_paid) AS paid, sum(cod_collected) - sum(fees_withheld) - sum(debts) AS owed,
+         max(batch_stated_total) AS stated
+  FROM ${RUN_LINES} GROUP BY carrier, batch_id`;
+
+/**
+ * Per carrier and order, over its lines in every batch: its tracked order's account, status and
+ * billed total, what was withheld (its COD fee aside), the COD collected and on how many lines, its
+ * return fees. One pass over the lines serves every check of an order.
+ */
+const RUN_ORDERS = 'report_run_cod_orders';
+const ORDERS_QUERY = `
+  SELECT carrier, order_code, any_value(account_alias) AS account_alias, any_value(status) AS status,
+         any_value(status_name) AS status_name, bool_or(tracked) AS tracked, bool_or(returned) AS returned,
+         any_value(billed) AS billed, max(batch_date) AS last_day, count(*) AS lines,
+         sum(fees_withheld - cod_fee + debts) AS withheld, bool_or(fees_withheld <> 0 OR debts <> 0) AS charged,
+         coalesce(sum(cod_collected) FILTER (WHERE line_kind = 'cod'), 0) AS collected,
+         count(*) FILTER (WHERE line_kind = 'cod' AND cod_collected <> 0) AS paid_lines,
+         sum(return_fee) AS return_fee
+  FROM ${RUN_LINES} GROUP BY carrier, order_code`;
+
+/** A difference beyond the tolerance. */
+function differs(actual: string, expected: string, rules: CodRules): string {
+  return `abs((${actual}) - (${expected})) > ${rules.moneyTolerance}`;
+}
+
+/** A finding row of FINDING_COLUMNS from its values' SQL; those not given are null. */
+function finding(name: string, values: Partial<Record<(typeof FINDING_COLUMNS)[number], string>>): string {
+  const typed: Record<string, string> = {
+    actual: 'BIGINT',
+    expected: 'BIGINT',
+    difference: 'BIGINT',
+    at_stake: 'BIGINT',
+    days_outstanding: 'INTEGER',
+    finding_day: 'DATE',
+  };
+  return FINDING_COLUMNS.map((column) => {
+    if (column === 'finding') return `'${name}' AS finding`;
+    const value = values[column] ?? 'NULL';
+    return `CAST(${value} AS ${typed[column] ?? 'VARCHAR'}) AS ${column}`;
+  }).join(', ');
+}
+
+/** The statuses of an order that is not delivered: never paid COD for. */
+const NOT_DELIVERED = `status <> '${STATUS.DELIVERED}'`;
+
+/**
+ * The checks, in the report's order: each is a kind of finding, a line in the summary and a row in
+ * docs/reports.md (`npm run docs:charge-checks` writes it).
+ */
+export const COD_CHECKS: readonly CodCheck[] = [
+  {
+    name: 'unpaid_delivered',
+    what: 'a delivered order with COD and no COD line in any statement, more than --unpaid-after-days after its delivery',
+    per: 'order',
+    actualText: '0 (nothing paid)',
+    expectedText:
+      "the order's `cod_amount`, when its status is 30 and its delivery day is more than N days before today",
+    sql: ({ rules }) => `
+      SELECT ${finding('unpaid_delivered', {
+        carrier: sqlText(TRACKED_CARRIER),
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'delivered_day',
+        actual: '0',
+        expected: 'cod',
+        difference: '-cod',
+        at_stake: 'cod',
+        days_outstanding: 'days',
+        aging: 'aging',
+        detail: `'delivered ' || days || ' days ago, no payout line'`,
+      })}
+      FROM ${RUN_OUTSTANDING} WHERE days > ${rules.unpaidAfterDays}`,
+  },
+  {
+    name: 'line_net',
+    what: "a line's net paid is not its COD collected less its fees withheld and debts",
+    per: 'line',
+    actualText: '`net_paid`',
+    expectedText: '`cod_collected − fees_withheld − debts`',
+    sql: ({ rules }) => `
+      SELECT ${finding('line_net', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        batch_id: 'batch_id',
+        order_code: 'order_code',
+        finding_day: 'batch_date',
+        actual: 'net_paid',
+        expected: 'cod_collected - fees_withheld - debts',
+        difference: 'net_paid - (cod_collected - fees_withheld - debts)',
+        at_stake: 'abs(net_paid - (cod_collected - fees_withheld - debts))',
+        detail: `line_kind || ' line'`,
+      })}
+      FROM ${RUN_LINES} WHERE ${differs('net_paid', 'cod_collected - fees_withheld - debts', rules)}`,
+  },
+  {
+    name: 'batch_net',
+    what: "a batch's net paid is not its COD collected less its fees withheld and debts",
+    per: 'batch',
+    actualText: '`Σ net_paid` of the batch',
+    expectedText: '`Σ cod_collected − Σ fees_withheld − Σ debts` of the batch',
+    sql: ({ rules }) => `
+      SELECT ${finding('batch_net', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        batch_id: 'batch_id',
+        finding_day: 'batch_date',
+        actual: 'paid',
+        expected: 'owed',
+        difference: 'paid - owed',
+        at_stake: 'abs(paid - owed)',
+        detail: `lines || ' lines'`,
+      })}
+      FROM ${RUN_BATCHES} WHERE ${differs('paid', 'owed', rules)}`,
+  },
+  {
+    name: 'batch_total',
+    what: "a batch's stated total (when the statement gives one) is not the sum of its lines' net paid",
+    per: 'batch',
+    actualText: 'the batch stated total',
+    expectedText: '`Σ net_paid` of the batch',
+    sql: ({ rules }) => `
+      SELECT ${finding('batch_total', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        batch_id: 'batch_id',
+        finding_day: 'batch_date',
+        actual: 'stated',
+        expected: 'paid',
+        difference: 'stated - paid',
+        at_stake: 'abs(stated - paid)',
+        detail: `'stated total of ' || lines || ' lines'`,
+      })}
+      FROM ${RUN_BATCHES} WHERE stated IS NOT NULL AND ${differs('stated', 'paid', rules)}`,
+  },
+  {
+    name: 'fees_withheld',
+    what: 'what the statements withheld for an order, netted over every batch, is not the total its tracking answer bills',
+    per: 'order',
+    actualText:
+      "`Σ (fees_withheld − the COD fee) + Σ debts` over the order's lines in every batch (a refund line's negative fees net out)",
+    expectedText:
+      "the order's `total_service_cost` (the charge audit's); checked for a tracked order with any fee or debt on its lines. The COD collection fee (`cod` type) is not in the tracking answer and is not compared",
+    sql: ({ rules }) => `
+      SELECT ${finding('fees_withheld', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'withheld',
+        expected: 'billed',
+        difference: 'withheld - billed',
+        at_stake: 'abs(withheld - billed)',
+        detail: `'withheld over ' || lines || ' lines, billed ' || billed`,
+      })}
+      FROM ${RUN_ORDERS} WHERE tracked AND charged AND ${differs('withheld', 'billed', rules)}`,
+  },
+  {
+    name: 'paid_not_delivered',
+    what: 'COD paid for a tracked order whose status is not delivered (returned, cancelled, lost, or still on its way)',
+    per: 'order',
+    actualText: "`Σ cod_collected` of the order's COD lines",
+    expectedText: `0, for an order whose status is not ${STATUS.DELIVERED}`,
+    sql: () => `
+      SELECT ${finding('paid_not_delivered', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'collected',
+        expected: '0',
+        difference: 'collected',
+        at_stake: 'abs(collected)',
+        detail: `'paid COD, status ' || status || coalesce(' ' || status_name, '')`,
+      })}
+      FROM ${RUN_ORDERS} WHERE tracked AND ${NOT_DELIVERED} AND collected <> 0`,
+  },
+  {
+    name: 'paid_twice',
+    what: "an order's COD paid in two or more batches",
+    per: 'order',
+    actualText: "`Σ cod_collected` of the order's COD lines over its batches",
+    expectedText: 'the `cod_collected` of its first batch (by batch date, then batch id)',
+    sql: () => `
+      SELECT ${finding('paid_twice', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'collected',
+        expected: 'first_paid',
+        difference: 'collected - first_paid',
+        at_stake: 'abs(collected - first_paid)',
+        detail: `'paid in batches ' || batches`,
+      })}
+      FROM ${RUN_ORDERS} AS o JOIN (
+        -- The lines of the few orders paid on several lines only.
+        SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
+               array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
+        FROM ${RUN_LINES}
+        SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
+        WHERE line_kind = 'cod' AND cod_collected <> 0
+        GROUP BY carrier, order_code
+      ) AS p USING (carrier, order_code)`,
+  },
+  {
+    name: 'return_fee_not_returned',
+    what: 'a return fee withheld (netted over batches) for a tracked order never returning or returned',
+    per: 'order',
+    actualText: "`Σ` the order's fees of type `return` over its lines",
+    expectedText: `0, for an order never in status ${STATUS.RETURNING} or ${STATUS.RETURNED} (history or now)`,
+    sql: ({ rules }) => `
+      SELECT ${finding('return_fee_not_returned', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'return_fee',
+        expected: '0',
+        difference: 'return_fee',
+        at_stake: 'abs(return_fee)',
+        detail: `'return fee, status ' || status || coalesce(' ' || status_name, '')`,
+      })}
+      FROM ${RUN_ORDERS} WHERE tracked AND NOT returned AND ${differs('return_fee', '0', rules)}`,
+  },
+  {
+    name: 'shop_cod',
+    what: "the COD a statement says was collected for an order is not the COD the shop's own records expect (with --partner or a query)",
+    per: 'order',
+    actualText: "`Σ cod_collected` of the order's COD lines",
+    expectedText:
+      "the shop's `cod_amount` for the order, its records read as `reconcile` reads them (`--partner FILE`, `--from-mysql URL --query SQL`, ...; the first readable line per order), for an order with a COD line",
+    sql: ({ rules, shopCod }) =>
+      shopCod === undefined
+        ? `SELECT ${finding('shop_cod', {})} WHERE false`
+        : `
+      SELECT ${finding('shop_cod', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        order_code: 'order_code',
+        finding_day: 'last_day',
+        actual: 'collected',
+        expected: 'expected',
+        difference: 'collected - expected',
+        at_stake: 'abs(collected - expected)',
+        detail: `'the shop expects ' || expected`,
+      })}
+      FROM (
+        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected
+        FROM ${RUN_ORDERS} AS o JOIN ${shopCod} AS s ON s.order_code = o.order_code
+        WHERE o.paid_lines > 0
+      ) WHERE ${differs('collected', 'expected', rules)}`,
+  },
+];
+
+/**
+ * The run's lines: every stored statement line with its COD and return fees (of payout_line_fees)
+ * and its order's account, status, billed total and history, from the order's audit row; `tracked`
+ * says the warehouse has the order.
+ */
+function runLinesQuery(): string {
+  return `
+    WITH fees AS (
+      SELECT carrier, batch_id, order_code, line_kind,
+             sum(amount) FILTER (WHERE fee_type = 'cod') AS cod_fee,
+             sum(amount) FILTER (WHERE fee_type = 'return') AS return_fee
+      FROM payout_line_fees WHERE fee_type IN ('cod', 'return')
+      GROUP BY carrier, batch_id, order_code, line_kind
+    )
+    SELECT l.carrier, l.batch_id, l.order_code, l.line_kind, l.batch_date, l.batch_stated_total,
+           l.cod_collected, l.fees_withheld, l.debts, l.net_paid,
+           coalesce(f.cod_fee, 0) AS cod_fee, coalesce(f.return_fee, 0) AS return_fee,
+           a.order_code IS NOT NULL AS tracked, a.account_alias, a.status, a.status_name,
+           ${wholeVnd('a.total_service_cost')} AS billed,
+           coalesce(a.returned_in_history OR a.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}'), false) AS returned
+    FROM payout_lines AS l
+    LEFT JOIN fees AS f USING (carrier, batch_id, order_code, line_kind)
+    LEFT JOIN order_charge_audit AS a ON a.order_code = l.order_code`;
+}
+
+/**
+ * The delivered orders with COD and no COD line in any statement, with the carrier day of their
+ * delivery (of the delivered status, else the order's date) and the days since, until `today`.
+ */
+function outstandingQuery(today: string): string {
+  const deliveredDay = carrierDate('coalesce(delivered_at, order_date)');
+  return `
+    SELECT order_code, account_alias, ${wholeVnd('cod_amount')} AS cod, ${deliveredDay} AS delivered_day,
+           greatest(date_diff('day', ${deliveredDay}, ${today}), 0) AS days,
+           ${agingOf(`greatest(date_diff('day', ${deliveredDay}, ${today}), 0)`)} AS aging
+    FROM order_charge_audit AS a
+    WHERE status = '${STATUS.DELIVERED}' AND cod_amount > 0
+      AND NOT EXISTS (SELECT 1 FROM payout_lines AS p WHERE p.order_code = a.order_code AND p.line_kind = 'cod')`;
+}
+
+/** What a COD report covers: its days (of each finding's day) and one account; absent means no limit. */
+export interface CodScope {
+  readonly fromDay?: string | undefined;
+  readonly toDay?: string | undefined;
+  readonly account?: string | undefined;
+}
+
+/** The condition keeping the rows of a scope whose day is `dayColumn`; `true` when none. */
+function codScopeCondition(scope: CodScope, dayColumn: string | null): string {
+  const conditions: string[] = [];
+  if (dayColumn !== null && scope.fromDay !== undefined)
+    conditions.push(`${dayColumn} >= DATE ${sqlText(scope.fromDay)}`);
+  if (dayColumn !== null && scope.toDay !== undefined) conditions.push(`${dayColumn} <= DATE ${sqlText(scope.toDay)}`);
+  if (scope.account !== undefined) conditions.push(`account_alias = ${sqlText(scope.account)}`);
+  return conditions.length === 0 ? 'true' : conditions.join(' AND ');
+}
+
+/** The carrier and account of a summary's row over all of them. */
+const ALL = "'*'";
+
+/**
+ * Per check, carrier and account (and over all carriers and accounts, '*'): the findings and the
+ * money at stake (the sum of the findings' at_stake), the most money first.
+ */
+function codSummaryQuery(findings: string): string {
+  const checks = COD_CHECKS.map(({ name }, index) => `('${name}', ${index + 1})`).join(', ');
+  return `
+    WITH per AS (
+      SELECT finding AS check_name, CASE WHEN grouping(carrier) = 1 THEN ${ALL} ELSE carrier END AS carrier,
+             CASE WHEN grouping(account_alias) = 1 THEN ${ALL} ELSE account_alias END AS account_alias,
+             grouping(carrier, account_alias) AS level, count(*) AS findings, sum(at_stake) AS at_stake
+      FROM ${findings}
+      GROUP BY GROUPING SETS ((finding), (finding, carrier, account_alias))
+    )
+    SELECT per.check_name, per.carrier, per.account_alias, per.findings, CAST(per.at_stake AS BIGINT) AS at_stake
+    FROM per JOIN (VALUES ${checks}) AS c(check_name, check_no) ON c.check_name = per.check_name
+    ORDER BY per.level DESC, per.at_stake DESC, c.check_no, per.carrier, per.account_alias`;
+}
+
+/** Per carrier, account and aging bucket: the delivered COD orders no statement paid, and their money. */
+function outstandingByAgingQuery(scope: CodScope): string {
+  const buckets = AGING_BUCKETS.map((bucket, index) => `('${bucket}', ${index})`).join(', ');
+  return `
+    SELECT ${sqlText(TRACKED_CARRIER)} AS carrier, o.account_alias, o.aging, count(*) AS orders, CAST(sum(o.cod) AS BIGINT) AS outstanding
+    FROM ${RUN_OUTSTANDING} AS o JOIN (VALUES ${buckets}) AS b(aging, bucket_no) ON b.aging = o.aging
+    WHERE ${codScopeCondition(scope, 'o.delivered_day')}
+    GROUP BY o.account_alias, o.aging, b.bucket_no
+    ORDER BY o.account_alias, b.bucket_no`;
+}
+
+/**
+ * The files of a COD report: its findings (the most money at stake first), the summary per check,
+ * carrier and account, and the money outstanding per aging bucket. The lines with their orders and
+ * the outstanding orders are computed once, set-wise, and every check reads them.
+ */
+export function codTables(rules: CodRules, scope: CodScope, today: string, shopCod?: string): ReportTables {
+  const terms: CodTerms = { rules, today, shopCod };
+  const findings = COD_CHECKS.map((check) => `SELECT * FROM (${check.sql(terms)})`).join('\nUNION ALL\n');
+  return {
+    prepareInAnyOrder: true,
+    prepare: [
+      temporaryTable(RUN_LINES, runLinesQuery()),
+      temporaryTable(RUN_ORDERS, ORDERS_QUERY),
+      temporaryTable(RUN_BATCHES, BATCHES_QUERY),
+      temporaryTable(RUN_OUTSTANDING, outstandingQuery(today)),
+      temporaryTable(RUN_COD_FINDINGS, `SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
+    ],
+    tables: [
+      {
+        name: 'cod',
+        query: `SELECT * FROM ${RUN_COD_FINDINGS} ORDER BY at_stake DESC, finding, carrier, batch_id NULLS FIRST, order_code NULLS FIRST`,
+      },
+      { name: 'cod-summary', query: codSummaryQuery(RUN_COD_FINDINGS) },
+      { name: 'cod-outstanding', query: outstandingByAgingQuery(scope) },
+    ],
+  };
+}

@@ -1,0 +1,346 @@
+/**
+ * `report cod` run as a user runs it, against a real DuckDB file: tracked orders loaded as the
+ * carrier answered them, statements imported with `payouts import`, one anomaly of each kind
+ * planted. Each is flagged by its own check with its amount, no clean order is flagged, and the
+ * money outstanding is summed per account and aging bucket; the workbook's money is numeric.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
+import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { readJsonRows } from '../reports/report-fixtures.js';
+import { cli } from '../support/cli-process.js';
+import { loaded, snapshotOf, trackingWire } from '../warehouse/warehouse-fixtures.js';
+
+const NOW = '2026-11-28T08:00:00+07:00';
+
+/** Every order's charges: price 30,000, fuel 6,000, VAT 3,600, billed 39,600; a return charge adds to it. */
+function order(code: string, status: string, day: string, cod: number, returnCharge = 0): TrackingSnapshotWire {
+  const wire = trackingWire(code);
+  const statuses = [
+    { time: '2026-11-05T09:00:00+07:00', status: '23', statusName: 'DALAYHANG', trackingName: 'Đã lấy hàng' },
+    ...(status === STATUS.RETURNED
+      ? [{ time: `${day}T08:00:00+07:00`, status: STATUS.RETURNING, statusName: 'DANGHOAN', trackingName: 'Đang hoàn' }]
+      : []),
+    { time: `${day}T10:00:00+07:00`, status, statusName: 'X', trackingName: 'X' },
+  ].map((s) => ({ ...s, provinceName: null, postOfficeName: null }));
+  return {
+    ...wire,
+    acceptDate: '2026-11-05T09:00:00+07:00',
+    status,
+    statusName: 'X',
+    codAmount: cod,
+    price: 30000,
+    priceFR: returnCharge,
+    farRegionFeeAmount: 0,
+    fuelFeeAmount: 6000,
+    vatAmount: 3600,
+    totalServiceCost: 39600 + returnCharge,
+    priceInfo: [],
+    statuses,
+  };
+}
+
+const DELIVERED = STATUS.DELIVERED;
+
+/** The tracked orders: [wire, account]. */
+const ORDERS: [TrackingSnapshotWire, string][] = [
+  [order('EXC0001', DELIVERED, '2026-11-12', 1_000_000), 'shop-a'], // clean, paid in P1
+  [order('EXC0002', DELIVERED, '2026-11-13', 500_000), 'shop-a'], // clean, paid in P1
+  [order('EXC0003', DELIVERED, '2026-11-25', 300_000), 'shop-a'], // clean: unpaid for 3 days only
+  [order('EXC0004', DELIVERED, '2026-11-14', 450_000), 'shop-a'], // clean: a fee withheld in P1, refunded in P2
+  [order('EXC0005', DELIVERED, '2026-11-20', 0), 'shop-a'], // clean: no COD, in no statement
+  [order('EXU0001', DELIVERED, '2026-11-10', 700_000), 'shop-b'], // unpaid 18 days
+  [order('EXL0001', DELIVERED, '2026-11-15', 400_000), 'shop-a'], // net paid 10,400 short
+  [order('EXF0001', DELIVERED, '2026-11-16', 600_000), 'shop-a'], // 20,000 more fees withheld than billed
+  [order('EXN0001', STATUS.RETURNED, '2026-11-17', 250_000), 'shop-a'], // returned, COD paid
+  [order('EXD0001', DELIVERED, '2026-11-11', 800_000), 'shop-a'], // COD paid in P1 and P2
+  [order('EXT0001', DELIVERED, '2026-11-12', 900_000, 25_000), 'shop-b'], // a return fee, never returned
+];
+
+const HEADER =
+  'Mã phiên,Ngày thanh toán,Mã vận đơn,Loại dòng,Tiền thu hộ,Cước chính,Phí vùng xa,Phụ phí xăng dầu,VAT,Phí thu hộ,Công nợ trừ,Thực trả,Tổng phiên';
+
+/** P1: its stated total 20,000 more than its lines' net paid (3,417,000). */
+const P1 = [
+  HEADER,
+  'P1,17/11/2026,EXC0001,Thu hộ,1.000.000,30.000,0,6.000,3.600,10.000,0,950.400,3.437.000',
+  'P1,17/11/2026,EXC0002,Thu hộ,500.000,30.000,0,6.000,3.600,5.000,0,455.400,3.437.000',
+  'P1,17/11/2026,EXC0004,Thu hộ,450.000,50.000,0,6.000,3.600,0,0,390.400,3.437.000',
+  'P1,17/11/2026,EXD0001,Thu hộ,800.000,30.000,0,6.000,3.600,0,0,760.400,3.437.000',
+  'P1,17/11/2026,EXT0001,Thu hộ,900.000,30.000,0,6.000,3.600,0,0,860.400,3.437.000',
+].join('\n');
+
+/** P2: the refund of EXC0004's 20,000; EXL0001 paid 10,400 short; EXF0001 charged 20,000 more; EXN0001 paid though returned; EXD0001 again. */
+const P2 = [
+  HEADER,
+  'P2,24/11/2026,EXC0004,Hoàn phí,0,-20.000,0,0,0,0,0,20.000,',
+  'P2,24/11/2026,EXL0001,Thu hộ,400.000,30.000,0,6.000,3.600,0,0,350.000,',
+  'P2,24/11/2026,EXF0001,Thu hộ,600.000,50.000,0,6.000,3.600,0,0,540.400,',
+  'P2,24/11/2026,EXN0001,Thu hộ,250.000,30.000,0,6.000,3.600,0,0,210.400,',
+  'P2,24/11/2026,EXD0001,Thu hộ,800.000,0,0,0,0,0,0,800.000,',
+].join('\n');
+
+/** A layout of the shop's own with a return fee column: EXT0001's 25,000 return fee as a fee, not a debt. */
+const CONFIG = {
+  payouts: {
+    layouts: {
+      'with-returns': {
+        carrier: '247express',
+        columns: {
+          batchId: 'Mã phiên',
+          batchDate: 'Ngày thanh toán',
+          orderCode: 'Mã vận đơn',
+          codCollected: 'Tiền thu hộ',
+          netPaid: 'Thực trả',
+        },
+        fees: { 'Cước chính': 'shipping', 'Phụ phí xăng dầu': 'fuel', VAT: 'vat', 'Phí hoàn': 'return' },
+      },
+    },
+  },
+};
+const P3 = [
+  'Mã phiên,Ngày thanh toán,Mã vận đơn,Tiền thu hộ,Cước chính,Phụ phí xăng dầu,VAT,Phí hoàn,Thực trả',
+  'P3,26/11/2026,EXT0001,0,0,0,0,25.000,-25.000',
+].join('\n');
+
+let dir: string;
+let db: string;
+let config: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'parcel-recon-cod-'));
+  db = join(dir, 'recon.duckdb');
+  config = join(dir, 'parcel-recon.config.json');
+  await writeFile(config, JSON.stringify(CONFIG));
+  const warehouse = await Warehouse.open(db);
+  try {
+    await loadLookupBatch(
+      warehouse,
+      {
+        snapshots: ORDERS.map(([wire, account]) =>
+          loaded(snapshotOf(wire), '2026-11-27T10:00:00+07:00', 'run-1', account),
+        ),
+        results: [],
+      },
+      join(dir, 'spool'),
+    );
+  } finally {
+    await warehouse.close();
+  }
+  for (const [name, text, layout] of [
+    ['p1.csv', P1, []],
+    ['p2.csv', P2, []],
+    ['p3.csv', P3, ['--layout', 'with-returns']],
+  ] as const) {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    const imported = await cli(['payouts', 'import', '--db', db, '--config', config, ...layout, path], {
+      PARCEL_RECON_NOW: NOW,
+    });
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+  }
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function report(format: string, out: string, ...args: string[]) {
+  return cli(['report', 'cod', '--db', db, '--config', config, '--format', format, '--out', out, '--json', ...args], {
+    PARCEL_RECON_NOW: NOW,
+  });
+}
+
+interface Summary {
+  readonly files: { table: string; path: string; rows: number }[];
+  readonly figures: { findings: Record<string, number>; atStake: Record<string, string>; outstanding: string };
+}
+
+describe('report cod', () => {
+  it('flags each planted anomaly by its own check with its amount, and no clean order', async () => {
+    const out = join(dir, 'json');
+    const run = await report('json', out);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const found = findings
+      .map((f) => [f.finding, f.carrier, f.account_alias, f.batch_id ?? f.order_code, Number(f.at_stake)])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(found).toEqual(
+      [
+        ['unpaid_delivered', '247express', 'shop-b', 'EXU0001', 700_000],
+        ['line_net', '247express', 'shop-a', 'P2', 10_400],
+        ['batch_net', '247express', 'shop-a', 'P2', 10_400],
+        ['batch_total', '247express', null, 'P1', 20_000],
+        ['fees_withheld', '247express', 'shop-a', 'EXF0001', 20_000],
+        ['paid_not_delivered', '247express', 'shop-a', 'EXN0001', 250_000],
+        ['paid_twice', '247express', 'shop-a', 'EXD0001', 800_000],
+        ['return_fee_not_returned', '247express', 'shop-b', 'EXT0001', 25_000],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    const unpaid = findings.find((f) => f.finding === 'unpaid_delivered')!;
+    expect([unpaid.days_outstanding, unpaid.aging, unpaid.finding_day]).toEqual([18, '15-30 days', '2026-11-10']);
+    const line = findings.find((f) => f.finding === 'line_net')!;
+    expect([line.order_code, Number(line.actual), Number(line.expected), Number(line.difference)]).toEqual([
+      'EXL0001',
+      350_000,
+      360_400,
+      -10_400,
+    ]);
+    // Ranked by the money at stake, the largest first.
+    expect(findings.map((f) => Number(f.at_stake))).toEqual(
+      findings.map((f) => Number(f.at_stake)).sort((a, b) => b - a),
+    );
+    expect(summary.figures.atStake.paid_twice).toBe('800000');
+    expect(summary.figures.outstanding).toBe('1000000');
+  });
+
+  it('prints the money outstanding, then the checks ranked by the money at stake', async () => {
+    const run = await cli(['report', 'cod', '--db', db, '--config', config, '--out', join(dir, 'printed')], {
+      PARCEL_RECON_NOW: NOW,
+    });
+    expect(run.stdout.split('\n').slice(0, 8)).toEqual([
+      'cod report, 2026-11-05 to 2026-11-28',
+      '  2 delivered COD orders in no statement, 1,000,000 VND outstanding',
+      '  paid_twice: 1 findings, 800,000 VND',
+      '  unpaid_delivered: 1 findings, 700,000 VND',
+      '  paid_not_delivered: 1 findings, 250,000 VND',
+      '  return_fee_not_returned: 1 findings, 25,000 VND',
+      '  batch_total: 1 findings, 20,000 VND',
+      '  and 3 more checks: 3 findings, 40,800 VND',
+    ]);
+  });
+
+  it("compares the COD collected with the shop's own records, for the orders a statement paid", async () => {
+    const partner = join(dir, 'shop.csv');
+    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement.
+    await writeFile(partner, 'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\n');
+    const run = await report('json', join(dir, 'shop'), '--partner', partner);
+    expect(run.stderr).toBe('');
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const shop = findings.filter((f) => f.finding === 'shop_cod');
+    expect(shop.map((f) => [f.order_code, Number(f.actual), Number(f.expected), Number(f.at_stake)])).toEqual([
+      ['EXC0002', 500_000, 450_000, 50_000],
+    ]);
+    expect(findings).toHaveLength(9);
+  });
+
+  it('keeps the findings of --account, and of the days of --from and --to', async () => {
+    const kinds = async (...args: string[]) => {
+      const run = await report('json', join(dir, 'scoped'), ...args);
+      expect(run.stderr).toBe('');
+      const summary = JSON.parse(run.stdout) as Summary;
+      const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+      return findings.map((f) => `${f.finding} ${f.batch_id ?? f.order_code}`).sort();
+    };
+    expect(await kinds('--account', 'shop-b')).toEqual(['return_fee_not_returned EXT0001', 'unpaid_delivered EXU0001']);
+    expect(await kinds('--from', '2026-11-20', '--to', '2026-11-30')).toEqual([
+      'batch_net P2',
+      'fees_withheld EXF0001',
+      'line_net P2',
+      'paid_not_delivered EXN0001',
+      'paid_twice EXD0001',
+      'return_fee_not_returned EXT0001',
+    ]);
+  });
+
+  it('runs as the job cod-audit, its findings in the job summary', async () => {
+    const jobConfig = join(dir, 'job.config.json');
+    await writeFile(
+      jobConfig,
+      JSON.stringify({ ...CONFIG, warehouse: db, reports: { outDir: join(dir, 'jobs'), format: 'csv' } }),
+    );
+    const run = await cli(['jobs', 'run', 'cod-audit', '--config', jobConfig, '--json'], { PARCEL_RECON_NOW: NOW });
+    expect(run.code, run.stderr).toBe(0);
+    const job = JSON.parse(run.stdout) as {
+      steps: { step: string; summary: { findings: string[]; files: { path: string }[] } }[];
+    };
+    expect(job.steps.map((s) => s.step)).toEqual(['cod report']);
+    const [step] = job.steps;
+    expect(step!.summary.findings.slice(0, 2)).toEqual([
+      '2 delivered COD orders in no statement, 1,000,000 VND outstanding',
+      'paid_twice: 1 findings, 800,000 VND',
+    ]);
+    expect(step!.summary.files.map((f) => f.path)).toContain(
+      join(dir, 'jobs', 'cod-audit', 'cod_2026-11-05_2026-11-28.csv'),
+    );
+  });
+
+  it('has a section of the HTML page: the money outstanding and the findings by money at stake', async () => {
+    const out = join(dir, 'page.html');
+    const run = await cli(['report', 'html', '--db', db, '--out', out], { PARCEL_RECON_NOW: NOW });
+    expect(run.code, run.stderr).toBe(0);
+    const page = await readFile(out, 'utf8');
+    const section = page.slice(page.indexOf('<section id="cod"'));
+    expect(section).toContain('<dd data-figure="cod-outstanding">1,000,000</dd>');
+    expect(section).toContain('<dd data-figure="cod-findings">8</dd>');
+    const findings = section.slice(section.indexOf('data-table="cod-findings"'));
+    const orders = [...findings.matchAll(/<tr><td data-value="(\w+)">/g)].map((m) => m[1]);
+    expect(orders).toEqual([
+      'paid_twice',
+      'unpaid_delivered',
+      'paid_not_delivered',
+      'return_fee_not_returned',
+      'batch_total',
+      'fees_withheld',
+      'batch_net',
+      'line_net',
+    ]);
+  });
+
+  it('sums the money outstanding per carrier, account and aging bucket, the recent orders included', async () => {
+    const out = join(dir, 'aging');
+    const run = await report('json', out);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const aging = await readJsonRows(summary.files.find((f) => f.table === 'cod-outstanding')!.path);
+    expect(aging.map((a) => [a.carrier, a.account_alias, a.aging, Number(a.orders), Number(a.outstanding)])).toEqual([
+      ['247express', 'shop-a', '0-7 days', 1, 300_000],
+      ['247express', 'shop-b', '15-30 days', 1, 700_000],
+    ]);
+  });
+
+  it('counts an order unpaid only after --unpaid-after-days', async () => {
+    const run = await report('json', join(dir, 'days'), '--unpaid-after-days', '2');
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const unpaid = findings.filter((f) => f.finding === 'unpaid_delivered').map((f) => f.order_code);
+    expect(unpaid.sort()).toEqual(['EXC0003', 'EXU0001']);
+    const refused = await report('json', join(dir, 'days'), '--unpaid-after-days', 'seven');
+    expect([refused.code, refused.stderr.trim()]).toEqual([
+      2,
+      'parcel-recon: --unpaid-after-days: a whole number of days, such as 7',
+    ]);
+  });
+
+  it('writes the workbook with numeric money, and Parquet with whole-VND integers', async () => {
+    const run = await report('xlsx', join(dir, 'xlsx'));
+    expect(run.code).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(summary.files.find((f) => f.table === 'cod')!.path);
+    const sheet = workbook.getWorksheet('cod')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const atStake = header.indexOf('at_stake') + 1;
+    expect(sheet.getRow(2).getCell(atStake).value).toBe(800_000);
+
+    const parquet = await report('parquet', join(dir, 'parquet'));
+    const file = (JSON.parse(parquet.stdout) as Summary).files.find((f) => f.table === 'cod')!.path;
+    const warehouse = await Warehouse.open(join(dir, 'scratch.duckdb'));
+    try {
+      const reader = await warehouse.readAll(
+        `SELECT typeof(at_stake) AS type, sum(at_stake) AS total FROM read_parquet('${file}') GROUP BY ALL`,
+      );
+      expect(reader.getRowObjectsJson()).toEqual([{ type: 'BIGINT', total: '1835800' }]);
+    } finally {
+      await warehouse.close();
+    }
+  });
+});
