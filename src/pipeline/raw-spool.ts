@@ -305,12 +305,7 @@ function loggedAnswerOfLine(line: string): LoggedAnswer {
  * order is looked up again), as is one that is not JSON.
  */
 export async function readAnswerLog(path: string): Promise<LoggedAnswer[]> {
-  const { bytes, compressed } = await readFile(path)
-    .then((read) => ({ bytes: read, compressed: path.endsWith(COMPRESSED) }))
-    .catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT' || !path.endsWith(PLAIN)) throw error;
-      return { bytes: await readFile(`${path}${COMPRESSED}`), compressed: true };
-    });
+  const { value: bytes, compressed } = await readEitherForm(path, (name) => readFile(name));
   const text = (compressed ? await gunzipBuffer(bytes, { finishFlush: constants.Z_SYNC_FLUSH }) : bytes).toString(
     'utf8',
   );
@@ -328,23 +323,30 @@ export async function readAnswerLog(path: string): Promise<LoggedAnswer[]> {
 }
 
 /**
- * A finished file's bytes, decompressed when it is compressed. A plain file compressed since it was
- * listed is read compressed.
+ * Reads a spool file with `read`, and tells whether what it read is compressed: a finished plain file
+ * compressed since it was listed (its plain name gone) is read in its compressed form.
  */
-function openSpoolFile(path: string): Promise<Readable> {
-  const read = (name: string) =>
-    new Promise<Readable>((resolve, reject) => {
-      const file = createReadStream(name);
-      file.once('error', reject);
-      file.once('open', () => {
-        file.off('error', reject);
-        resolve(file);
-      });
+async function readEitherForm<T>(
+  path: string,
+  read: (name: string) => Promise<T>,
+): Promise<{ value: T; compressed: boolean }> {
+  try {
+    return { value: await read(path), compressed: path.endsWith(COMPRESSED) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !path.endsWith(PLAIN)) throw error;
+    return { value: await read(`${path}${COMPRESSED}`), compressed: true };
+  }
+}
+
+/** A read stream of the file, once it is open (a missing file rejects here, not as a stream error). */
+function openedStream(name: string): Promise<Readable> {
+  return new Promise<Readable>((resolve, reject) => {
+    const file = createReadStream(name);
+    file.once('error', reject);
+    file.once('open', () => {
+      file.off('error', reject);
+      resolve(file);
     });
-  if (path.endsWith(COMPRESSED)) return read(path);
-  return read(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return read(`${path}${COMPRESSED}`);
-    throw error;
   });
 }
 
@@ -356,8 +358,7 @@ function openSpoolFile(path: string): Promise<Readable> {
  */
 export async function readRawSpoolFile(path: string): Promise<LoggedAnswer[]> {
   const responses: LoggedAnswer[] = [];
-  const file = await openSpoolFile(path);
-  const compressed = (file as Readable & { path: string }).path.endsWith(COMPRESSED);
+  const { value: file, compressed } = await readEitherForm(path, openedStream);
   const text = compressed ? file.pipe(createGunzip()) : file;
   const lines = createInterface({ input: text, crlfDelay: Infinity });
   const failed = new Promise<never>((_, reject) => {

@@ -278,7 +278,7 @@ async function chargesSection(
       }),
     ),
     '<h3>Findings per check and account</h3>',
-    `<p class="note">Account * is all accounts; check "any" counts orders with at least one flag. ${CHARGE_CHECKS.map((c) => `<b>${escapeHtml(c.name)}</b>: ${escapeHtml(c.what)}.`).join(' ')}</p>`,
+    `<p class="note">Account * is all accounts; check "any" counts orders with at least one flag. ${checkNotes(CHARGE_CHECKS)}</p>`,
     scrolling(
       htmlTable({
         name: 'charges-summary',
@@ -362,7 +362,7 @@ async function codSection(
       }),
     ),
     '<h3>Findings per check, carrier and account</h3>',
-    `<p class="note">Carrier and account * are all of them. ${COD_CHECKS.map((c) => `<b>${escapeHtml(c.name)}</b>: ${escapeHtml(c.what)}.`).join(' ')}</p>`,
+    `<p class="note">Carrier and account * are all of them. ${checkNotes(COD_CHECKS)}</p>`,
     scrolling(
       htmlTable({
         name: 'cod-summary',
@@ -614,4 +614,9 @@ export async function writeHtmlReport(
     throw error;
   }
   return { path: options.out, bytes: Buffer.byteLength(html, 'utf8') };
+}
+
+/** What each check of a section compares, for the note above its summary table. */
+function checkNotes(checks: readonly { readonly name: string; readonly what: string }[]): string {
+  return checks.map((check) => `<b>${escapeHtml(check.name)}</b>: ${escapeHtml(check.what)}.`).join(' ');
 }
