@@ -5,8 +5,9 @@
  *   command line   src/cli/, jobs/
  *   settings       src/settings/
  *   runs           src/pipeline/, src/reports/, src/callbacks/
- *   services       src/carrier/client/, src/quota/, src/sources/, src/warehouse/
- *   contract       src/carrier/*.ts
+ *   services       src/carriers/client/, src/carriers/<carrier>/client/, src/quota/, src/sources/,
+ *                  src/warehouse/
+ *   contract       src/carriers/*.ts (what every carrier shares), src/carriers/<carrier>/*.ts
  *   errors         src/errors/
  *
  * The sandbox (src/sandbox/) stands beside the product and imports only the contract and the errors.
@@ -18,8 +19,8 @@ const JOBS = '^jobs/';
 const COMMAND_LINE = '^(src/cli|jobs)/';
 const SETTINGS = '^src/settings/';
 const RUNS = '^src/(pipeline|reports|callbacks)/';
-const SERVICES = '^src/(carrier/client|quota|sources|warehouse)/';
-const CONTRACT = '^src/carrier/[^/]+$';
+const SERVICES = '^src/(carriers/client|carriers/[^/]+/client|quota|sources|warehouse)/';
+const CONTRACT = '^src/carriers/[^/]+$|^src/carriers/(?!client/)[^/]+/[^/]+$';
 const ERRORS = '^src/errors/';
 const SANDBOX = '^src/sandbox/';
 const BENCH = '^bench/';
@@ -85,6 +86,21 @@ module.exports = {
       CONTRACT,
       [CONTRACT, ERRORS].join('|'),
     ),
+    {
+      name: 'carriers-apart',
+      comment: 'A carrier folder builds on what every carrier shares, never on another carrier.',
+      severity: 'error',
+      from: { path: '^src/carriers/(?!client/)([^/]+)/' },
+      to: { path: '^src/carriers/(?!client/)[^/]+/', pathNot: '^src/carriers/$1/' },
+    },
+    {
+      name: 'shared-carrier-parts-name-no-carrier',
+      comment:
+        'What every carrier shares names no carrier: a carrier folder plugs into it, not the other way; known-carriers.ts registers them.',
+      severity: 'error',
+      from: { path: '^src/carriers/(client/|[^/]+$)', pathNot: '^src/carriers/known-carriers\\.ts$' },
+      to: { path: '^src/carriers/(?!client/)[^/]+/' },
+    },
     importsOnly('errors-at-the-bottom', 'The errors import nothing of the product.', ERRORS, ERRORS),
     importsOnly(
       'sandbox-only-contract',

@@ -17,7 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { OPERATION_PATHS } from '../src/carrier/contract.js';
+import { OPERATION_PATHS } from '../src/carriers/247express/contract.js';
 import { processCpuSeconds, processPeakMemoryMb } from './support/process-cpu.js';
 import { type ListeningLine, startSandboxProcess, stopSandboxProcess } from './support/sandbox-process.js';
 

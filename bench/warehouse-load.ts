@@ -42,7 +42,7 @@ import {
   shareOfMoney,
   sumMoney,
   type TrackingSnapshotWire,
-} from '../src/carrier/contract.js';
+} from '../src/carriers/247express/contract.js';
 import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import { type JsonFields, spoolFileRows } from '../src/warehouse/ndjson-spool.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { carrierDayOf } from '../src/carrier/contract.js';
+import { carrierDayOf } from '../src/carriers/247express/contract.js';
 import { EXIT } from '../src/errors/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
 import { CodRulesSchema } from '../src/reports/cod-report.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { request } from 'undici';
-import { retryAfterMsOf } from '../src/carrier/client/lookup-failures.js';
+import { retryAfterMsOf } from '../src/carriers/client/lookup-failures.js';
 
 /** How hard a delivery tries: retries after the first attempt, all of it within `timeoutMs`. */
 export interface DeliveryPolicy {

@@ -36,7 +36,7 @@ import {
   type TrackingError,
   type TrackingSnapshot,
   type TrackingSnapshotWire,
-} from '../src/carrier/contract.js';
+} from '../src/carriers/247express/contract.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers and samples

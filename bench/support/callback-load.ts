@@ -5,7 +5,7 @@
  */
 import { Pool } from 'undici';
 import { callbackEventId } from '../../src/callbacks/callback-event.js';
-import { parseCarrierInstant } from '../../src/carrier/contract.js';
+import { parseCarrierInstant } from '../../src/carriers/247express/contract.js';
 
 export type LoadKind = 'good' | 'duplicate' | 'bad_credential' | 'not_json' | 'schema_breach' | 'oversized';
 

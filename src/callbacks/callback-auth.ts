@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { KeyRing } from '../carrier/client/key-ring.js';
+import type { KeyRing } from '../carriers/client/key-ring.js';
 import type { CallbackAuthMethod } from './callback-event.js';
 
 /** Who a callback authenticated as; the alias of the key it carried, or null for HTTP Basic. */

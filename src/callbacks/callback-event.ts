@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CallbackMessage, CarrierInstant } from '../carrier/contract.js';
+import type { CallbackMessage, CarrierInstant } from '../carriers/247express/contract.js';
 
 export type CallbackAuthMethod = 'apikey' | 'basic';
 

@@ -1,9 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { redactDecoded } from '../carrier/client/key-redaction.js';
-import type { KeyRing } from '../carrier/client/key-ring.js';
-import { CALLBACK_PATH, CallbackMessageSchema, checkPayload, epochMsToInstant } from '../carrier/contract.js';
+import {
+  CALLBACK_PATH,
+  CallbackMessageSchema,
+  checkPayload,
+  epochMsToInstant,
+} from '../carriers/247express/contract.js';
+import { redactDecoded } from '../carriers/client/key-redaction.js';
+import type { KeyRing } from '../carriers/client/key-ring.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 import type { CallbackAuthenticator } from './callback-auth.js';

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { KeyRing } from '../carrier/client/key-ring.js';
+import { KeyRing } from '../carriers/client/key-ring.js';
 import { UserError } from '../errors/user-error.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeIssues, isCalendarDay } from '../carrier/contract.js';
+import { describeIssues, isCalendarDay } from '../carriers/247express/contract.js';
 import { UserError } from '../errors/user-error.js';
 
 /** Checks flags against a schema; the first problem is one line naming its flag. */

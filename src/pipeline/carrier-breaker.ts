@@ -1,4 +1,4 @@
-import { LookupFailure } from '../carrier/client/lookup-failures.js';
+import { LookupFailure } from '../carriers/client/lookup-failures.js';
 import { ProductError } from '../errors/product-error.js';
 
 /** Attempts in a row without an answer from the carrier after which a run stops sending. */

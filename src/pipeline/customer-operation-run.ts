@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import {
   CustomerOperationsClient,
   type CustomerOperationsClientOptions,
-} from '../carrier/client/customer-operations-client.js';
-import type { KeyRing } from '../carrier/client/key-ring.js';
-import { HttpStatusFailure, LookupFailure } from '../carrier/client/lookup-failures.js';
-import { carrierDayOf } from '../carrier/contract.js';
+} from '../carriers/247express/client/customer-operations-client.js';
+import { carrierDayOf } from '../carriers/247express/contract.js';
+import type { KeyRing } from '../carriers/client/key-ring.js';
+import { HttpStatusFailure, LookupFailure } from '../carriers/client/lookup-failures.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';

@@ -1,11 +1,11 @@
-import type { ImagesAnswer } from '../carrier/client/customer-operations-client.js';
+import type { ImagesAnswer } from '../carriers/247express/client/customer-operations-client.js';
+import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carriers/247express/contract.js';
 import {
   downloadImage,
   type ImageDownloadPolicy,
   ImageDownloadRefused,
   isNotWritten,
-} from '../carrier/client/image-download.js';
-import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carrier/contract.js';
+} from '../carriers/client/image-download.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { type ImageListRow, loadImageLists, type StoredImage } from '../warehouse/image-list-loader.js';
 import type { FailedOrder } from '../warehouse/run-store.js';

@@ -1,4 +1,4 @@
-import type { PriceRequest } from '../carrier/contract.js';
+import type { PriceRequest } from '../carriers/247express/contract.js';
 import type { CsvDelimiter } from '../sources/csv-header-line.js';
 import type { CsvRowItem } from '../sources/csv-rows.js';
 import {

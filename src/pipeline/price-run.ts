@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PriceAnswer } from '../carrier/client/customer-operations-client.js';
-import { epochMsToInstant, type PriceRequest } from '../carrier/contract.js';
+import type { PriceAnswer } from '../carriers/247express/client/customer-operations-client.js';
+import { epochMsToInstant, type PriceRequest } from '../carriers/247express/contract.js';
 import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {

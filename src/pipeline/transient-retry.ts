@@ -1,5 +1,5 @@
 import type { Options as RetryOptions } from 'p-retry';
-import { LookupFailure, RateLimitedFailure } from '../carrier/client/lookup-failures.js';
+import { LookupFailure, RateLimitedFailure } from '../carriers/client/lookup-failures.js';
 
 export interface RetryPolicy {
   /** Attempts per request, the first included. */

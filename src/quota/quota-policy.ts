@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carrier/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
 
 export const QuotaPolicySchema = z.object({
   /** Lookups one key may make per carrier day (the carrier answers APIKEY_LIMIT past it). */

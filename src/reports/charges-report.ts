@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PUBLISHED_PRICING, STATUS } from '../carrier/contract.js';
-import { sumMoney } from '../carrier/money.js';
+import { PUBLISHED_PRICING, STATUS } from '../carriers/247express/contract.js';
+import { sumMoney } from '../carriers/money.js';
 import { AUDITED_ORDER_AMOUNTS, CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
 import {
   codeRangeCondition,

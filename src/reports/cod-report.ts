@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUS } from '../carrier/contract.js';
+import { STATUS } from '../carriers/247express/contract.js';
 import type { PayoutCarrier } from '../sources/payout-layouts.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';

@@ -1,4 +1,4 @@
-import { STATUS } from '../carrier/contract.js';
+import { STATUS } from '../carriers/247express/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import {
   carrierDate,

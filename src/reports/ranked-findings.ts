@@ -1,4 +1,4 @@
-import { formatVnd, sumMoney } from '../carrier/money.js';
+import { formatVnd, sumMoney } from '../carriers/money.js';
 
 /** A kind of finding a summary lists: how many it counts, and the money at stake (null: no money, as a weight check). */
 export interface SummaryFinding {

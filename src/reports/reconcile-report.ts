@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRACKING_ERROR } from '../carrier/contract.js';
+import { TRACKING_ERROR } from '../carriers/247express/contract.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
 import {

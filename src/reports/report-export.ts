@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import { carrierDayOf, DAY_MS } from '../carrier/contract.js';
-import { formatVnd, moneyFromText } from '../carrier/money.js';
+import { carrierDayOf, DAY_MS } from '../carriers/247express/contract.js';
+import { formatVnd, moneyFromText } from '../carriers/money.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { CHARGE_CHECKS, type ChargeRules, chargesTables, narrowMoneyQuery } from './charges-report.js';

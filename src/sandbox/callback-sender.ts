@@ -8,7 +8,7 @@ import {
   formatCarrierDateTime,
   formatCarrierLocalDateTime,
   STATUS,
-} from '../carrier/contract.js';
+} from '../carriers/247express/contract.js';
 import type { SandboxClock } from './sandbox-clock.js';
 import type { OrderPlan } from './world/order-plan.js';
 import type { SandboxWorld } from './world/sandbox-world.js';

@@ -1,4 +1,4 @@
-import { formatCarrierDateTime, STATUS } from '../carrier/contract.js';
+import { formatCarrierDateTime, STATUS } from '../carriers/247express/contract.js';
 import type { SandboxClock } from './sandbox-clock.js';
 import { REBILL_AFTER_DELIVERY_MS } from './world/billing.js';
 import type { AnomalyKind, OrderPlan } from './world/order-plan.js';

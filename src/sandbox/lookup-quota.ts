@@ -1,4 +1,4 @@
-import { carrierDayOf } from '../carrier/contract.js';
+import { carrierDayOf } from '../carriers/247express/contract.js';
 import type { SandboxClock } from './sandbox-clock.js';
 
 export interface QuotaLimits {

@@ -4,7 +4,7 @@ import {
   DOCUMENTED_LIMITS,
   instantToEpochMs,
   parseCarrierInstant,
-} from '../carrier/contract.js';
+} from '../carriers/247express/contract.js';
 
 const share = z.number().min(0).max(1);
 const nonNegativeInt = z.number().int().min(0);

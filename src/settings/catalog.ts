@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../carrier/client/carrier-request.js';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carrier/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PriceRequest } from '../carrier/contract.js';
+import type { PriceRequest } from '../carriers/247express/contract.js';
 import { SourceError } from './order-code-source.js';
 import { listColumnNames } from './source-rows.js';
 

@@ -1,4 +1,4 @@
-import { PRICE_SERVICE, STATUS } from '../carrier/contract.js';
+import { PRICE_SERVICE, STATUS } from '../carriers/247express/contract.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 
 /** The table of per-order audit rows (schema v1-baseline.ts). */

@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { type JsonFields, type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';

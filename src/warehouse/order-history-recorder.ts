@@ -1,4 +1,4 @@
-import { STATUS } from '../carrier/contract.js';
+import { STATUS } from '../carriers/247express/contract.js';
 import { moneyDecimal } from './carrier-value-sql.js';
 import type { SqlRunner } from './warehouse.js';
 

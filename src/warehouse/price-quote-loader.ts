@@ -1,4 +1,4 @@
-import type { CarrierInstant, PriceRequest, PriceResult } from '../carrier/contract.js';
+import type { CarrierInstant, PriceRequest, PriceResult } from '../carriers/247express/contract.js';
 import { moneyDecimal } from './carrier-value-sql.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';

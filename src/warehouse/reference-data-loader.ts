@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../carrier/contract.js';
+import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../carriers/247express/contract.js';
 
 interface ReferenceTable {
   readonly table: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CarrierInstant } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';

@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { countOf } from './result-values.js';
 import { RUN_STATE_RUNNING } from './run-store.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';

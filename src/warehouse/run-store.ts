@@ -1,4 +1,4 @@
-import { type CarrierInstant, SETTLING_TRACKING_ERRORS } from '../carrier/contract.js';
+import { type CarrierInstant, SETTLING_TRACKING_ERRORS } from '../carriers/247express/contract.js';
 import { countOf, instantText } from './result-values.js';
 import type { Warehouse } from './warehouse.js';
 import { WarehouseError } from './warehouse-errors.js';

@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';

@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carrier/contract.js';
+import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
 import { type JsonFields, type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import { STATUS, type TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
 import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { readJsonRows } from '../reports/report-fixtures.js';

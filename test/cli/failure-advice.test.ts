@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LockHolder } from '../../jobs/job-lock.js';
 import { JobLockHeldError } from '../../jobs/job-lock.js';
 import { JournalBusyError } from '../../src/callbacks/callback-journal.js';
-import { ImageDownloadRefused } from '../../src/carrier/client/image-download.js';
+import { ImageDownloadRefused } from '../../src/carriers/client/image-download.js';
 import {
   CarrierExceptionFailure,
   ConnectionFailure,
@@ -10,7 +10,7 @@ import {
   LookupTimeoutFailure,
   MalformedAnswerFailure,
   RateLimitedFailure,
-} from '../../src/carrier/client/lookup-failures.js';
+} from '../../src/carriers/client/lookup-failures.js';
 import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cli/failure-advice.js';
 import { EXIT, RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CarrierInstant } from '../../src/carrier/contract.js';
+import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
 import { startRun } from '../../src/warehouse/run-store.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { type CliResult, cli } from '../support/cli-process.js';

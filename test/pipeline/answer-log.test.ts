@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { CarrierInstant } from '../../src/carrier/contract.js';
+import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
 import {
   AnswerLogFile,
   readAnswerLog,

@@ -3,7 +3,7 @@ import {
   ConnectionFailure,
   HttpStatusFailure,
   LookupTimeoutFailure,
-} from '../../src/carrier/client/lookup-failures.js';
+} from '../../src/carriers/client/lookup-failures.js';
 import { CarrierBreaker, CarrierDownError } from '../../src/pipeline/carrier-breaker.js';
 
 const NOT_ABANDONED = new AbortController().signal;

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';

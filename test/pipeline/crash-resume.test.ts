@@ -2,7 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import { replayRuns } from '../../src/pipeline/tracking/replay-runs.js';
 import { MAX_RESERVATION_GROWTH } from '../../src/quota/quota-ledger.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';

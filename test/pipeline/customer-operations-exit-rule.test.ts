@@ -1,6 +1,6 @@
 /** Price and images runs: a key the carrier refuses stops at once and the run exits 1. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KeyRing } from '../../src/carrier/client/key-ring.js';
+import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import type { CustomerRunOptions } from '../../src/pipeline/customer-operation-run.js';
 import { runOrderImages } from '../../src/pipeline/images-run.js';
 import { csvPriceRequests } from '../../src/pipeline/price-inputs.js';

@@ -4,9 +4,9 @@
  * received and at most that plus what was in flight.
  */
 import { describe, it } from 'vitest';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
-import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { runOrderImages } from '../../src/pipeline/images-run.js';
 import { csvPriceRequests } from '../../src/pipeline/price-inputs.js';
 import { runPriceQuotes } from '../../src/pipeline/price-run.js';

@@ -7,7 +7,7 @@ import {
   parseCarrierInstant,
   STATUS,
   type TrackingSnapshot,
-} from '../../src/carrier/contract.js';
+} from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { trackingSnapshotAt } from '../../src/sandbox/world/tracking-snapshot.js';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OPERATION_PATHS } from '../../src/carrier/contract.js';
+import { OPERATION_PATHS } from '../../src/carriers/247express/contract.js';
 import { CLI, type CliResult, cli } from '../support/cli-process.js';
 import { PRICE_REQUEST_CSV_HEADER } from '../support/customer-operations.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS } from '../../src/carrier/contract.js';
+import { STATUS } from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { keysOf, startTestSandbox, truthOrders } from '../sandbox/sandbox-http.js';

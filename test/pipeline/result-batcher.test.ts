@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import type { TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
 import type { OrderOutcome } from '../../src/pipeline/tracking/order-lookup.js';
 import { ResultBatcher } from '../../src/pipeline/tracking/result-batcher.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf, epochMsToInstant } from '../../src/carrier/contract.js';
+import { carrierDayOf, epochMsToInstant } from '../../src/carriers/247express/contract.js';
 import { installReportViews } from '../../src/reports/report-views.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { refreshChargeAudit } from '../../src/warehouse/charge-audit-rows.js';

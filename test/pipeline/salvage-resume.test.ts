@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SeededRandom } from '../../src/sandbox/world/seeded-random.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';

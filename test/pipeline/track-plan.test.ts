@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { TrackPlan } from '../../src/pipeline/tracking/track-plan.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import { quotaCommand } from '../../src/cli/commands/quota-command.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, startTestSandbox } from '../sandbox/sandbox-http.js';

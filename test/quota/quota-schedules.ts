@@ -1,7 +1,7 @@
 /** What the quota property tests share: a store, a restartable view of it, random policies, and what was sent. */
 import { fc } from '@fast-check/vitest';
 import { expect } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { type QuotaPolicy, QuotaPolicySchema, TOTAL_ALIAS } from '../../src/quota/quota-policy.js';
 import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';

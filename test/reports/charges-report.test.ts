@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf, DAY_MS } from '../../src/carrier/contract.js';
+import { carrierDayOf, DAY_MS } from '../../src/carriers/247express/contract.js';
 import {
   CHARGE_CHECKS,
   ChargeRulesSchema,

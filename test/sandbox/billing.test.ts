@@ -13,7 +13,7 @@ import {
   shareOfMoney,
   sumMoney,
   type TrackingSnapshot,
-} from '../../src/carrier/contract.js';
+} from '../../src/carriers/247express/contract.js';
 import type { AnomalyTruth, OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';

@@ -12,7 +12,7 @@ import {
   CallbackMessageSchema,
   findOrderStatus,
   STATUS,
-} from '../../src/carrier/contract.js';
+} from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { SandboxOptionsInput } from '../../src/sandbox/sandbox-options.js';

@@ -3,7 +3,7 @@
  * keys, orders and answers, whatever order the orders are asked in; another seed gives another world.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_PATHS } from '../../src/carrier/contract.js';
+import { OPERATION_PATHS } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import {
   DAY_MS,

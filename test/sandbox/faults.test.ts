@@ -4,7 +4,7 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_PATHS, TRACKING_ERROR } from '../../src/carrier/contract.js';
+import { OPERATION_PATHS, TRACKING_ERROR } from '../../src/carriers/247express/contract.js';
 import { FAULT_KINDS, type FaultKind, type FaultSettings, type Operation } from '../../src/sandbox/fault-injector.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { httpGet, mapConcurrent, postControl, startTestSandbox, trackingUrl } from './sandbox-http.js';

@@ -13,7 +13,7 @@ import {
   TERMINAL_STATUS_CODES,
   TRACKING_STEPS,
   type TrackingSnapshot,
-} from '../../src/carrier/contract.js';
+} from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import {

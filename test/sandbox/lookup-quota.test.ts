@@ -3,7 +3,7 @@
  * /_sandbox/usage, and reset at the carrier's midnight (UTC+07:00 unless configured).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRACKING_ERROR } from '../../src/carrier/contract.js';
+import { TRACKING_ERROR } from '../../src/carriers/247express/contract.js';
 import type { DayUsage } from '../../src/sandbox/lookup-quota.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import {

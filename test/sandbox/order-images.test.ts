@@ -4,7 +4,12 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ImagesResult, ImagesResultSchema, OPERATION_PATHS, STATUS } from '../../src/carrier/contract.js';
+import {
+  type ImagesResult,
+  ImagesResultSchema,
+  OPERATION_PATHS,
+  STATUS,
+} from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { DAY_MS, httpPost, keysOf, postControl, startTestSandbox, truthOrders } from './sandbox-http.js';

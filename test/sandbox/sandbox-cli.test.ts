@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TRACKING_ERROR } from '../../src/carrier/contract.js';
+import { TRACKING_ERROR } from '../../src/carriers/247express/contract.js';
 import {
   CALLBACK_PASSWORD_ENV,
   sandboxCommand,

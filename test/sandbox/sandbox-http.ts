@@ -11,7 +11,7 @@ import {
   parseCarrierInstant,
   type TrackingError,
   type TrackingSnapshot,
-} from '../../src/carrier/contract.js';
+} from '../../src/carriers/247express/contract.js';
 import type { CallbackRecord } from '../../src/sandbox/callback-sender.js';
 import type { AnomalyTruth, OrderTruth } from '../../src/sandbox/ground-truth.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';

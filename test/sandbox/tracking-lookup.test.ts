@@ -3,7 +3,7 @@
  * in the documented result shape, and every snapshot passing the contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOrderStatus, TRACKING_ERROR } from '../../src/carrier/contract.js';
+import { findOrderStatus, TRACKING_ERROR } from '../../src/carriers/247express/contract.js';
 import type { OrderTruth } from '../../src/sandbox/ground-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import {

@@ -1,6 +1,6 @@
 /** What the price and images tests share: run options against a sandbox, and price requests for its orders. */
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carrier/client/carrier-request.js';
-import type { KeyRing } from '../../src/carrier/client/key-ring.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import type { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { CustomerRunOptions } from '../../src/pipeline/customer-operation-run.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';

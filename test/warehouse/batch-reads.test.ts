@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CarrierInstant } from '../../src/carrier/contract.js';
+import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
 import { type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';

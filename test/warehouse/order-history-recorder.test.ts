@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import type { TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
 import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';

@@ -1,7 +1,7 @@
 import { copyFile, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierDayOf } from '../../src/carrier/contract.js';
+import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';

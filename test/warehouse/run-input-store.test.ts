@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
 import {
   appendRunInputs,
   countRunWork,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CarrierInstant } from '../../src/carrier/contract.js';
+import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
 import { finishRun, RUN_STATE_RUNNING, type RunCounts, readRun, startRun } from '../../src/warehouse/run-store.js';
 import { WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';

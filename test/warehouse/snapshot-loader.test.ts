@@ -1,8 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answerBodyAsRead } from '../../src/carrier/answer-body.js';
-import { type CarrierInstant, checkTrackingResult, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import {
+  type CarrierInstant,
+  checkTrackingResult,
+  type TrackingSnapshotWire,
+} from '../../src/carriers/247express/contract.js';
+import { answerBodyAsRead } from '../../src/carriers/answer-body.js';
 import { failureLine } from '../../src/cli/failure-advice.js';
 import { type LookupOutcome, type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';

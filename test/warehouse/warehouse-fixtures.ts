@@ -2,7 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { type CarrierInstant, checkTrackingResult, type TrackingSnapshotWire } from '../../src/carrier/contract.js';
+import {
+  type CarrierInstant,
+  checkTrackingResult,
+  type TrackingSnapshotWire,
+} from '../../src/carriers/247express/contract.js';
 import { type SpooledSnapshot, spooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse, type WarehouseOptions } from '../../src/warehouse/warehouse.js';
 

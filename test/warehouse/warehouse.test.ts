@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carrier/contract.js';
+import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carriers/247express/contract.js';
 import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { isAccessRefusal, WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';

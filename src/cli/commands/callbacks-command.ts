@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
 import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest, type JournalIngestResult } from '../../callbacks/journal-ingest.js';
-import type { KeyRing } from '../../carrier/client/key-ring.js';
+import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UserError } from '../../errors/user-error.js';
 import { SETTINGS, type Settings } from '../../settings/catalog.js';

@@ -1,8 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../carrier/client/carrier-request.js';
-import { KeyRing } from '../../carrier/client/key-ring.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
+import { KeyRing } from '../../carriers/client/key-ring.js';
 import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import type { ImageDownloadPolicy } from '../../carrier/client/image-download.js';
+import type { ImageDownloadPolicy } from '../../carriers/client/image-download.js';
 import { UserError } from '../../errors/user-error.js';
 import { type ImagesRunSummary, runOrderImages } from '../../pipeline/images-run.js';
 import { loadSettings } from '../../settings/load-settings.js';

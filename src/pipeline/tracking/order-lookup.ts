@@ -1,8 +1,8 @@
 import pRetry, { AbortError } from 'p-retry';
-import type { KeyRing } from '../../carrier/client/key-ring.js';
-import { CarrierExceptionFailure, LookupFailure } from '../../carrier/client/lookup-failures.js';
-import type { TrackingAnswer, TrackingClient } from '../../carrier/client/tracking-client.js';
-import { findTrackingErrorCode, TRACKING_ERROR } from '../../carrier/contract.js';
+import type { TrackingAnswer, TrackingClient } from '../../carriers/247express/client/tracking-client.js';
+import { findTrackingErrorCode, TRACKING_ERROR } from '../../carriers/247express/contract.js';
+import type { KeyRing } from '../../carriers/client/key-ring.js';
+import { CarrierExceptionFailure, LookupFailure } from '../../carriers/client/lookup-failures.js';
 import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED, type SpentReason } from '../../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../../quota/quota-ledger.js';
 import { RedisUnavailableError } from '../../quota/redis-connection.js';

@@ -1,8 +1,8 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { answerBodyAsRead } from '../../carrier/answer-body.js';
-import { checkTrackingResult } from '../../carrier/contract.js';
+import { checkTrackingResult } from '../../carriers/247express/contract.js';
+import { answerBodyAsRead } from '../../carriers/answer-body.js';
 import { ProductError } from '../../errors/product-error.js';
 import { dataFolder, REBUILD_FOLDER } from '../../warehouse/data-folder.js';
 import {

@@ -1,4 +1,4 @@
-import { SETTLING_TRACKING_ERRORS } from '../../carrier/contract.js';
+import { SETTLING_TRACKING_ERRORS } from '../../carriers/247express/contract.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { type FailedOrder, lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';

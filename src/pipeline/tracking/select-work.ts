@@ -1,4 +1,4 @@
-import type { KeyRing } from '../../carrier/client/key-ring.js';
+import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { countRunWork, type RunWorkItem, streamRunWork } from '../../warehouse/run-input-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 

@@ -1,5 +1,5 @@
-import type { KeyRing } from '../../carrier/client/key-ring.js';
-import { checkOrderCode, epochMsToInstant } from '../../carrier/contract.js';
+import { checkOrderCode, epochMsToInstant } from '../../carriers/247express/contract.js';
+import type { KeyRing } from '../../carriers/client/key-ring.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import {
   appendRunInputs,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { KeyRing } from '../../carrier/client/key-ring.js';
-import { TrackingClient, type TrackingClientOptions } from '../../carrier/client/tracking-client.js';
-import { epochMsToInstant } from '../../carrier/contract.js';
+import { TrackingClient, type TrackingClientOptions } from '../../carriers/247express/client/tracking-client.js';
+import { epochMsToInstant } from '../../carriers/247express/contract.js';
+import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { openQuotaLimiting, type SharedQuota } from '../../quota/quota-limiting.js';

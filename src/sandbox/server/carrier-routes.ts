@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OPERATION_PATHS, TRACKING_ERROR } from '../../carrier/contract.js';
+import { OPERATION_PATHS, TRACKING_ERROR } from '../../carriers/247express/contract.js';
 import type { FaultKind, Operation } from '../fault-injector.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { BodyTooLargeError, JSON_CONTENT_TYPE, queryParam, readBody, sendJson, sendText } from './http-exchange.js';

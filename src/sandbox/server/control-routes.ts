@@ -6,7 +6,7 @@ import {
   formatCarrierDateTime,
   instantToEpochMs,
   parseCarrierInstant,
-} from '../../carrier/contract.js';
+} from '../../carriers/247express/contract.js';
 import { FAULT_KINDS } from '../fault-injector.js';
 import { SandboxOptionsSchema } from '../sandbox-options.js';
 import type { SandboxState } from '../sandbox-state.js';

@@ -1,4 +1,4 @@
-import { describeIssues, ImagesRequestSchema, type ImagesResultWire } from '../../carrier/contract.js';
+import { describeIssues, ImagesRequestSchema, type ImagesResultWire } from '../../carriers/247express/contract.js';
 import type { Account } from '../world/order-plan.js';
 import type { SandboxWorld } from '../world/sandbox-world.js';
 import { deriveSeed, SeededRandom } from '../world/seeded-random.js';

@@ -1,4 +1,9 @@
-import { describeIssues, PRICE_SERVICE, PriceRequestSchema, type PriceResultWire } from '../../carrier/contract.js';
+import {
+  describeIssues,
+  PRICE_SERVICE,
+  PriceRequestSchema,
+  type PriceResultWire,
+} from '../../carriers/247express/contract.js';
 import { findProvince } from '../world/geography.js';
 import type { Account } from '../world/order-plan.js';
 import type { SandboxWorld } from '../world/sandbox-world.js';

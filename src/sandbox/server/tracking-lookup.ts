@@ -1,4 +1,4 @@
-import { checkOrderCode, TRACKING_ERROR, type TrackingErrorWire } from '../../carrier/contract.js';
+import { checkOrderCode, TRACKING_ERROR, type TrackingErrorWire } from '../../carriers/247express/contract.js';
 import type { LookupQuota } from '../lookup-quota.js';
 import type { SandboxWorld } from '../world/sandbox-world.js';
 import type { TrackingAnswerCache } from '../world/tracking-snapshot.js';

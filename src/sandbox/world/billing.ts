@@ -1,4 +1,4 @@
-import { STATUS } from '../../carrier/contract.js';
+import { STATUS } from '../../carriers/247express/contract.js';
 import type { OrderPlan } from './order-plan.js';
 import { type Charges, chargesFromMain, priceParcel } from './tariff.js';
 

@@ -1,4 +1,4 @@
-import { DELAY_REASONS, STATUS, TRACKING_STEP } from '../../carrier/contract.js';
+import { DELAY_REASONS, STATUS, TRACKING_STEP } from '../../carriers/247express/contract.js';
 import { PERSON_NAMES, type PostOffice, PROVINCES, type Province } from './geography.js';
 import type { SeededRandom } from './seeded-random.js';
 import { SERVICE_TYPES, type ServiceType } from './tariff.js';

@@ -1,5 +1,5 @@
 import { Big } from 'big.js';
-import { PRICE_SERVICE, PUBLISHED_PRICING, shareOfMoney, sumMoney } from '../../carrier/contract.js';
+import { PRICE_SERVICE, PUBLISHED_PRICING, shareOfMoney, sumMoney } from '../../carriers/247express/contract.js';
 import type { Province } from './geography.js';
 
 export interface ServiceType {

@@ -5,7 +5,7 @@ import {
   formatCarrierDateTime,
   STATUS,
   type TrackingSnapshotWire,
-} from '../../carrier/contract.js';
+} from '../../carriers/247express/contract.js';
 import { type JsonBytes, jsonNullableString, jsonNumber, jsonString } from '../json-bytes.js';
 import { billedChargesAt, rebilledAt } from './billing.js';
 import type { HandlingStep, OrderPlan, StatusEvent } from './order-plan.js';

@@ -1,10 +1,10 @@
 import type { Pool } from 'undici';
-import { answerBodyAsRead } from '../answer-body.js';
+import { answerBodyAsRead } from '../../answer-body.js';
+import { carrierPool, carrierRequestBytes } from '../../client/carrier-request.js';
+import { redactDecoded } from '../../client/key-redaction.js';
+import type { KeyRing } from '../../client/key-ring.js';
+import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
-import { carrierPool, carrierRequestBytes } from './carrier-request.js';
-import { redactDecoded } from './key-redaction.js';
-import type { KeyRing } from './key-ring.js';
-import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface TrackingClientOptions {
   /** `{tracking_url}` of the carrier's interface, e.g. `https://tracking.example.vn` (a path prefix is kept). */

@@ -1,4 +1,8 @@
 import type { Pool } from 'undici';
+import { carrierPool, carrierRequestText } from '../../client/carrier-request.js';
+import { redactAnswerText } from '../../client/key-redaction.js';
+import type { KeyRing } from '../../client/key-ring.js';
+import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
 import {
   checkJsonPayload,
   type ImageItem,
@@ -9,10 +13,6 @@ import {
   type PriceResult,
   PriceResultSchema,
 } from '../contract.js';
-import { carrierPool, carrierRequestText } from './carrier-request.js';
-import { redactAnswerText } from './key-redaction.js';
-import type { KeyRing } from './key-ring.js';
-import { MalformedAnswerFailure } from './lookup-failures.js';
 
 export interface CustomerOperationsClientOptions {
   /** `{base_url}` of the carrier's customer operations, e.g. `https://api.example.vn` (a path prefix is kept). */

@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CustomerOperationsClient } from '../../src/carrier/client/customer-operations-client.js';
-import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import type { PriceRequest } from '../../src/carrier/contract.js';
+import { CustomerOperationsClient } from '../../src/carriers/247express/client/customer-operations-client.js';
+import type { PriceRequest } from '../../src/carriers/247express/contract.js';
+import { KeyRing } from '../../src/carriers/client/key-ring.js';
 
 const KEY = 'co-3d9f1b7a-62e4-4c08-b5a1-9e7c2d4f8a16';
 const OTHER_KEY = 'co-8a2e5c1f-0d7b-4e93-a6f4-1b3c9d5e7f20';

@@ -1,6 +1,6 @@
 import { resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { imageFileName, isHostAllowed, pathInside } from '../../src/carrier/client/image-download.js';
+import { imageFileName, isHostAllowed, pathInside } from '../../src/carriers/client/image-download.js';
 
 describe('image file names', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactAnswerText, redactDecoded } from '../../src/carrier/client/key-redaction.js';
-import { KeyRing } from '../../src/carrier/client/key-ring.js';
+import { redactAnswerText, redactDecoded } from '../../src/carriers/client/key-redaction.js';
+import { KeyRing } from '../../src/carriers/client/key-ring.js';
 
 const SHORT = 'kr-41c7e0b2';
 const LONG = `${SHORT}-9d3a-4f86`;

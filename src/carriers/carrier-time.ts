@@ -1,4 +1,8 @@
-import { CARRIER_UTC_OFFSET_MINUTES } from './reference-data.js';
+/**
+ * Vietnam's carriers keep Vietnam's time: a date-time without an offset, and a carrier's quota day,
+ * are UTC+07:00.
+ */
+export const CARRIER_UTC_OFFSET_MINUTES = 7 * 60;
 
 /**
  * An instant as the contract hands it on: UTC, always six fractional digits, e.g.

@@ -1,5 +1,7 @@
+import type { NeutralStatus } from '../neutral-status.js';
+
 /**
- * Reference data of the carrier's interface (shared/carrier-api.md), typed.
+ * Reference data of 247Express's interface (docs/carriers/247express.md), typed.
  * Codes outside these tables are data to record, never a crash: lookups return undefined.
  */
 
@@ -11,6 +13,8 @@ export interface OrderStatus {
   readonly meaning: string;
   /** No further status change is expected. */
   readonly terminal: boolean;
+  /** The status of the neutral set it is. */
+  readonly neutral: NeutralStatus;
 }
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
@@ -20,6 +24,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Đã tiếp nhận',
     meaning: 'Order just created through the API or the customer web site (received)',
     terminal: false,
+    neutral: 'pending',
   },
   {
     code: '23',
@@ -27,6 +32,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Đã lấy hàng',
     meaning: "Picked up by the carrier's staff",
     terminal: false,
+    neutral: 'picked_up',
   },
   {
     code: '24',
@@ -34,14 +40,23 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Đang vận chuyển',
     meaning: 'In transport by the carrier',
     terminal: false,
+    neutral: 'in_transit',
   },
-  { code: '25', name: 'DANGDIPHAT', displayName: 'Đang đi phát', meaning: 'Out for delivery', terminal: false },
+  {
+    code: '25',
+    name: 'DANGDIPHAT',
+    displayName: 'Đang đi phát',
+    meaning: 'Out for delivery',
+    terminal: false,
+    neutral: 'out_for_delivery',
+  },
   {
     code: '30',
     name: 'PHATTHANHCONG',
     displayName: 'Phát thành công',
     meaning: 'Delivered successfully',
     terminal: true,
+    neutral: 'delivered',
   },
   {
     code: '16',
@@ -49,6 +64,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Chờ xử lý',
     meaning: 'Delivery not successful, awaiting handling',
     terminal: false,
+    neutral: 'delivery_failed',
   },
   {
     code: '27',
@@ -56,6 +72,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Chờ chuyển hoàn',
     meaning: 'Being returned to the customer',
     terminal: false,
+    neutral: 'returning',
   },
   {
     code: '28',
@@ -63,15 +80,17 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
     displayName: 'Đã chuyển hoàn',
     meaning: 'Returned to the customer',
     terminal: true,
+    neutral: 'returned',
   },
-  { code: '19', name: 'THATLAC', displayName: 'Thất lạc', meaning: 'Lost', terminal: true },
-  { code: '18', name: 'HUY', displayName: 'Hủy', meaning: 'Cancelled', terminal: true },
+  { code: '19', name: 'THATLAC', displayName: 'Thất lạc', meaning: 'Lost', terminal: true, neutral: 'lost_or_damaged' },
+  { code: '18', name: 'HUY', displayName: 'Hủy', meaning: 'Cancelled', terminal: true, neutral: 'cancelled' },
   {
     code: '32',
     name: 'TICHTHU',
     displayName: 'Tịch thu',
     meaning: 'Confiscated by authorities for a violation concerning the type of goods',
     terminal: true,
+    neutral: 'lost_or_damaged',
   },
 ];
 
@@ -302,9 +321,6 @@ export const PUBLISHED_PRICING = {
   fuelShare: '0.2',
   vatShare: '0.1',
 } as const;
-
-/** The carrier's local time: dates without an offset and the quota day are UTC+07:00. */
-export const CARRIER_UTC_OFFSET_MINUTES = 7 * 60;
 
 export const DOCUMENTED_LIMITS = {
   lookupsPerKeyPerDay: 200_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerBodyAsRead } from '../../src/carrier/answer-body.js';
+import { answerBodyAsRead } from '../../src/carriers/answer-body.js';
 
 const asRead = (text: string) => answerBodyAsRead(Buffer.from(text), JSON.parse(text)).toString('utf8');
 

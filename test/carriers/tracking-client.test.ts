@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeyRing } from '../../src/carrier/client/key-ring.js';
-import { AnswerTooLargeFailure, LookupFailure } from '../../src/carrier/client/lookup-failures.js';
-import { TrackingClient, type TrackingClientOptions } from '../../src/carrier/client/tracking-client.js';
+import { TrackingClient, type TrackingClientOptions } from '../../src/carriers/247express/client/tracking-client.js';
+import { KeyRing } from '../../src/carriers/client/key-ring.js';
+import { AnswerTooLargeFailure, LookupFailure } from '../../src/carriers/client/lookup-failures.js';
 import { freePort } from '../support/free-port.js';
 
 let server: Server | undefined;

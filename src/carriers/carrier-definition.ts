@@ -1,0 +1,28 @@
+import type { NeutralStatus } from './neutral-status.js';
+
+/** A carrier's own status, with the neutral status it is. */
+export interface CarrierStatus {
+  readonly code: string;
+  readonly name: string;
+  readonly meaning: string;
+  /** No further status change is expected. */
+  readonly terminal: boolean;
+  readonly neutral: NeutralStatus;
+}
+
+/**
+ * What the product knows of one carrier, declared in the carrier's own folder and registered once in
+ * known-carriers.ts. Its `id` is the `carrier` value of every warehouse row and source row.
+ */
+export interface CarrierDefinition {
+  /** Lower case, stable: stored in the warehouse and written in sources, settings and reports. */
+  readonly id: string;
+  /** As the carrier writes its own name. */
+  readonly name: string;
+  readonly statuses: readonly CarrierStatus[];
+}
+
+/** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */
+export function neutralStatusOf(carrier: CarrierDefinition, code: string): NeutralStatus {
+  return carrier.statuses.find((status) => status.code === code)?.neutral ?? 'unknown';
+}
