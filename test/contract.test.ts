@@ -64,7 +64,7 @@ function trackingErrorOf(value: unknown): TrackingError {
   return result.error;
 }
 
-/** A delivered order, shaped exactly as the field tables of carrier-api.md (camelCase, explicit nulls). */
+/** A delivered order, shaped exactly as the field tables of docs/carriers/247express.md (camelCase, explicit nulls). */
 function trackingSample(): TrackingSnapshotWire {
   return {
     errorMessage: null,

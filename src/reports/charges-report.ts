@@ -20,7 +20,7 @@ const share = z
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
 
 /**
- * What the charge checks compare against: the published relations (design.md) by default. Shares and
+ * What the charge checks compare against: the published relations (docs/carriers/247express.md) by default. Shares and
  * tolerances are decimal texts, put into SQL as exact DECIMAL literals.
  */
 export const ChargeRulesSchema = z.object({

@@ -16,7 +16,7 @@ const KEY = 'k3y-of-hanoi-shop-0123456789';
 const OTHER_KEY = 'k3y-of-saigon-shop-9876543210';
 const ACCEPTED = { IsError: false, ErrorMessage: '' };
 
-/** The carrier's published example (design.md facts): seven fraction digits, DeliveryDate without offset. */
+/** The carrier's published example (docs/carriers/247express.md): seven fraction digits, DeliveryDate without offset. */
 const PUBLISHED_EXAMPLE = {
   Time: '2019-08-07T11:24:12.4946223+07:00',
   TransactionId: null,

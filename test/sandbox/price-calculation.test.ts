@@ -104,7 +104,7 @@ describe('price calculation of clean orders', () => {
       expect(moneyEquals(quote.TotalServiceCost, snapshot.totalServiceCost), label).toBe(true);
       expect(quote.CalWeight, label).toBe(snapshot.calWeight);
       expect(quote.Weight, label).toBe(snapshot.weight);
-      // Type 1 is the main service, 3 fuel and VAT (carrier-api.md).
+      // Type 1 is the main service, 3 fuel and VAT (docs/carriers/247express.md).
       for (const line of quote.ExtraServices) {
         expect(line.Type, `${label} ${line.ServiceID}`).toBe(line.ServiceID === snapshot.serviceTypeID ? 1 : 3);
         if (line.Type === 1) expect(moneyEquals(line.Cost, snapshot.price), label).toBe(true);

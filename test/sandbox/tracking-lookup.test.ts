@@ -20,7 +20,7 @@ import {
   truthOrders,
 } from './sandbox-http.js';
 
-/** The fields a tracking answer carries besides the error and the order code (carrier-api.md, Tracking result). */
+/** The fields a tracking answer carries besides the error and the order code (docs/carriers/247express.md, Tracking result). */
 const DATA_FIELDS = [
   'externalCode',
   'acceptDate',

@@ -32,7 +32,7 @@ export function findServiceType(id: string): ServiceType | undefined {
   return SERVICE_TYPES.find((s) => s.id === id);
 }
 
-/** Shares the sandbox prices with; the published relations (design.md) plus the two it adds. */
+/** Shares the sandbox prices with; the published relations (docs/carriers/247express.md) plus the two it adds. */
 export const SANDBOX_PRICING = {
   ...PUBLISHED_PRICING,
   farRegionShare: '0.2',
