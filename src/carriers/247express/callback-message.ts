@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { carrierDateTime } from './field-types.js';
+import { carrierDateTime } from '../field-types.js';
 
 /** The path the carrier POSTs status callbacks to, on the partner's own address (spelling exact). */
 export const CALLBACK_PATH = '/IntergrationAPI';

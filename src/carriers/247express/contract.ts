@@ -1,10 +1,10 @@
 /** The carrier's interface in one import: payload schemas, reference data, time and money rules. */
 
 export * from '../carrier-time.js';
+export * from '../field-types.js';
 export * from '../money.js';
 export * from '../payload-validation.js';
 export * from './callback-message.js';
-export * from './field-types.js';
 export * from './operation-paths.js';
 export * from './order-code.js';
 export * from './order-images.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listOrNull } from './field-types.js';
+import { listOrNull } from '../field-types.js';
 
 /** Body of `POST {base_url}/Api/Customer/GetOrderImages`. */
 export const ImagesRequestSchema = z.looseObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { carrierDateTime, listOrNull, measure, money, undocumented } from './field-types.js';
+import { carrierDateTime, listOrNull, measure, money, undocumented } from '../field-types.js';
 
 /** Body of `POST {base_url}/Api/Customer/GetPriceForCustomerAPI`. Which fields are required is not documented. */
 export const PriceRequestSchema = z.looseObject({

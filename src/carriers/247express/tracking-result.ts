@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { carrierDateTime, listOrNull, measure, money, undocumented } from '../field-types.js';
 import { checkPayload, type PayloadCheck } from '../payload-validation.js';
-import { carrierDateTime, listOrNull, measure, money, undocumented } from './field-types.js';
 
 /** Element of `priceInfo`: one service billed on the order. */
 export const PriceItemSchema = z.looseObject({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type CarrierInstant, parseCarrierInstant } from '../carrier-time.js';
-import { type Money, moneyFromNumber } from '../money.js';
+import { type CarrierInstant, parseCarrierInstant } from './carrier-time.js';
+import { type Money, moneyFromNumber } from './money.js';
 
 /** A carrier date-time (see parseCarrierInstant), handed on as a UTC CarrierInstant. */
 export const carrierDateTime = z.string().transform((text, ctx): CarrierInstant => {
