@@ -1,8 +1,9 @@
 import { EXPRESS_247 } from './247express/carrier.js';
 import type { CarrierDefinition } from './carrier-definition.js';
+import { GHN } from './ghn/carrier.js';
 
 /** Every carrier the product knows: one line per carrier. */
-export const KNOWN_CARRIERS: readonly CarrierDefinition[] = [EXPRESS_247];
+export const KNOWN_CARRIERS: readonly CarrierDefinition[] = [EXPRESS_247, GHN];
 
 /** The carrier of a row that names none: what a warehouse held before it knew carriers. */
 export const DEFAULT_CARRIER_ID = EXPRESS_247.id;

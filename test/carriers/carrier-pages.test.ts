@@ -21,16 +21,13 @@ function rowsOf(markdown: string): string[][] {
 
 describe('the carriers pages', () => {
   it.each(KNOWN_CARRIERS.map((carrier) => [carrier.id, carrier] as const))(
-    '%s: its page lists each status with its neutral status',
+    '%s: its page lists each status with its neutral status and whether it is terminal',
     async (id, carrier) => {
       const rows = rowsOf(await page(`${id}.md`));
-      for (const status of carrier.statuses)
-        expect(rows, status.code).toContainEqual([
-          status.code,
-          status.name,
-          `\`${status.neutral}\``,
-          status.terminal ? 'yes' : 'no',
-        ]);
+      for (const status of carrier.statuses) {
+        const row = rows.find((cells) => cells[0] === status.code && cells[1] === status.name);
+        expect(row?.slice(2, 4), status.code).toEqual([`\`${status.neutral}\``, status.terminal ? 'yes' : 'no']);
+      }
       expect((await page('README.md')).includes(`src/carriers/${id}/`)).toBe(true);
     },
   );
