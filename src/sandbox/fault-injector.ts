@@ -2,7 +2,8 @@ import { deriveSeed, SeededRandom } from './world/seeded-random.js';
 
 export const FAULT_KINDS = ['exception', 'server_error', 'reset', 'hang', 'malformed', 'rate_limited'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
-export type Operation = 'tracking' | 'price' | 'images';
+/** The operations faults are injected into; `ghn` is every call of the GHN sandbox. */
+export type Operation = 'tracking' | 'price' | 'images' | 'ghn';
 
 export interface FaultSettings {
   /** Each answer is delayed by a time drawn uniformly from [latencyMinMs, latencyMaxMs]. */

@@ -38,6 +38,16 @@ export const SandboxOptionsSchema = z.object({
     .string()
     .regex(/^[A-Z]{1,6}$/, 'one to six capital letters')
     .default('EX'),
+  /** GHN's side of the sandbox: its orders per account and their code prefix. */
+  ghn: z
+    .object({
+      ordersPerAccount: z.number().int().min(1).max(99_999_999).default(200),
+      codePrefix: z
+        .string()
+        .regex(/^[A-Z]{1,6}$/, 'one to six capital letters')
+        .default('G'),
+    })
+    .prefault({}),
   lifecycle: z
     .object({
       cancelRate: share.default(0.04),

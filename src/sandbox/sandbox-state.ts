@@ -5,6 +5,7 @@ import { LookupQuota } from './lookup-quota.js';
 import { SandboxClock } from './sandbox-clock.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import { SandboxWorld } from './world/sandbox-world.js';
+import { deriveSeed } from './world/seeded-random.js';
 import { TrackingAnswerCache } from './world/tracking-snapshot.js';
 
 export interface SandboxLogger {
@@ -15,6 +16,8 @@ export interface SandboxLogger {
 /** Everything one running sandbox holds: its world, clock, counters, faults and callbacks. */
 export class SandboxState {
   readonly world: SandboxWorld;
+  /** GHN's accounts and orders: a world of their own, beside 247Express's. */
+  readonly ghnWorld: SandboxWorld;
   readonly clock: SandboxClock;
   readonly quota: LookupQuota;
   readonly faults: FaultInjector;
@@ -35,6 +38,16 @@ export class SandboxState {
       historyDays: options.historyDays,
       futureDays: options.futureDays,
       codePrefix: options.codePrefix,
+      lifecycle: options.lifecycle,
+    });
+    this.ghnWorld = new SandboxWorld({
+      seed: deriveSeed(options.seed, 'ghn'),
+      accounts: options.accounts,
+      ordersPerAccount: options.ghn.ordersPerAccount,
+      start: options.start,
+      historyDays: options.historyDays,
+      futureDays: options.futureDays,
+      codePrefix: options.ghn.codePrefix,
       lifecycle: options.lifecycle,
     });
     this.quota = new LookupQuota(options.limits, this.clock);

@@ -1,9 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { handleGhnRequest, isGhnRequest } from './ghn/ghn-routes.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from './sandbox-options.js';
 import { type SandboxLogger, SandboxState } from './sandbox-state.js';
-import { type HangingRequests, handleCarrierRequest } from './server/carrier-routes.js';
+import { handleCarrierRequest } from './server/carrier-routes.js';
 import { handleControl } from './server/control-routes.js';
+import type { HangingRequests } from './server/faulty-answer.js';
 import { sendJson } from './server/http-exchange.js';
 
 export interface RunningSandbox {
@@ -41,7 +43,9 @@ export async function startSandbox(
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
     const handling = path.startsWith('/_sandbox/')
       ? handleControl(state, path, params, req, res)
-      : handleCarrierRequest(state, baseUrl, path, params, req, res, hanging);
+      : isGhnRequest(path)
+        ? handleGhnRequest(state, path, req, res, hanging)
+        : handleCarrierRequest(state, baseUrl, path, params, req, res, hanging);
     handling.catch((error: unknown) => {
       logger.warn({ error: error instanceof Error ? error.message : String(error), path }, 'sandbox request failed');
       if (!res.headersSent) sendJson(res, 500, { error: 'sandbox internal error' });

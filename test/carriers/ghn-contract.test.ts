@@ -13,8 +13,8 @@ import {
   findGhnStatus,
   GHN,
   GHN_VOLUMETRIC_DIVISOR,
-  type GhnDetailResult,
   type GhnOrderDetail,
+  type GhnResult,
   GhnWebhookSchema,
   ghnWebhookEventId,
 } from '../../src/carriers/ghn/contract.js';
@@ -24,9 +24,9 @@ const sample = async (name: string): Promise<unknown> =>
 
 function orderOf(result: ReturnType<typeof checkGhnDetailAnswer>): GhnOrderDetail {
   if (!result.ok) throw new Error(result.message);
-  const value: GhnDetailResult = result.value;
-  if (value.kind !== 'order') throw new Error(`an error answer: ${value.error.message}`);
-  return value.order;
+  const value: GhnResult<GhnOrderDetail> = result.value;
+  if (value.kind !== 'ok') throw new Error(`an error answer: ${value.error.message}`);
+  return value.value;
 }
 
 describe("GHN's order detail", () => {

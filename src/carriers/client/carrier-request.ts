@@ -94,15 +94,46 @@ async function bodyWithin(
 export async function carrierRequestBytes(
   pool: Pool,
   request: Dispatcher.RequestOptions,
-  { timeoutMs, maxAnswerBytes }: AnswerLimits,
+  limits: AnswerLimits,
 ): Promise<Buffer> {
+  return (await carrierRequest(pool, request, limits, false)).body;
+}
+
+/** An answer with its HTTP status: a 2xx, or a 4xx other than 429 whose body is the carrier's error. */
+export interface CarrierAnswer {
+  readonly statusCode: number;
+  readonly body: Buffer;
+}
+
+/**
+ * Like carrierRequestBytes, for a carrier that answers its errors with a 4xx status and a body that
+ * says what is wrong (GHN): such a body is read as an answer. 429 and 5xx stay failures.
+ */
+export async function carrierRequestAnswer(
+  pool: Pool,
+  request: Dispatcher.RequestOptions,
+  limits: AnswerLimits,
+): Promise<CarrierAnswer> {
+  return carrierRequest(pool, request, limits, true);
+}
+
+async function carrierRequest(
+  pool: Pool,
+  request: Dispatcher.RequestOptions,
+  { timeoutMs, maxAnswerBytes }: AnswerLimits,
+  clientErrorsAnswer: boolean,
+): Promise<CarrierAnswer> {
   let body: Buffer;
+  let statusCode: number;
   try {
     // undici's own header and body timeouts bound a hung request; a per-request timer or combined
     // AbortSignal would cost more than the request itself at a run's rate.
     const answer = await pool.request({ ...request, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    const { statusCode } = answer;
-    if (statusCode < 200 || statusCode >= 300) {
+    statusCode = answer.statusCode;
+    const isAnswer =
+      (statusCode >= 200 && statusCode < 300) ||
+      (clientErrorsAnswer && statusCode >= 400 && statusCode < 500 && statusCode !== 429);
+    if (!isAnswer) {
       // A failed answer's body is not read: dump keeps the connection when it is small, else closes it.
       await answer.body.dump();
       if (statusCode === 429) throw new RateLimitedFailure(retryAfterMsOf(answer.headers['retry-after']));
@@ -114,5 +145,5 @@ export async function carrierRequestBytes(
     throw transportFailure(error, timeoutMs, !(error instanceof Error && connectFailures.has(error)));
   }
   const text = body.subarray(0, 3).equals(UTF8_BOM) ? body.subarray(3) : body;
-  return isUtf8(text) ? text : Buffer.from(text.toString('utf8'), 'utf8');
+  return { statusCode, body: isUtf8(text) ? text : Buffer.from(text.toString('utf8'), 'utf8') };
 }

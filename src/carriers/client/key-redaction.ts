@@ -1,4 +1,5 @@
 import type { KeyRing } from './key-ring.js';
+import { MalformedAnswerFailure } from './lookup-failures.js';
 
 /**
  * A decoded JSON value with every configured key cleared out of its strings and property names; the
@@ -38,4 +39,29 @@ export function redactAnswerText(text: string, keys: KeyRing): string {
   }
   const cleared = redactDecoded(decoded, keys);
   return cleared === decoded ? redacted : JSON.stringify(cleared);
+}
+
+/**
+ * A JSON answer read with every configured key cleared out of it before anything reads it: its
+ * decoded value, and its body as it came when nothing was cleared (else written again from what was
+ * left). Throws MalformedAnswerFailure when the body is not JSON.
+ */
+export function redactedJsonAnswer(received: Buffer, keys: KeyRing): { decoded: unknown; body: Buffer } {
+  const receivedText = received.toString('utf8');
+  const text = keys.redact(receivedText);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new MalformedAnswerFailure(`not JSON (${received.length} bytes)`);
+  }
+  // Without a backslash the decoded strings are the text's own, already cleared.
+  const decoded = text.includes('\\') ? redactDecoded(parsed, keys) : parsed;
+  const body =
+    decoded !== parsed
+      ? Buffer.from(JSON.stringify(decoded))
+      : text === receivedText
+        ? received
+        : Buffer.from(text, 'utf8');
+  return { decoded, body };
 }

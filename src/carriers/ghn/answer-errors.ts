@@ -1,4 +1,4 @@
-import type { GhnErrorAnswer } from './order-detail.js';
+import type { GhnErrorAnswer } from './answer-envelope.js';
 
 /**
  * GHN answers an error with a code and a Vietnamese or English text, not a stable error code: the

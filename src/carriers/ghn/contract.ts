@@ -1,5 +1,6 @@
 /** GHN's interface in one import: payload schemas, reference data, error kinds. */
 
+export * from './answer-envelope.js';
 export * from './answer-errors.js';
 export * from './carrier.js';
 export * from './ghn-fields.js';

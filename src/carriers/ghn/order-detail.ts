@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import { measure } from '../field-types.js';
-import { checkPayload, type PayloadCheck } from '../payload-validation.js';
+import type { PayloadCheck } from '../payload-validation.js';
+import { checkGhnAnswer, type GhnResult } from './answer-envelope.js';
 import { ghnAmount, ghnDateTime, ghnFlag, ghnInteger, ghnRequiredDateTime } from './ghn-fields.js';
-
-/** The envelope of every GHN answer: `code` 200 and `data` on success, else an error text in `message`. */
-export const GhnEnvelopeSchema = z.looseObject({
-  code: z.number().int(),
-  message: z.string(),
-  // An error answer may leave `data` out.
-  data: z.unknown().optional(),
-  code_message: z.string().optional(),
-});
 
 /** Element of `log`: one status change, oldest first. */
 export const GhnLogItemSchema = z.looseObject({
@@ -55,31 +47,11 @@ export const GhnOrderDetailSchema = z.looseObject({
     .transform((items) => items ?? []),
 });
 
-export type GhnEnvelope = z.output<typeof GhnEnvelopeSchema>;
 export type GhnOrderDetail = z.output<typeof GhnOrderDetailSchema>;
 export type GhnOrderDetailWire = z.input<typeof GhnOrderDetailSchema>;
 export type GhnLogItem = z.output<typeof GhnLogItemSchema>;
 
-/** An answer whose envelope is not a success: GHN's code and text, as it sent them. */
-export interface GhnErrorAnswer {
-  readonly code: number;
-  readonly message: string;
-  readonly codeMessage: string | null;
-}
-
-export type GhnDetailResult = { kind: 'order'; order: GhnOrderDetail } | { kind: 'error'; error: GhnErrorAnswer };
-
-/**
- * Reads a decoded detail answer. The lookup by the shop's own code documents `data` as a list of one
- * order where the lookup by GHN's code gives the order itself: both are read.
- */
-export function checkGhnDetailAnswer(value: unknown): PayloadCheck<GhnDetailResult> {
-  const envelope = checkPayload(GhnEnvelopeSchema, value, 'GHN order detail');
-  if (!envelope.ok) return envelope;
-  const { code, message, data, code_message } = envelope.value;
-  if (code !== 200)
-    return { ok: true, value: { kind: 'error', error: { code, message, codeMessage: code_message ?? null } } };
-  const order = Array.isArray(data) && data.length === 1 ? data[0] : data;
-  const checked = checkPayload(GhnOrderDetailSchema, order, 'GHN order detail');
-  return checked.ok ? { ok: true, value: { kind: 'order', order: checked.value } } : checked;
+/** Reads a decoded detail answer (by GHN's code or by the shop's own code). */
+export function checkGhnDetailAnswer(value: unknown): PayloadCheck<GhnResult<GhnOrderDetail>> {
+  return checkGhnAnswer(value, GhnOrderDetailSchema, 'GHN order detail');
 }

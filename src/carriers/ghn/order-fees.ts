@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { PayloadCheck } from '../payload-validation.js';
+import { checkGhnAnswer, type GhnResult } from './answer-envelope.js';
 import { ghnAmount, ghnDateTime } from './ghn-fields.js';
 
 /** One payment of an order's fees (`payment`), by the shop or the receiver. */
@@ -34,3 +36,8 @@ export const GhnOrderFeesSchema = z.looseObject({
 
 export type GhnOrderFees = z.output<typeof GhnOrderFeesSchema>;
 export type GhnOrderFeesWire = z.input<typeof GhnOrderFeesSchema>;
+
+/** Reads a decoded fee answer. */
+export function checkGhnFeesAnswer(value: unknown): PayloadCheck<GhnResult<GhnOrderFees>> {
+  return checkGhnAnswer(value, GhnOrderFeesSchema, 'GHN order fees');
+}

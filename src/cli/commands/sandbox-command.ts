@@ -102,6 +102,20 @@ const KNOBS: readonly Knob[] = [
     defaultShown: 'EX',
   },
   {
+    flag: '--ghn-orders-per-account <n>',
+    path: 'ghn.ordersPerAccount',
+    kind: 'number',
+    description: "GHN's orders per account, served under /ghn/shiip/public-api (their own world)",
+    defaultShown: '200',
+  },
+  {
+    flag: '--ghn-code-prefix <letters>',
+    path: 'ghn.codePrefix',
+    kind: 'text',
+    description: "GHN's order codes are PREFIX, account digit, 8-digit number",
+    defaultShown: 'G',
+  },
+  {
     flag: '--cancel-rate <share>',
     path: 'lifecycle.cancelRate',
     kind: 'number',

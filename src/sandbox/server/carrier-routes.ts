@@ -1,24 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OPERATION_PATHS, TRACKING_ERROR } from '../../carriers/247express/contract.js';
-import type { FaultKind, Operation } from '../fault-injector.js';
+import { OPERATION_PATHS } from '../../carriers/247express/contract.js';
+import type { Operation } from '../fault-injector.js';
 import type { SandboxState } from '../sandbox-state.js';
-import { BodyTooLargeError, JSON_CONTENT_TYPE, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
+import { type Answer, type HangingRequests, respond } from './faulty-answer.js';
+import { BodyTooLargeError, queryParam, readBody, sendJson, sendText } from './http-exchange.js';
 import { answerOrderImages, imageFileBytes } from './order-images.js';
 import { answerPriceCalculation, priceFailure } from './price-calculation.js';
-import { answerTrackingLookup, trackingErrorResult } from './tracking-lookup.js';
+import { answerTrackingLookup } from './tracking-lookup.js';
 
 const IMAGE_PATH = /^\/images\/([A-Za-z0-9_-]{1,40})\/(\d{1,3})\.jpg$/;
-
-interface Answer {
-  status: number;
-  /** The answer's body, serialized. */
-  json: string | Buffer;
-  /** The order the request names, for faults scripted for one order. */
-  orderCode?: string;
-}
-
-/** Sockets of hung requests, closed when their time is up or the sandbox stops. */
-export type HangingRequests = Set<NodeJS.Timeout>;
 
 /** The carrier's three operations and the image files its image links point at. */
 export async function handleCarrierRequest(
@@ -105,48 +95,4 @@ async function answerCustomerOperation(
     json: JSON.stringify(answerOrderImages(state.world, account, state.clock.now(), baseUrl, body)),
     orderCode,
   };
-}
-
-/** Sends an answer after the injected latency, or the injected fault instead. */
-async function respond(
-  state: SandboxState,
-  operation: Operation,
-  orderCode: string | undefined,
-  answer: Answer,
-  res: ServerResponse,
-  hanging: HangingRequests,
-): Promise<void> {
-  const fault: FaultKind | undefined = state.faults.pick(operation, orderCode);
-  const latency = state.faults.latencyMs();
-  if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
-  switch (fault) {
-    case undefined:
-      return sendText(res, answer.status, answer.json, JSON_CONTENT_TYPE);
-    case 'exception':
-      // An error answer like any other: no order data beside the error.
-      return sendJson(res, 200, trackingErrorResult(TRACKING_ERROR.EXCEPTION, orderCode ?? null));
-    case 'server_error': {
-      const status = state.faults.pickServerErrorStatus();
-      return sendText(res, status, `<html><body><h1>${status}</h1>Service unavailable</body></html>`, 'text/html');
-    }
-    case 'rate_limited':
-      return sendText(res, 429, 'Too Many Requests', 'text/plain', {
-        'retry-after': String(state.faults.current.retryAfterSeconds),
-      });
-    case 'malformed': {
-      const json = answer.json.toString();
-      return sendText(res, 200, json.slice(0, Math.max(1, Math.floor(json.length / 2))), JSON_CONTENT_TYPE);
-    }
-    case 'reset':
-      res.socket?.destroy();
-      return;
-    case 'hang': {
-      const timer = setTimeout(() => {
-        hanging.delete(timer);
-        res.socket?.destroy();
-      }, state.faults.current.hangMs);
-      hanging.add(timer);
-      return;
-    }
-  }
 }

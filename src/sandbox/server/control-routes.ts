@@ -8,6 +8,7 @@ import {
   parseCarrierInstant,
 } from '../../carriers/247express/contract.js';
 import { FAULT_KINDS } from '../fault-injector.js';
+import { ghnShopId } from '../ghn/ghn-orders.js';
 import { SandboxOptionsSchema } from '../sandbox-options.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { readBody, sendJson } from './http-exchange.js';
@@ -24,7 +25,7 @@ const ClockMoveSchema = z
 const ScriptedFaultSchema = z
   .object({
     kind: z.enum(FAULT_KINDS),
-    operation: z.enum(['tracking', 'price', 'images']).optional(),
+    operation: z.enum(['tracking', 'price', 'images', 'ghn']).optional(),
     orderCode: z.string().optional(),
     times: z.number().int().min(1).default(1),
   })
@@ -159,6 +160,11 @@ function describeState(state: SandboxState) {
       clientHubID: a.clientHubID,
       hubProvince: a.hubProvince.name,
       orders: state.world.options.ordersPerAccount,
+    })),
+    ghnAccounts: state.ghnWorld.accounts.map((a) => ({
+      alias: a.alias,
+      shopId: ghnShopId(a),
+      orders: state.ghnWorld.options.ordersPerAccount,
     })),
     limits: state.quota.current,
     faults: state.faults.current,

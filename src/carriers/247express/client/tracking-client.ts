@@ -1,7 +1,7 @@
 import type { Pool } from 'undici';
 import { answerBodyAsRead } from '../../answer-body.js';
 import { carrierPool, carrierRequestBytes } from '../../client/carrier-request.js';
-import { redactDecoded } from '../../client/key-redaction.js';
+import { redactedJsonAnswer } from '../../client/key-redaction.js';
 import type { KeyRing } from '../../client/key-ring.js';
 import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
 import { checkTrackingResult, OPERATION_PATHS, type TrackingError, type TrackingSnapshot } from '../contract.js';
@@ -51,22 +51,7 @@ export class TrackingClient {
       { method: 'GET', path: `${this.path}?${query.toString()}`, ...(signal ? { signal } : {}) },
       this.options,
     );
-    const receivedText = received.toString('utf8');
-    const text = this.keys.redact(receivedText);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new MalformedAnswerFailure(`not JSON (${received.length} bytes)`);
-    }
-    // Without a backslash the decoded strings are the text's own, already cleared.
-    const decoded = text.includes('\\') ? redactDecoded(parsed, this.keys) : parsed;
-    const body =
-      decoded !== parsed
-        ? Buffer.from(JSON.stringify(decoded))
-        : text === receivedText
-          ? received
-          : Buffer.from(text, 'utf8');
+    const { decoded, body } = redactedJsonAnswer(received, this.keys);
     const checked = checkTrackingResult(decoded);
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     const result = checked.value;
