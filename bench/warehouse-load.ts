@@ -43,9 +43,10 @@ import {
   sumMoney,
   type TrackingSnapshotWire,
 } from '../src/carriers/247express/contract.js';
+import type { JsonFields } from '../src/carriers/answer-sql.js';
 import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/pipeline/tracking/tracking-warehouse-options.js';
-import { type JsonFields, spoolFileRows } from '../src/warehouse/ndjson-spool.js';
+import { spoolFileRows } from '../src/warehouse/ndjson-spool.js';
 import {
   type LookupBatch,
   type LookupResultRow,

@@ -1,5 +1,6 @@
 import type { CarrierInstant } from '../carriers/247express/contract.js';
-import { type JsonFields, type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import type { JsonFields } from '../carriers/answer-sql.js';
+import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 

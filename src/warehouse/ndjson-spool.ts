@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { JsonFields, JsonStructure } from '../carriers/answer-sql.js';
 import { sqlText } from './sql-literals.js';
 
 /** Bytes gathered before a write: few system calls, bounded memory whatever the batch size. */
@@ -78,13 +79,6 @@ async function writeLines(path: string, lines: Iterable<string>): Promise<number
   }
   return longest;
 }
-
-/**
- * How json_transform reads a line: a SQL type name for a value, an object of fields, or a one-item
- * array for a list of that item.
- */
-export type JsonStructure = string | { readonly [field: string]: JsonStructure } | readonly [JsonStructure];
-export type JsonFields = { readonly [field: string]: JsonStructure };
 
 /** The smallest buffer of DuckDB's line reader: a spool file of short lines reads in a few. */
 const MIN_LINE_READER_BYTES = 1024 * 1024;

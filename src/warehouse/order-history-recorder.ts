@@ -1,5 +1,5 @@
 import { STATUS } from '../carriers/247express/contract.js';
-import { moneyDecimal } from './carrier-value-sql.js';
+import { moneyDecimal } from '../carriers/answer-sql.js';
 import type { SqlRunner } from './warehouse.js';
 
 /** Source of the delivery_failures rows taken from tracking snapshots (the callback receiver writes 'callback'). */

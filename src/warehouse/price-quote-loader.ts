@@ -1,5 +1,5 @@
 import type { CarrierInstant, PriceRequest, PriceResult } from '../carriers/247express/contract.js';
-import { moneyDecimal } from './carrier-value-sql.js';
+import { moneyDecimal } from '../carriers/answer-sql.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import type { Warehouse } from './warehouse.js';

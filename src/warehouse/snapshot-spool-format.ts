@@ -1,6 +1,6 @@
 import type { CarrierInstant } from '../carriers/247express/contract.js';
-import { carrierInstant, moneyDecimal } from './carrier-value-sql.js';
-import { type JsonFields, type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
+import { carrierInstant, type JsonFields, moneyDecimal } from '../carriers/answer-sql.js';
+import { type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
 
 /** Who looked an answer up, when, and in which run. */
 export interface AnswerSighting {

@@ -1,8 +1,16 @@
 /**
- * SQL that turns the carrier's values, as read from its JSON, into the warehouse's types with the
- * contract's meaning: money into DECIMAL(20,4), date-times into TIMESTAMPTZ. The loaders read the
- * carrier's answers in DuckDB, after the contract has accepted them in JavaScript.
+ * SQL over a carrier's answers as DuckDB reads them from the answer log: the structure its JSON is
+ * read as, and what turns its values into the warehouse's types with the contract's meaning (money into
+ * DECIMAL(20,4), date-times into TIMESTAMPTZ). The loaders read the answers in DuckDB, after the
+ * contract has accepted them in JavaScript.
  */
+
+/**
+ * How json_transform reads a line: a SQL type name for a value, an object of fields, or a one-item
+ * array for a list of that item.
+ */
+export type JsonStructure = string | { readonly [field: string]: JsonStructure } | readonly [JsonStructure];
+export type JsonFields = { readonly [field: string]: JsonStructure };
 
 /**
  * The exact DECIMAL(20,4) of a money text column. DuckDB parses text into a DECIMAL wider than

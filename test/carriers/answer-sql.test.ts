@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { parseCarrierInstant } from '../../src/carriers/247express/contract.js';
-import { carrierInstant } from '../../src/warehouse/carrier-value-sql.js';
+import { carrierInstant } from '../../src/carriers/answer-sql.js';
 
 /** Every form parseCarrierInstant accepts, and edges of each: the loader's SQL must read them alike. */
 const FORMS = [
