@@ -1,0 +1,115 @@
+/**
+ * GHN's detail answers, as the answer log keeps them, read by DuckDB into the columns the warehouse
+ * keeps of an order: GHN's published samples (test/carriers/ghn-samples/) through both of the loader's
+ * readers.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GHN_DETAIL_ANSWER_FIELDS, GHN_STAGED_SNAPSHOT_COLUMNS } from '../../src/carriers/ghn/snapshot-mapping.js';
+import { type SpoolReader, spoolFileRows } from '../../src/warehouse/ndjson-spool.js';
+import { STAGED_SNAPSHOT_COLUMNS } from '../../src/warehouse/snapshot-spool-format.js';
+
+const sample = async (name: string) =>
+  JSON.parse(await readFile(new URL(`./ghn-samples/${name}`, import.meta.url), 'utf8')) as {
+    data: Record<string, unknown> | Record<string, unknown>[];
+  };
+
+/** The names a select list gives its columns, in order. */
+const columnNames = (selectList: string) => [...selectList.matchAll(/ AS (\w+)(?:,|$)/gm)].map((m) => m[1]);
+
+describe("GHN's detail as the warehouse reads it", () => {
+  let dir: string;
+  let file: string;
+  let longestLineBytes = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'parcel-recon-ghn-mapping-'));
+    file = join(dir, 'answers.ndjson');
+    const fresh = await sample('detail-ready-to-pick.json');
+    const documented = await sample('detail-by-client-code-returning.json');
+    // The lookup by GHN's code answers the order itself, where the documented sample lists it.
+    const returning = { ...documented, data: (documented.data as Record<string, unknown>[])[0] };
+    const lines = [fresh, returning].map((answer, i) =>
+      JSON.stringify({ runId: 'run-1', accountAlias: 'shop-1', seenAt: `2024-08-0${6 + i}T01:00:00.000000Z`, answer }),
+    );
+    longestLineBytes = Math.max(...lines.map((line) => Buffer.byteLength(line)));
+    await writeFile(file, `${lines.join('\n')}\n`);
+  });
+
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function staged(reader: SpoolReader): Promise<Record<string, unknown>[]> {
+    const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+    const connection = await instance.connect();
+    try {
+      const fields = {
+        runId: 'VARCHAR',
+        accountAlias: 'VARCHAR',
+        seenAt: 'TIMESTAMPTZ',
+        answer: GHN_DETAIL_ANSWER_FIELDS,
+      };
+      const rows = spoolFileRows(`'${file}'`, { longestLineBytes }, fields, reader);
+      const reading = await connection.runAndReadAll(`
+        SELECT ${GHN_STAGED_SNAPSHOT_COLUMNS}
+        FROM (SELECT runId, accountAlias, seenAt, unnest(answer.data) FROM ${rows}) AS s ORDER BY order_code`);
+      return reading.getRowObjectsJson() as Record<string, unknown>[];
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  }
+
+  it("fills the orders columns 247Express's answers fill, in their order, and GHN's COD facts beside them", () => {
+    const express = columnNames(STAGED_SNAPSHOT_COLUMNS).filter((name) => name !== 'trackings');
+    const ghn = columnNames(GHN_STAGED_SNAPSHOT_COLUMNS).filter(
+      (name) => !name!.startsWith('cod_') || name === 'cod_amount',
+    );
+    expect(ghn).toEqual(express);
+  });
+
+  it.each(['json', 'lines'] as const)('reads the published samples with the %s reader', async (reader) => {
+    const [fresh, returning] = await staged(reader);
+    expect(fresh).toMatchObject({
+      order_code: 'L6A8Q9',
+      account_alias: 'shop-1',
+      external_code: null,
+      status: 'ready_to_pick',
+      status_name: 'ready_to_pick',
+      tracking_name: 'Mới tạo đơn hàng',
+      real_weight: 40,
+      cal_weight: 0.2,
+      weight: 40,
+      cod_amount: '50000.0000',
+      cod_collected: false,
+      cod_collected_at: null,
+      delivery_date: null,
+      last_run_id: 'run-1',
+      statuses: [],
+    });
+    expect(String(fresh!.accept_date)).toMatch(/^2024-08-05 06:57:47\.686/);
+    expect(returning).toMatchObject({
+      order_code: 'Z82T1',
+      external_code: 'Tin1234567',
+      status: 'return',
+      cod_collected: false,
+      cod_transferred: false,
+      cod_transferred_at: null,
+      price_info: [],
+    });
+    const statuses = returning!.statuses as { status: string; time: string }[];
+    expect(statuses.map((entry) => entry.status)).toEqual([
+      'picking',
+      'picked',
+      'delivering',
+      'delivery_fail',
+      'waiting_to_return',
+      'return',
+    ]);
+    expect(String(statuses[4]!.time)).toMatch(/^2021-11-11 03:07:53\.64/);
+  });
+});
