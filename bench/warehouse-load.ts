@@ -44,6 +44,7 @@ import {
   type TrackingSnapshotWire,
 } from '../src/carriers/247express/contract.js';
 import type { JsonFields } from '../src/carriers/answer-sql.js';
+import { DEFAULT_CARRIER_ID } from '../src/carriers/known-carriers.js';
 import { ResultBatcher } from '../src/pipeline/tracking/result-batcher.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import { spoolFileRows } from '../src/warehouse/ndjson-spool.js';
@@ -58,6 +59,7 @@ import {
   storeStagedSnapshots,
 } from '../src/warehouse/snapshot-loader.js';
 import { answerSpoolLineStart, SPOOL_LINE_FIELDS } from '../src/warehouse/snapshot-spool-format.js';
+import { sqlText } from '../src/warehouse/sql-literals.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 
 const RUN_ID = 'bench-run';
@@ -425,13 +427,16 @@ async function measureEngine(
     const timing = await timed(() =>
       warehouse.transaction(async (sql) => {
         const snapshots = `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${readJsonLog('$file', longestLineBytes)} WHERE outcome = 'ok')`;
-        await sql.run(`CREATE TEMP TABLE ${STAGED_SNAPSHOTS} AS ${stagedSnapshotsSelect(snapshots)}`, {
-          file: inputFile,
-        });
+        await sql.run(
+          `CREATE TEMP TABLE ${STAGED_SNAPSHOTS} AS ${stagedSnapshotsSelect(snapshots, DEFAULT_CARRIER_ID)}`,
+          {
+            file: inputFile,
+          },
+        );
         await storeStagedSnapshots(sql, true);
         await sql.run(
           `INSERT INTO lookup_results
-           SELECT runId, askedCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, seenAt FROM ${readJsonLog('$file', longestLineBytes)}`,
+           SELECT ${sqlText(DEFAULT_CARRIER_ID)}, runId, askedCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, seenAt FROM ${readJsonLog('$file', longestLineBytes)}`,
           { file: inputFile },
         );
       }),

@@ -1,5 +1,10 @@
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { chargeAuditInsert } from '../../src/warehouse/charge-audit-rows.js';
+import { sqlText } from '../../src/warehouse/sql-literals.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** The carrier of every synthetic order. */
+const CARRIER = sqlText(DEFAULT_CARRIER_ID);
 
 /** Orders whose audit rows one statement computes: a bound on the memory of the build. */
 const AUDIT_CHUNK = 2_000_000;
@@ -63,15 +68,15 @@ export async function buildSyntheticWarehouse(
   try {
     const statements = [
       `CREATE TEMP TABLE synthetic AS
-       SELECT i, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
+       SELECT i, ${CARRIER} AS carrier, 'EX' || lpad(CAST(i AS VARCHAR), 9, '0') AS order_code, 'shop-' || (i % 5) AS account_alias,
               ${acceptDate} AS accept_date,
               CASE WHEN i % 37 = 0 THEN '18' WHEN i % 11 = 0 THEN '28' WHEN ${recent} AND i % 10 = 3 THEN '16' WHEN ${recent} AND i % 10 = 4 THEN '25' ELSE '30' END AS status,
               10 + i % 50 AS length, 10 + i % 40 AS width, 5 + i % 30 AS height, (i % 300) / 10 + 0.1 AS real_weight,
               CAST(30000 + (i % 50) * 1000 AS DECIMAL(20,4)) AS main, i % 7 = 0 AS far, i % 11 = 0 AS returned
        FROM generate_series(1, ${orders}) AS t(i)`,
-      `INSERT INTO orders (order_code, account_alias, accept_date, order_date, status, status_name, delay_code, delay_note, length, width, height, real_weight, cal_weight, weight,
+      `INSERT INTO orders (carrier, order_code, account_alias, accept_date, order_date, status, status_name, delay_code, delay_note, length, width, height, real_weight, cal_weight, weight,
          price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, total_service_cost, cod_amount, is_terminal, first_seen_at, last_seen_at, last_run_id)
-       SELECT order_code, account_alias, accept_date, accept_date, status, 'STATUS' || status,
+       SELECT carrier, order_code, account_alias, accept_date, accept_date, status, 'STATUS' || status,
               CASE WHEN status = '16' THEN lpad(CAST(1 + i % 40 AS VARCHAR), 2, '0') END, CASE WHEN status = '16' THEN 'Người nhận hẹn lại' END,
               length, width, height, real_weight, round(length * width * height / 6000, 2), greatest(real_weight, round(length * width * height / 6000, 2)),
               main, fr, far_fee, fuel, vat, main + fr + far_fee + fuel + vat + CASE WHEN i % 100 = 0 THEN 1000 ELSE 0 END, (i % 4) * 50000,
@@ -80,28 +85,28 @@ export async function buildSyntheticWarehouse(
                     (main + CASE WHEN far THEN main * 0.2 ELSE 0 END + CASE WHEN returned THEN main * 0.5 ELSE 0 END + main * 0.2) * 0.1 AS vat
              FROM synthetic)`,
       `INSERT INTO order_charges
-       SELECT order_code, row_number() OVER (PARTITION BY order_code ORDER BY k), service_id, service_name, cost FROM (
-         SELECT order_code, 1 AS k, 'DE' AS service_id, 'Chuyển phát nhanh' AS service_name, price AS cost FROM orders
-         UNION ALL SELECT order_code, 2, 'VSVX', 'Phụ phí vùng sâu vùng xa', far_region_fee_amount FROM orders WHERE far_region_fee_amount > 0
-         UNION ALL SELECT order_code, 3, 'CH', 'Cước chuyển hoàn', price_fr FROM orders WHERE price_fr > 0
-         UNION ALL SELECT order_code, 4, 'Fuel', 'Phụ phí xăng dầu', fuel_fee_amount FROM orders
-         UNION ALL SELECT order_code, 5, 'VAT', 'Thuế VAT', vat_amount FROM orders)${inOrder('1, 2')}`,
+       SELECT carrier, order_code, row_number() OVER (PARTITION BY carrier, order_code ORDER BY k), service_id, service_name, cost FROM (
+         SELECT carrier, order_code, 1 AS k, 'DE' AS service_id, 'Chuyển phát nhanh' AS service_name, price AS cost FROM orders
+         UNION ALL SELECT carrier, order_code, 2, 'VSVX', 'Phụ phí vùng sâu vùng xa', far_region_fee_amount FROM orders WHERE far_region_fee_amount > 0
+         UNION ALL SELECT carrier, order_code, 3, 'CH', 'Cước chuyển hoàn', price_fr FROM orders WHERE price_fr > 0
+         UNION ALL SELECT carrier, order_code, 4, 'Fuel', 'Phụ phí xăng dầu', fuel_fee_amount FROM orders
+         UNION ALL SELECT carrier, order_code, 5, 'VAT', 'Thuế VAT', vat_amount FROM orders)${inOrder('2, 3')}`,
       `INSERT INTO order_statuses
-       SELECT order_code, k, accept_date + to_hours(k * 6), CASE k WHEN 1 THEN '21' WHEN 2 THEN '23' WHEN 3 THEN '24' WHEN 4 THEN '25'
+       SELECT carrier, order_code, k, accept_date + to_hours(k * 6), CASE k WHEN 1 THEN '21' WHEN 2 THEN '23' WHEN 3 THEN '24' WHEN 4 THEN '25'
               ELSE CASE WHEN status = '28' THEN '27' ELSE status END END, NULL, NULL, 'Hà Nội', 'Bưu cục ' || (i % 300)
        FROM synthetic, range(1, 6) AS r(k)${inOrder('i, k')}`,
       `INSERT INTO delivery_failures
-       SELECT order_code, accept_date + to_hours(20 + a * 24), lpad(CAST(1 + (i + a) % 40 AS VARCHAR), 2, '0'), 'Người nhận hẹn lại',
+       SELECT carrier, order_code, accept_date + to_hours(20 + a * 24), lpad(CAST(1 + (i + a) % 40 AS VARCHAR), 2, '0'), 'Người nhận hẹn lại',
               'Tỉnh ' || (i % 63), 'Bưu cục ' || (i % 300), accept_date + to_hours(21 + a * 24), 'tracking', 'bench', NULL
        FROM synthetic, range(0, 2) AS r(a)
        WHERE i % 3 = 0 AND (a = 0 OR i % 9 = 0)${inOrder('i, a')}`,
-      `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
+      `INSERT INTO price_quotes (carrier, quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
          real_weight, client_hub_id, service_type_id, ok, total_service_cost, quoted_at)
-       SELECT 'Q' || order_code, 'bench', order_code, account_alias, 'Hà Nội', 'Ba Đình', 'Phúc Xá', length, width, height, real_weight, 'HUB', 'DE', true,
+       SELECT carrier, 'Q' || order_code, 'bench', order_code, account_alias, 'Hà Nội', 'Ba Đình', 'Phúc Xá', length, width, height, real_weight, 'HUB', 'DE', true,
               total_service_cost - price_fr * 1.1, accept_date
        FROM orders WHERE right(order_code, 1) IN ('0', '2', '4', '6', '8')`,
       `INSERT INTO order_changes
-       SELECT order_code, 'total_service_cost', CAST(total_service_cost - 5000 AS VARCHAR), CAST(total_service_cost AS VARCHAR), accept_date + INTERVAL 4 DAY, 'bench'
+       SELECT carrier, order_code, 'total_service_cost', CAST(total_service_cost - 5000 AS VARCHAR), CAST(total_service_cost AS VARCHAR), accept_date + INTERVAL 4 DAY, 'bench'
        FROM orders WHERE status = '30' AND right(order_code, 3) = '777'`,
       // Nightly runs and their quota ledger: one run a day, each key's lookups that day.
       `INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, codes_read, codes_rejected, codes_duplicate, codes_to_look_up,
@@ -110,8 +115,8 @@ export async function buildSyntheticWarehouse(
               CAST(day AS DATE), n, 0, 0, n, n - n / 1000, n / 1000, 0, 0, n, 0, 'ok'
        FROM (SELECT CAST(accept_date AS DATE) AS day, count(*) AS n FROM synthetic GROUP BY ALL)`,
       `INSERT INTO quota_usage
-       SELECT CAST(accept_date AS DATE), account_alias, count(*), max(accept_date) FROM synthetic GROUP BY ALL
-       UNION ALL SELECT CAST(accept_date AS DATE), '*', count(*), max(accept_date) FROM synthetic GROUP BY ALL`,
+       SELECT carrier, CAST(accept_date AS DATE), account_alias, count(*), max(accept_date) FROM synthetic GROUP BY ALL
+       UNION ALL SELECT carrier, CAST(accept_date AS DATE), '*', count(*), max(accept_date) FROM synthetic GROUP BY ALL`,
       ...(partnerCsv === undefined
         ? []
         : [
@@ -143,7 +148,7 @@ function lookupHistoryStatements(history: LookupHistory, orders: number): string
             day, ${history.perNight}, 0, 0, ${history.perNight}, ${history.perNight}, 0, 0, 0, ${history.perNight}, 0, 'ok'
      FROM (${nights})`,
     `INSERT INTO lookup_results
-     SELECT 'history-' || strftime(day, '%Y%m%d'), 'EX' || lpad(CAST(1 + (n * ${history.perNight} + k) % ${orders} AS VARCHAR), 9, '0'),
+     SELECT ${CARRIER}, 'history-' || strftime(day, '%Y%m%d'), 'EX' || lpad(CAST(1 + (n * ${history.perNight} + k) % ${orders} AS VARCHAR), 9, '0'),
             'shop-' || ((1 + (n * ${history.perNight} + k) % ${orders}) % 5), CASE WHEN k % 500 = 0 THEN 'carrier_error' ELSE 'ok' END,
             CASE WHEN k % 500 = 0 THEN 'ORDER_NOT_FOUND' END, CASE WHEN k % 500 = 0 THEN 'Không tìm thấy vận đơn' END, 1,
             'nightly.csv:' || (k + 2), CAST(day AS TIMESTAMPTZ) + INTERVAL 2 HOUR - INTERVAL 7 HOUR + to_milliseconds(k * 20)
@@ -166,20 +171,20 @@ function payoutStatements(): string[] {
             CAST(o.cod_amount AS BIGINT) AS cod_collected,
             CAST(round(o.total_service_cost) AS BIGINT) + CASE WHEN i % 89 = 0 THEN 2000 ELSE 0 END AS fees_withheld,
             CASE WHEN i % 97 = 0 THEN -1000 ELSE 0 END AS short
-     FROM synthetic AS s JOIN orders AS o ON o.order_code = s.order_code
+     FROM synthetic AS s JOIN orders AS o ON o.carrier = s.carrier AND o.order_code = s.order_code
      WHERE o.cod_amount > 0 AND i % 50 <> 1 AND (s.status = '30' OR (s.status = '28' AND i % 22 = 0))
      UNION ALL
      SELECT 'P' || strftime(s.accept_date + INTERVAL 6 DAY, '%Y%m%d'), CAST(s.accept_date + INTERVAL 6 DAY AS DATE), s.order_code,
             CAST(o.cod_amount AS BIGINT), 0, 0
-     FROM synthetic AS s JOIN orders AS o ON o.order_code = s.order_code
+     FROM synthetic AS s JOIN orders AS o ON o.carrier = s.carrier AND o.order_code = s.order_code
      WHERE o.cod_amount > 0 AND s.status = '30' AND i % 113 = 0 AND i % 50 <> 1`,
     `INSERT INTO payout_lines
-     SELECT '247express', batch_id, order_code, 'cod', batch_date,
+     SELECT ${CARRIER}, batch_id, order_code, 'cod', batch_date,
             sum(cod_collected - fees_withheld + short) OVER (PARTITION BY batch_id) + CASE WHEN hash(batch_id) % 7 = 0 THEN 5000 ELSE 0 END,
             cod_collected, fees_withheld, 0, cod_collected - fees_withheld + short, 'bench.csv', 'bench', TIMESTAMPTZ '2026-12-01 00:00:00+07'
      FROM synthetic_lines ORDER BY batch_id, order_code`,
     `INSERT INTO payout_line_fees
-     SELECT '247express', batch_id, order_code, 'cod', 'shipping', fees_withheld FROM synthetic_lines WHERE fees_withheld <> 0
+     SELECT ${CARRIER}, batch_id, order_code, 'cod', 'shipping', fees_withheld FROM synthetic_lines WHERE fees_withheld <> 0
      ORDER BY batch_id, order_code`,
     'DROP TABLE synthetic_lines',
   ];

@@ -1,6 +1,7 @@
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { RUN_CARRIER } from '../pipeline/run-carrier.js';
 import { loadCallbackJournalSlice, readCallbackJournalProgress } from '../warehouse/callback-event-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { listJournalSegments, readJournalLines, segmentWriterEnded } from './callback-journal.js';
@@ -79,6 +80,7 @@ export async function ingestCallbackJournal(
         warehouse,
         { segment, endOffset: slice.endOffset, lines: readable, lineCount: slice.lines.length },
         options.spoolDir,
+        RUN_CARRIER,
       );
       lines += slice.lines.length;
       unreadableLines += slice.lines.length - readable.length;

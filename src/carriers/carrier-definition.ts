@@ -4,10 +4,27 @@ import type { NeutralStatus } from './neutral-status.js';
 export interface CarrierStatus {
   readonly code: string;
   readonly name: string;
+  /** As the carrier shows it to people (Vietnamese). */
+  readonly displayName: string;
   readonly meaning: string;
   /** No further status change is expected. */
   readonly terminal: boolean;
   readonly neutral: NeutralStatus;
+}
+
+/** A carrier's reason for a failed delivery attempt. */
+export interface CarrierDelayReason {
+  readonly code: string;
+  readonly meaning: string;
+  /** As the carrier's courier writes it; null where the carrier publishes none. */
+  readonly note: string | null;
+}
+
+/** A handling step a carrier reports between statuses. */
+export interface CarrierTrackingStep {
+  readonly code: string;
+  readonly name: string;
+  readonly displayName: string;
 }
 
 /**
@@ -20,6 +37,14 @@ export interface CarrierDefinition {
   /** As the carrier writes its own name. */
   readonly name: string;
   readonly statuses: readonly CarrierStatus[];
+  readonly delayReasons: readonly CarrierDelayReason[];
+  readonly trackingSteps: readonly CarrierTrackingStep[];
+  /**
+   * The carrier gives its order codes in rising order of creation, so an order accepted later never has
+   * a smaller code: a report may then bound the codes of a date range by those of its first and last
+   * orders before it reads their dates.
+   */
+  readonly risingOrderCodes: boolean;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

@@ -26,6 +26,7 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   WAREHOUSE_OUT_OF_MEMORY: EXIT.FAILURE,
   WAREHOUSE_NOT_DUCKDB: EXIT.BAD_INPUT,
   WAREHOUSE_NOT_OURS: EXIT.BAD_INPUT,
+  WAREHOUSE_NO_ROOM: EXIT.FAILURE,
   QUERY_REFUSED: EXIT.BAD_INPUT,
   SOURCE_UNREADABLE: EXIT.BAD_INPUT,
   PARTNER_RECORDS_UNREADABLE: EXIT.BAD_INPUT,
@@ -84,6 +85,8 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
     return wording === 'job'
       ? 'nothing was written to it; name the warehouse, or a new file, in the configuration'
       : 'nothing was written to it; give --db the warehouse, or a new path to start one';
+  if (error.code === 'WAREHOUSE_NO_ROOM')
+    return 'nothing was changed; free room on that file system, or move the warehouse to a larger one, and run parcel-recon upgrade';
   if (error.code === 'STATEMENT_HEADER_MISMATCH')
     return 'nothing was imported; give --layout the layout the statement is written in, or map its columns in the configuration (payouts.layouts)';
   if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   WAREHOUSE_OUT_OF_MEMORY: 'DuckDB ran out of memory',
   WAREHOUSE_NOT_DUCKDB: 'the warehouse path names a file that is not a DuckDB database',
   WAREHOUSE_NOT_OURS: 'the warehouse path names a DuckDB database that is not a parcel-recon warehouse',
+  WAREHOUSE_NO_ROOM: "the warehouse's file system has too little free room for the schema upgrade",
   QUERY_REFUSED: 'the query reads or writes a file, loads an extension or changes a setting',
   SOURCE_UNREADABLE: 'the order codes cannot be read',
   PARTNER_RECORDS_UNREADABLE: "the partner's records cannot be read",

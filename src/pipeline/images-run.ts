@@ -19,6 +19,7 @@ import {
   type OperationRunIdentity,
   operationExitState,
 } from './customer-operation-run.js';
+import { RUN_CARRIER } from './run-carrier.js';
 import type { RunExitState } from './run-lifecycle.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
@@ -170,7 +171,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     const batch = { lists, results };
     lists = [];
     results = [];
-    await loadImageLists(warehouse, batch, run.spoolDir);
+    await loadImageLists(warehouse, batch, run.spoolDir, RUN_CARRIER);
   };
 
   const storedImages = async (items: readonly ImageItem[], orderCode: string): Promise<StoredImage[]> => {

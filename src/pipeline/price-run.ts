@@ -12,6 +12,7 @@ import {
   operationExitState,
 } from './customer-operation-run.js';
 import type { PriceInputSource } from './price-inputs.js';
+import { RUN_CARRIER } from './run-carrier.js';
 import { exitStateOfError, type RunExitState } from './run-lifecycle.js';
 
 export interface PriceRunOptions extends CustomerRunOptions {
@@ -71,7 +72,7 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   const flush = async () => {
     const rows = batch;
     batch = [];
-    await loadPriceQuotes(warehouse, rows, run.spoolDir);
+    await loadPriceQuotes(warehouse, rows, run.spoolDir, RUN_CARRIER);
   };
 
   const quote = async (request: PriceRequest, orderCode: string | null, alias: string, origin: string) => {

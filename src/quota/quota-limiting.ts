@@ -27,6 +27,8 @@ export interface SharedQuota {
 
 export interface QuotaLimitingOptions {
   readonly warehouse: Warehouse;
+  /** The carrier whose quota the run spends. */
+  readonly carrier: string;
   readonly shared?: SharedQuota | undefined;
   readonly policy: QuotaPolicy;
   readonly aliases: readonly string[];
@@ -67,15 +69,15 @@ function reservationChunk(policy: QuotaPolicy, aliases: readonly string[]): numb
  * lost its data, runs before `--redis`).
  */
 export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<QuotaLimiting> {
-  const { warehouse, shared, policy, aliases, now } = options;
+  const { warehouse, carrier, shared, policy, aliases, now } = options;
   // Its own connection, so a reservation never waits behind a batch load.
   const quotaConnection = await warehouse.openSession();
-  let store = warehouseQuotaStore(quotaConnection);
+  let store = warehouseQuotaStore(quotaConnection, carrier);
   if (shared) {
     const redisStore = redisQuotaStore(shared.redis.client, shared.prefix);
     const today = carrierDayOf(now(), policy.dayUtcOffsetMinutes);
-    await redisStore.floor(today, await readQuotaUsage(quotaConnection, today));
-    for (const alias of (await readQuotaLimitReports(quotaConnection, today)).keys())
+    await redisStore.floor(today, await readQuotaUsage(quotaConnection, carrier, today));
+    for (const alias of (await readQuotaLimitReports(quotaConnection, carrier, today)).keys())
       await redisStore.reportLimit(today, alias);
     store = redisStore;
   }
@@ -88,8 +90,9 @@ export async function openQuotaLimiting(options: QuotaLimitingOptions): Promise<
   // The warehouse keeps the shared counts and limit answers this worker saw, for `quota` and the reports.
   const recordSharedCounts = async () => {
     if (!shared) return;
-    await raiseQuotaUsageRows(quotaConnection, ledger.carrierDay, ledger.storedCounts());
-    for (const alias of ledger.limitReported()) await reportQuotaLimit(quotaConnection, ledger.carrierDay, alias);
+    await raiseQuotaUsageRows(quotaConnection, carrier, ledger.carrierDay, ledger.storedCounts());
+    for (const alias of ledger.limitReported())
+      await reportQuotaLimit(quotaConnection, carrier, ledger.carrierDay, alias);
   };
   return {
     ledger,

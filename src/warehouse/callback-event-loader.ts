@@ -1,5 +1,6 @@
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
+import { sqlText } from './sql-literals.js';
 import type { Warehouse } from './warehouse.js';
 
 /** A run of whole lines of a callback journal segment, ending at `endOffset` bytes into it. */
@@ -50,12 +51,13 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
  * delivery attempts (status 16; without a delay code the reason is unknown, as tracking records it) into
  * `delivery_failures` (identity order and time to the second, so the same attempt seen by tracking
  * makes one row; of one attempt's callbacks, one with a delay code first), and the segment's new offset.
- * Returns how many events were new.
+ * Returns how many events were new. The callbacks are `carrier`'s.
  */
 export async function loadCallbackJournalSlice(
   warehouse: Warehouse,
   slice: CallbackJournalSlice,
   spoolDir: string,
+  carrier: string,
 ): Promise<number> {
   return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {
     const file = slice.lines.length === 0 ? undefined : await spool.write(slice.lines);
@@ -64,21 +66,21 @@ export async function loadCallbackJournalSlice(
       if (file !== undefined) {
         await sql.run(
           `CREATE OR REPLACE TEMP TABLE ${STAGED} AS
-           SELECT * FROM ${spoolFileRows('$file', file, JOURNAL_FIELDS)}
+           SELECT ${sqlText(carrier)} AS carrier, * FROM ${spoolFileRows('$file', file, JOURNAL_FIELDS)}
            QUALIFY row_number() OVER (PARTITION BY eventId ORDER BY receivedAt) = 1`,
           { file: file.path },
         );
         inserted = await sql.run(
           `INSERT INTO callback_events
-           SELECT eventId, orderCode, status, statusName, eventTime, transactionId, deliveryDate, receiverName, mailman,
+           SELECT carrier, eventId, orderCode, status, statusName, eventTime, transactionId, deliveryDate, receiverName, mailman,
                   deliveryNotes, delayCode, delayNotes, requestFeedbackCount, description, externalCode, referenceCode,
                   accountAlias, authMethod, receivedAt, body
            FROM ${STAGED}
            ON CONFLICT DO NOTHING`,
         );
         await sql.run(
-          `INSERT INTO delivery_failures (order_code, attempted_at, delay_code, delay_note, observed_at, source, callback_event_id)
-           SELECT orderCode, date_trunc('second', eventTime), delayCode, delayNotes, receivedAt, 'callback', eventId
+          `INSERT INTO delivery_failures (carrier, order_code, attempted_at, delay_code, delay_note, observed_at, source, callback_event_id)
+           SELECT carrier, orderCode, date_trunc('second', eventTime), delayCode, delayNotes, receivedAt, 'callback', eventId
            FROM ${STAGED}
            WHERE status = '16'
            QUALIFY row_number() OVER (PARTITION BY orderCode, date_trunc('second', eventTime) ORDER BY delayCode IS NULL, receivedAt) = 1

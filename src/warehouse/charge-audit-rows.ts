@@ -1,4 +1,5 @@
 import { PRICE_SERVICE, STATUS } from '../carriers/247express/contract.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 
 /** The table of per-order audit rows (schema v1-baseline.ts). */
@@ -56,7 +57,7 @@ const AUDITED_ORDER_COLUMNS = [
 
 /**
  * The audit row of every order in `orders` (a relation of orders' rows) whose rows in the other tables
- * match `condition` (a condition on `order_code`, `true` for all): the order's columns a charges
+ * match `condition` (a condition on `carrier` and `order_code`, `true` for all): the order's columns a charges
  * report reads, and what the charge checks read from the order's charge lines, status history,
  * latest successful price quote and changes after delivery.
  * The checks themselves depend on a report's rules and invoices, so they are computed from these rows
@@ -70,47 +71,47 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
   const ofHistory = (conditions: string[]) => where(conditions, history === undefined ? condition : 'true');
   return `
     WITH lines AS (
-      SELECT order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
+      SELECT carrier, order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
              CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
              -- An unordered list sorted per order: an ordered string_agg sorts far slower.
              array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
-      FROM ${history?.charges ?? 'order_charges'} ${ofHistory([])} GROUP BY order_code
+      FROM ${history?.charges ?? 'order_charges'} ${ofHistory([])} GROUP BY carrier, order_code
     ),
     history AS (
-      SELECT order_code,
+      SELECT carrier, order_code,
              bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
              bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
              max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
       -- Only the statuses the checks look at: an order without any has no row, which reads the same.
       FROM ${history?.statuses ?? 'order_statuses'} ${ofHistory([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
-      GROUP BY order_code
+      GROUP BY carrier, order_code
     ),
     quotes AS (
-      SELECT order_code, total_service_cost AS quote_total, quote_id
+      SELECT carrier, order_code, total_service_cost AS quote_total, quote_id
       FROM price_quotes ${where(['ok', 'order_code IS NOT NULL'])}
-      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
+      QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY quoted_at DESC, quote_id DESC) = 1
     ),
     rebills AS (
-      SELECT c.order_code, arg_min(TRY_CAST(c.old_value AS ${MONEY}), c.seen_at) AS total_at_delivery,
+      SELECT c.carrier, c.order_code, arg_min(TRY_CAST(c.old_value AS ${MONEY}), c.seen_at) AS total_at_delivery,
              min(c.seen_at) AS changed_at
       FROM (SELECT * FROM order_changes ${where(["field = 'total_service_cost'"])}) AS c
-      JOIN history AS h ON h.order_code = c.order_code
+      JOIN history AS h ON ${sameOrder('h', 'c')}
       WHERE c.seen_at > h.delivered_at
-      GROUP BY c.order_code
+      GROUP BY c.carrier, c.order_code
     )
-    SELECT o.order_code, ${AUDITED_ORDER_COLUMNS.map((c) => `o.${c}`).join(', ')}, l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
+    SELECT o.carrier, o.order_code, ${AUDITED_ORDER_COLUMNS.map((c) => `o.${c}`).join(', ')}, l.price_info, CAST(coalesce(l.lines_total, 0) AS ${MONEY}) AS lines_total,
            CAST(coalesce(l.far_region_line_cost, 0) AS ${MONEY}) AS far_region_line_cost,
            coalesce(h.returned, false) AS returned_in_history, coalesce(h.cancelled, false) AS cancelled_in_history,
            h.delivered_at, q.quote_id, q.quote_total, r.total_at_delivery, r.changed_at AS total_changed_at
     FROM ${orders} AS o
-    LEFT JOIN lines AS l ON l.order_code = o.order_code
-    LEFT JOIN history AS h ON h.order_code = o.order_code
-    LEFT JOIN quotes AS q ON q.order_code = o.order_code
-    LEFT JOIN rebills AS r ON r.order_code = o.order_code`;
+    LEFT JOIN lines AS l ON ${sameOrder('l', 'o')}
+    LEFT JOIN history AS h ON ${sameOrder('h', 'o')}
+    LEFT JOIN quotes AS q ON ${sameOrder('q', 'o')}
+    LEFT JOIN rebills AS r ON ${sameOrder('r', 'o')}`;
 }
 
 /**
- * Recomputes the audit rows of the orders `codes` selects (a query of one column, order_code): the
+ * Recomputes the audit rows of the orders `codes` selects (a query of carrier and order_code): the
  * writers of an audit's inputs call it in their transaction for the orders they changed, so the
  * audit rows always match the rows they come from. `codes` undefined recomputes every order's.
  */
@@ -121,7 +122,7 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
     return;
   }
   await sql.run(
-    `CREATE OR REPLACE TEMP TABLE charge_audit_codes AS SELECT DISTINCT order_code FROM (${codes})`,
+    `CREATE OR REPLACE TEMP TABLE charge_audit_codes AS SELECT DISTINCT carrier, order_code FROM (${codes})`,
     parameters,
   );
   await refreshChargeAuditOf(sql, 'charge_audit_codes', true);
@@ -129,7 +130,7 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
 }
 
 /**
- * Recomputes the audit rows of the orders in `table` (each order_code once). Without `anyStored`, the
+ * Recomputes the audit rows of the orders in `table` (each carrier and order_code once). Without `anyStored`, the
  * caller knows none of them had an order row before, so none had an audit row to delete. `stored`:
  * those orders' rows, charge lines and statuses, as the caller has just stored them.
  */
@@ -139,15 +140,15 @@ export async function refreshChargeAuditOf(
   anyStored: boolean,
   stored?: StoredRows,
 ): Promise<void> {
-  const ofCodes = `order_code IN (SELECT order_code FROM ${table})`;
+  const ofCodes = ofOrdersIn(table);
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
   await sql.run(chargeAuditInsert(stored?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, stored));
 }
 
 /**
- * The statement inserting chargeAuditQuery's rows, in code order as the orders' other rows lie, so a
- * report's range of codes skips the rest.
+ * The statement inserting chargeAuditQuery's rows, in carrier and code order as the orders' other rows
+ * lie, so a report's range of codes skips the rest.
  */
 export function chargeAuditInsert(orders = 'orders', condition = 'true', history?: AuditHistory): string {
-  return `INSERT INTO ${CHARGE_AUDIT_TABLE} BY NAME ${chargeAuditQuery(orders, condition, history)} ORDER BY o.order_code`;
+  return `INSERT INTO ${CHARGE_AUDIT_TABLE} BY NAME ${chargeAuditQuery(orders, condition, history)} ORDER BY o.carrier, o.order_code`;
 }

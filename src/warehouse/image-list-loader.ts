@@ -2,6 +2,7 @@ import type { CarrierInstant } from '../carriers/247express/contract.js';
 import type { JsonFields } from '../carriers/answer-sql.js';
 import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
+import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
 /** One image of a fetched list, and what became of its download when one was asked for. */
@@ -56,9 +57,14 @@ const LIST_FIELDS: JsonFields = {
  * Loads image lists in one transaction with the run's lookup_results rows, through NDJSON spool files:
  * each list replaces the order's order_image_lists row (image_count, possibly 0) and its order_images
  * rows. Only answers that passed the contract get here: a failed or malformed answer is a
- * lookup_results row and leaves the order's stored list as it was.
+ * lookup_results row and leaves the order's stored list as it was. The orders are `carrier`'s.
  */
-export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch, spoolDir: string): Promise<void> {
+export async function loadImageLists(
+  warehouse: Warehouse,
+  batch: ImageListBatch,
+  spoolDir: string,
+  carrier: string,
+): Promise<void> {
   if (batch.lists.length === 0 && batch.results.length === 0) return;
   const lists = [...new Map(batch.lists.map((list) => [list.orderCode, list])).values()];
   await withNdjsonSpool(spoolDir, 'image-lists', async (spool) => {
@@ -66,8 +72,8 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
     const resultsFile = batch.results.length === 0 ? undefined : await spool.write(batch.results.map(resultSpoolLine));
     await warehouse.loadTransaction(
       async (sql) => {
-        if (listsFile !== undefined) await replaceLists(sql, listsFile);
-        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+        if (listsFile !== undefined) await replaceLists(sql, listsFile, carrier);
+        if (resultsFile !== undefined) await loadResults(sql, resultsFile, carrier);
       },
       `a batch of ${batch.results.length} image lookups`,
       ['batchSize'],
@@ -75,22 +81,26 @@ export async function loadImageLists(warehouse: Warehouse, batch: ImageListBatch
   });
 }
 
-async function replaceLists(sql: SqlRunner, file: SpoolFile): Promise<void> {
+async function replaceLists(sql: SqlRunner, file: SpoolFile, carrier: string): Promise<void> {
   await sql.run(
-    `CREATE OR REPLACE TEMP TABLE staged_image_lists AS SELECT * FROM ${spoolFileRows('$file', file, LIST_FIELDS)}`,
+    `CREATE OR REPLACE TEMP TABLE staged_image_lists AS
+     SELECT ${sqlText(carrier)} AS carrier, * FROM ${spoolFileRows('$file', file, LIST_FIELDS)}`,
     { file: file.path },
   );
-  await sql.run('DELETE FROM order_images WHERE order_code IN (SELECT orderCode FROM staged_image_lists)');
+  await sql.run(
+    `DELETE FROM order_images
+     WHERE (carrier, order_code) IN (SELECT (carrier, orderCode) FROM staged_image_lists)`,
+  );
   await sql.run(
     `INSERT OR REPLACE INTO order_image_lists BY NAME
-     SELECT orderCode AS order_code, accountAlias AS account_alias, len(images) AS image_count, fetchedAt AS fetched_at, runId AS run_id
+     SELECT carrier, orderCode AS order_code, accountAlias AS account_alias, len(images) AS image_count, fetchedAt AS fetched_at, runId AS run_id
      FROM staged_image_lists`,
   );
   await sql.run(
     `INSERT INTO order_images BY NAME
-     SELECT orderCode AS order_code, image.no AS no, image.imageUrl AS image_url, fetchedAt AS fetched_at,
+     SELECT carrier, orderCode AS order_code, image.no AS no, image.imageUrl AS image_url, fetchedAt AS fetched_at,
             image.downloadedPath AS downloaded_path, image.downloadError AS download_error
-     FROM (SELECT orderCode, fetchedAt, unnest(images) AS image FROM staged_image_lists)`,
+     FROM (SELECT carrier, orderCode, fetchedAt, unnest(images) AS image FROM staged_image_lists)`,
   );
   await sql.run('DROP TABLE staged_image_lists');
 }

@@ -1,3 +1,5 @@
+import { statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Migration } from './schema/migration.js';
 import { MIGRATIONS } from './schema/schema-versions.js';
@@ -177,14 +179,58 @@ export async function pendingMigrations(connection: DuckDBConnection, label: str
   return [...MIGRATIONS].sort((a, b) => a.version - b.version).filter((m) => !applied.has(m.version));
 }
 
+const MIB = 1024 * 1024;
+
+/** The bytes the warehouse's rows take in its file: what a step that copies every table writes again. */
+async function bytesInUse(connection: DuckDBConnection): Promise<number> {
+  const [size] = await rowsOf(connection, 'SELECT used_blocks * block_size AS bytes FROM pragma_database_size()');
+  return Number(size?.bytes ?? 0);
+}
+
+/** What a schema upgrade needs of the warehouse's file system, and what it has. */
+export interface UpgradeRoom {
+  readonly neededBytes: number;
+  readonly freeBytes: number;
+}
+
+/**
+ * The free room the pending steps need on the file system of the warehouse file `file`: a copy of its
+ * rows when a step rebuilds every table, else none. Undefined when no step copies.
+ */
+export async function upgradeRoom(
+  connection: DuckDBConnection,
+  file: string,
+  pending: readonly Migration[],
+): Promise<UpgradeRoom | undefined> {
+  if (!pending.some((m) => m.copiesEveryTable)) return undefined;
+  const room = await statfs(dirname(file));
+  return { neededBytes: await bytesInUse(connection), freeBytes: room.bavail * room.bsize };
+}
+
+const inMib = (bytes: number) => `${Math.ceil(bytes / MIB)} MB`;
+
+/** Refuses, before anything is written, an upgrade whose copy of the tables the file system has no room for. */
+function requireRoom(label: string, room: UpgradeRoom | undefined, pending: readonly Migration[]): void {
+  if (room === undefined || room.freeBytes >= room.neededBytes) return;
+  const step = pending.find((m) => m.copiesEveryTable);
+  throw new WarehouseError(
+    `warehouse ${label}: schema step ${step?.version} (${step?.name}) copies every table before it drops the old one and needs ${inMib(room.neededBytes)} free on its file system, which has ${inMib(room.freeBytes)}`,
+    undefined,
+    'WAREHOUSE_NO_ROOM',
+  );
+}
+
 /**
  * Applies the migrations the file has not had yet, all in one transaction with their
- * schema_migrations rows: a step that fails leaves the file as it was before the first. Returns the
- * versions applied (none when the schema is current).
+ * schema_migrations rows: a step that fails leaves the file as it was before the first. A step that
+ * copies every table is refused before it starts when the file system of `file` (the warehouse's
+ * file; none in memory) has less free room than the copy. Returns the versions applied (none when
+ * the schema is current).
  */
-export async function applyMigrations(connection: DuckDBConnection, label: string): Promise<number[]> {
+export async function applyMigrations(connection: DuckDBConnection, label: string, file?: string): Promise<number[]> {
   const pending = await pendingMigrations(connection, label);
   if (pending.length === 0) return [];
+  if (file !== undefined) requireRoom(label, await upgradeRoom(connection, file, pending), pending);
   await connection.run('BEGIN TRANSACTION');
   let step: Migration | undefined;
   try {

@@ -1,5 +1,6 @@
 import { STATUS } from '../carriers/247express/contract.js';
 import { moneyDecimal } from '../carriers/answer-sql.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlRunner } from './warehouse.js';
 
 /** Source of the delivery_failures rows taken from tracking snapshots (the callback receiver writes 'callback'). */
@@ -49,10 +50,10 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string, stored:
   );
   await sql.run(
     `INSERT INTO order_changes
-     SELECT order_code, change.field, change.old_value, change.new_value, seen_at, run_id
+     SELECT carrier, order_code, change.field, change.old_value, change.new_value, seen_at, run_id
      FROM (
-       SELECT s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, unnest([${fields.join(', ')}]) AS change
-       FROM ${staged} AS s JOIN ${stored} AS stored ON stored.order_code = s.order_code
+       SELECT s.carrier, s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, unnest([${fields.join(', ')}]) AS change
+       FROM ${staged} AS s JOIN ${stored} AS stored ON ${sameOrder('stored', 's')}
      )
      WHERE change.old_value IS DISTINCT FROM change.new_value
      ON CONFLICT DO NOTHING`,
@@ -60,25 +61,26 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string, stored:
   await sql.run(
     `INSERT INTO order_changes
      WITH seen AS (
-       SELECT s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, s.price_info
-       FROM ${staged} AS s WHERE EXISTS (SELECT 1 FROM ${stored} AS stored WHERE stored.order_code = s.order_code)
+       SELECT s.carrier, s.order_code, s.last_seen_at AS seen_at, s.last_run_id AS run_id, s.price_info
+       FROM ${staged} AS s WHERE EXISTS (SELECT 1 FROM ${stored} AS stored WHERE ${sameOrder('stored', 's')})
      ),
      new_lines AS (
-       SELECT order_code, service_id, CAST(sum(${moneyDecimal('cost_text')}) AS DECIMAL(20,4)) AS cost
-       FROM (SELECT order_code, coalesce(line.serviceID, '') AS service_id, line.cost AS cost_text FROM (SELECT order_code, unnest(price_info) AS line FROM seen))
+       SELECT carrier, order_code, service_id, CAST(sum(${moneyDecimal('cost_text')}) AS DECIMAL(20,4)) AS cost
+       FROM (SELECT carrier, order_code, coalesce(line.serviceID, '') AS service_id, line.cost AS cost_text FROM (SELECT carrier, order_code, unnest(price_info) AS line FROM seen))
        GROUP BY ALL
      ),
      old_lines AS (
-       SELECT order_code, coalesce(service_id, '') AS service_id, CAST(sum(cost) AS DECIMAL(20,4)) AS cost
-       FROM order_charges WHERE order_code IN (SELECT order_code FROM seen)
+       SELECT carrier, order_code, coalesce(service_id, '') AS service_id, CAST(sum(cost) AS DECIMAL(20,4)) AS cost
+       FROM order_charges WHERE ${ofOrdersIn('seen')}
        GROUP BY ALL
      )
-     SELECT seen.order_code, 'price_info.' || lines.service_id, CAST(lines.old_cost AS VARCHAR), CAST(lines.new_cost AS VARCHAR), seen.seen_at, seen.run_id
+     SELECT seen.carrier, seen.order_code, 'price_info.' || lines.service_id, CAST(lines.old_cost AS VARCHAR), CAST(lines.new_cost AS VARCHAR), seen.seen_at, seen.run_id
      FROM (
-       SELECT coalesce(n.order_code, o.order_code) AS order_code, coalesce(n.service_id, o.service_id) AS service_id, o.cost AS old_cost, n.cost AS new_cost
-       FROM new_lines AS n FULL OUTER JOIN old_lines AS o ON o.order_code = n.order_code AND o.service_id = n.service_id
+       SELECT coalesce(n.carrier, o.carrier) AS carrier, coalesce(n.order_code, o.order_code) AS order_code,
+              coalesce(n.service_id, o.service_id) AS service_id, o.cost AS old_cost, n.cost AS new_cost
+       FROM new_lines AS n FULL OUTER JOIN old_lines AS o ON ${sameOrder('o', 'n')} AND o.service_id = n.service_id
      ) AS lines
-     JOIN seen ON seen.order_code = lines.order_code
+     JOIN seen ON ${sameOrder('seen', 'lines')}
      WHERE lines.old_cost IS DISTINCT FROM lines.new_cost
      ON CONFLICT DO NOTHING`,
   );
@@ -95,28 +97,28 @@ export async function recordOrderChanges(sql: SqlRunner, staged: string, stored:
  */
 export async function recordDeliveryFailures(sql: SqlRunner, staged: string): Promise<void> {
   await sql.run(
-    `INSERT INTO delivery_failures (order_code, attempted_at, delay_code, delay_note, province_name, post_office_name, observed_at, source, run_id, callback_event_id)
+    `INSERT INTO delivery_failures (carrier, order_code, attempted_at, delay_code, delay_note, province_name, post_office_name, observed_at, source, run_id, callback_event_id)
      WITH attempts AS (
-       SELECT order_code, attempted_at, province_name, post_office_name, last_seen_at, last_run_id,
+       SELECT carrier, order_code, attempted_at, province_name, post_office_name, last_seen_at, last_run_id,
               CASE WHEN latest THEN delay_code END AS delay_code, CASE WHEN latest THEN delay_note END AS delay_note
        FROM (
-         SELECT *, row_number() OVER (PARTITION BY order_code ORDER BY attempted_at DESC) = 1 AS latest
+         SELECT *, row_number() OVER (PARTITION BY carrier, order_code ORDER BY attempted_at DESC) = 1 AS latest
          FROM (
-           SELECT order_code, date_trunc('second', entry."time") AS attempted_at, entry.provinceName AS province_name,
+           SELECT carrier, order_code, date_trunc('second', entry."time") AS attempted_at, entry.provinceName AS province_name,
                   entry.postOfficeName AS post_office_name, delay_code, delay_note, last_seen_at, last_run_id
-           FROM (SELECT order_code, delay_code, delay_note, last_seen_at, last_run_id, unnest(statuses) AS entry FROM ${staged})
+           FROM (SELECT carrier, order_code, delay_code, delay_note, last_seen_at, last_run_id, unnest(statuses) AS entry FROM ${staged})
            WHERE entry.status = '${STATUS.AWAITING_HANDLING}' AND entry."time" IS NOT NULL
          )
-         QUALIFY row_number() OVER (PARTITION BY order_code, attempted_at ORDER BY attempted_at) = 1
+         QUALIFY row_number() OVER (PARTITION BY carrier, order_code, attempted_at ORDER BY attempted_at) = 1
        )
      )
-     SELECT order_code, attempted_at, delay_code, delay_note, province_name, post_office_name, last_seen_at, '${FAILURE_SOURCE_TRACKING}', last_run_id, NULL
+     SELECT carrier, order_code, attempted_at, delay_code, delay_note, province_name, post_office_name, last_seen_at, '${FAILURE_SOURCE_TRACKING}', last_run_id, NULL
      FROM attempts AS a
      WHERE NOT EXISTS (
        SELECT 1 FROM delivery_failures AS f
-       WHERE f.order_code IN (SELECT order_code FROM ${staged}) AND f.order_code = a.order_code AND f.attempted_at = a.attempted_at AND (f.delay_code IS NOT NULL OR a.delay_code IS NULL)
+       WHERE f.order_code IN (SELECT order_code FROM ${staged}) AND ${sameOrder('f', 'a')} AND f.attempted_at = a.attempted_at AND (f.delay_code IS NOT NULL OR a.delay_code IS NULL)
      )
-     ON CONFLICT (order_code, attempted_at) DO UPDATE SET
+     ON CONFLICT (carrier, order_code, attempted_at) DO UPDATE SET
        delay_code = coalesce(delivery_failures.delay_code, excluded.delay_code),
        delay_note = coalesce(delivery_failures.delay_note, excluded.delay_note),
        province_name = coalesce(delivery_failures.province_name, excluded.province_name),

@@ -1,4 +1,5 @@
 import { refreshChargeAudit } from './charge-audit-rows.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
 import { HISTORY_TABLES } from './snapshot-spool-format.js';
 import { sqlText } from './sql-literals.js';
@@ -52,20 +53,21 @@ const source = (table: string) => `${REBUILD_SOURCE}.main.${table}`;
  */
 export async function planOrderRebuild(sql: SqlRunner): Promise<OrderRebuildPlan> {
   const answerRead = (alias: string) =>
-    `EXISTS (SELECT 1 FROM ${source('lookup_results')} AS a WHERE a.order_code = ${alias}.order_code AND a.run_id = ${alias}.run_id)`;
+    `EXISTS (SELECT 1 FROM ${source('lookup_results')} AS a WHERE ${sameOrder('a', alias)} AND a.run_id = ${alias}.run_id)`;
   await sql.run(
     `CREATE OR REPLACE TEMP TABLE ${REBUILT_ORDERS} AS
-     SELECT r.order_code FROM ${source('orders')} AS r LEFT JOIN orders AS o ON o.order_code = r.order_code
+     SELECT r.carrier, r.order_code FROM ${source('orders')} AS r LEFT JOIN orders AS o ON ${sameOrder('o', 'r')}
      WHERE o.order_code IS NULL
         OR (o.first_seen_at >= r.first_seen_at AND o.last_seen_at <= r.last_seen_at
-            AND NOT EXISTS (SELECT 1 FROM lookup_results AS l WHERE l.order_code = r.order_code AND l.outcome = 'ok' AND NOT ${answerRead('l')})
-            AND NOT EXISTS (SELECT 1 FROM order_changes AS c WHERE c.order_code = r.order_code AND NOT ${answerRead('c')}))`,
+            AND NOT EXISTS (SELECT 1 FROM lookup_results AS l WHERE ${sameOrder('l', 'r')} AND l.outcome = 'ok' AND NOT ${answerRead('l')})
+            AND NOT EXISTS (SELECT 1 FROM order_changes AS c WHERE ${sameOrder('c', 'r')} AND NOT ${answerRead('c')}))`,
   );
+  const orderKey = '(carrier, order_code)';
   const reader = await sql.readAll(
     `SELECT (SELECT count(*) FROM ${REBUILT_ORDERS}) AS rebuilt,
-            (SELECT count(*) FROM orders WHERE order_code NOT IN (SELECT order_code FROM ${source('orders')})) AS without_answers,
-            (SELECT count(*) FROM orders WHERE order_code IN (SELECT order_code FROM ${source('orders')})
-               AND order_code NOT IN (SELECT order_code FROM ${REBUILT_ORDERS})) AS partly_read`,
+            (SELECT count(*) FROM orders WHERE ${orderKey} NOT IN (SELECT ${orderKey} FROM ${source('orders')})) AS without_answers,
+            (SELECT count(*) FROM orders WHERE ${orderKey} IN (SELECT ${orderKey} FROM ${source('orders')})
+               AND ${orderKey} NOT IN (SELECT ${orderKey} FROM ${REBUILT_ORDERS})) AS partly_read`,
   );
   const row = reader.getRowObjectsJS()[0];
   return {
@@ -81,7 +83,7 @@ export async function planOrderRebuild(sql: SqlRunner): Promise<OrderRebuildPlan
  * runs it in the transaction that planned them, so the swap is whole or not at all.
  */
 export async function swapRebuiltOrders(sql: SqlRunner): Promise<void> {
-  const planned = `order_code IN (SELECT order_code FROM ${REBUILT_ORDERS})`;
+  const planned = ofOrdersIn(REBUILT_ORDERS);
   for (const table of REBUILT_BY_ORDER) {
     await sql.run(`DELETE FROM ${table} WHERE ${planned}`);
     await sql.run(`INSERT INTO ${table} BY NAME SELECT * FROM ${source(table)} WHERE ${planned}`);
@@ -91,7 +93,7 @@ export async function swapRebuiltOrders(sql: SqlRunner): Promise<void> {
   await sql.run(
     `INSERT INTO delivery_failures BY NAME SELECT * FROM ${source('delivery_failures')} WHERE ${planned} ON CONFLICT DO NOTHING`,
   );
-  await refreshChargeAudit(sql, `SELECT order_code FROM ${REBUILT_ORDERS}`);
+  await refreshChargeAudit(sql, `SELECT carrier, order_code FROM ${REBUILT_ORDERS}`);
   await sql.run(`DROP TABLE ${REBUILT_ORDERS}`);
 }
 

@@ -2,6 +2,7 @@ import type { CarrierInstant, PriceRequest, PriceResult } from '../carriers/247e
 import { moneyDecimal } from '../carriers/answer-sql.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { sqlText } from './sql-literals.js';
 import type { Warehouse } from './warehouse.js';
 
 /** error_code of a quote the carrier refused (IsError true, or Errors not empty). */
@@ -115,13 +116,16 @@ const QUOTE_LINE_FIELDS = {
  * Loads quotes and their ExtraServices lines in one transaction through two NDJSON spool files. A
  * failed quote is a row with ok = false, its error code and message, and no lines. Money enters as
  * exact decimal text and is stored as DECIMAL(20,4). Loading the same quotes again replaces them.
+ * The quotes are `carrier`'s.
  */
 export async function loadPriceQuotes(
   warehouse: Warehouse,
   rows: readonly PriceQuoteRow[],
   spoolDir: string,
+  carrier: string,
 ): Promise<void> {
   if (rows.length === 0) return;
+  const ofCarrier = sqlText(carrier);
   await withNdjsonSpool(spoolDir, 'price-quotes', async (spool) => {
     const quotesFile = await spool.write(rows.map(quoteSpoolLine));
     const linesFile = await spool.write(lineSpoolLines(rows));
@@ -129,7 +133,7 @@ export async function loadPriceQuotes(
       async (sql) => {
         await sql.run(
           `INSERT OR REPLACE INTO price_quotes BY NAME
-         SELECT quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
+         SELECT ${ofCarrier} AS carrier, quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
                 toProvinceName AS to_province_name, toDistrictName AS to_district_name, toWardName AS to_ward_name,
                 length, width, height, realWeight AS real_weight, clientHubId AS client_hub_id, serviceTypeId AS service_type_id,
                 ok, errorCode AS error_code, errorMessage AS error_message,
@@ -140,14 +144,14 @@ export async function loadPriceQuotes(
           { file: quotesFile.path },
         );
         await sql.run(
-          `DELETE FROM price_quote_lines WHERE quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
+          `DELETE FROM price_quote_lines WHERE carrier = ${ofCarrier} AND quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
           {
             file: quotesFile.path,
           },
         );
         await sql.run(
           `INSERT INTO price_quote_lines BY NAME
-         SELECT quoteId AS quote_id, lineNo AS line_no, extraServiceId AS extra_service_id, serviceId AS service_id,
+         SELECT ${ofCarrier} AS carrier, quoteId AS quote_id, lineNo AS line_no, extraServiceId AS extra_service_id, serviceId AS service_id,
                 serviceName AS service_name, type, ${moneyDecimal('cost')} AS cost, ${moneyDecimal('informFee')} AS inform_fee,
                 isDefaultService AS is_default_service
          FROM ${spoolFileRows('$file', linesFile, QUOTE_LINE_FIELDS)}`,
@@ -156,7 +160,7 @@ export async function loadPriceQuotes(
         // A quote's latest success is an input of its order's audit row.
         await refreshChargeAudit(
           sql,
-          `SELECT order_code FROM price_quotes WHERE order_code IS NOT NULL AND quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
+          `SELECT carrier, order_code FROM price_quotes WHERE carrier = ${ofCarrier} AND order_code IS NOT NULL AND quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`,
           { file: quotesFile.path },
         );
       },

@@ -1,6 +1,11 @@
 import { countOf, instantText } from './result-values.js';
 import type { WarehouseSession } from './warehouse.js';
 
+/*
+ * The ledger is kept per carrier: each carrier's keys and quota are its own. Every function takes the
+ * carrier whose ledger it reads or writes.
+ */
+
 /** The key_alias of the row that totals every key's lookups of a carrier day. */
 export const ALL_KEYS_ALIAS = '*';
 
@@ -11,10 +16,15 @@ export interface QuotaCounts {
 }
 
 /** Lookups spent on a carrier day (YYYY-MM-DD): alias → lookups, with ALL_KEYS_ALIAS for the total. */
-export async function readQuotaUsage(warehouse: WarehouseSession, day: string): Promise<Map<string, number>> {
-  const reader = await warehouse.readAll('SELECT key_alias, lookups FROM quota_usage WHERE carrier_day = $day::DATE', {
-    day,
-  });
+export async function readQuotaUsage(
+  warehouse: WarehouseSession,
+  carrier: string,
+  day: string,
+): Promise<Map<string, number>> {
+  const reader = await warehouse.readAll(
+    'SELECT key_alias, lookups FROM quota_usage WHERE carrier = $carrier AND carrier_day = $day::DATE',
+    { carrier, day },
+  );
   return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, countOf(row.lookups)]));
 }
 
@@ -24,6 +34,7 @@ export async function readQuotaUsage(warehouse: WarehouseSession, day: string): 
  */
 export async function addQuotaUsage(
   warehouse: WarehouseSession,
+  carrier: string,
   day: string,
   alias: string,
   lookups: number,
@@ -31,6 +42,7 @@ export async function addQuotaUsage(
   checkLookups('lookups', lookups);
   checkKeyAlias(alias);
   const after = await warehouse.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
+    carrier,
     day,
     alias,
     total: ALL_KEYS_ALIAS,
@@ -41,27 +53,36 @@ export async function addQuotaUsage(
 
 /** Adds $delta to the rows of $alias and of the total for $day, creating them. */
 const ADD_TO_KEY_AND_TOTAL = `INSERT INTO quota_usage
-  SELECT $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
-  ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
+  SELECT $carrier, $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
+  ON CONFLICT (carrier, carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
 
 /**
  * Records that the carrier answered APIKEY_LIMIT for the key on the day, at its first such answer, in
  * `quota_limit_answers`: the key's count in `quota_usage` stays what was sent.
  */
-export async function reportQuotaLimit(warehouse: WarehouseSession, day: string, alias: string): Promise<void> {
+export async function reportQuotaLimit(
+  warehouse: WarehouseSession,
+  carrier: string,
+  day: string,
+  alias: string,
+): Promise<void> {
   checkKeyAlias(alias);
   await warehouse.run(
-    `INSERT INTO quota_limit_answers VALUES ($day::DATE, $alias, current_timestamp) ON CONFLICT DO NOTHING`,
-    { day, alias },
+    `INSERT INTO quota_limit_answers VALUES ($carrier, $day::DATE, $alias, current_timestamp) ON CONFLICT DO NOTHING`,
+    { carrier, day, alias },
   );
 }
 
 /** The keys the carrier answered APIKEY_LIMIT for on a carrier day, and when it first did. */
-export async function readQuotaLimitReports(warehouse: WarehouseSession, day: string): Promise<Map<string, string>> {
+export async function readQuotaLimitReports(
+  warehouse: WarehouseSession,
+  carrier: string,
+  day: string,
+): Promise<Map<string, string>> {
   const reader = await warehouse.readAll(
     `SELECT key_alias, ${instantText('answered_at')} AS answered_at FROM quota_limit_answers
-     WHERE carrier_day = $day::DATE ORDER BY key_alias`,
-    { day },
+     WHERE carrier = $carrier AND carrier_day = $day::DATE ORDER BY key_alias`,
+    { carrier, day },
   );
   return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, row.answered_at as string]));
 }
@@ -69,17 +90,19 @@ export async function readQuotaLimitReports(warehouse: WarehouseSession, day: st
 /** Sets the key's count to exactly `lookups` (e.g. giving back an over-reservation), the total by the difference. */
 export async function setQuotaUsage(
   warehouse: WarehouseSession,
+  carrier: string,
   day: string,
   alias: string,
   lookups: number,
 ): Promise<QuotaCounts> {
   checkLookups('lookups', lookups);
-  return changeKeyUsage(warehouse, day, alias, (current) => lookups - current);
+  return changeKeyUsage(warehouse, carrier, day, alias, (current) => lookups - current);
 }
 
 /** In one transaction: reads the key's count, adds `deltaOf(count)` to the key row and the total row (creating them), reads both back. */
 async function changeKeyUsage(
   warehouse: WarehouseSession,
+  carrier: string,
   day: string,
   alias: string,
   deltaOf: (current: number) => number,
@@ -87,11 +110,12 @@ async function changeKeyUsage(
   checkKeyAlias(alias);
   return warehouse.transaction(async (sql) => {
     const before = await sql.readAll(
-      'SELECT lookups FROM quota_usage WHERE carrier_day = $day::DATE AND key_alias = $alias',
-      { day, alias },
+      'SELECT lookups FROM quota_usage WHERE carrier = $carrier AND carrier_day = $day::DATE AND key_alias = $alias',
+      { carrier, day, alias },
     );
     const delta = deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups));
     const after = await sql.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
+      carrier,
       day,
       alias,
       total: ALL_KEYS_ALIAS,
@@ -117,15 +141,16 @@ function checkKeyAlias(alias: string): void {
  */
 export async function raiseQuotaUsageRows(
   warehouse: WarehouseSession,
+  carrier: string,
   day: string,
   counts: ReadonlyMap<string, number>,
 ): Promise<void> {
   for (const [alias, lookups] of counts) {
     checkLookups('lookups', lookups);
     await warehouse.run(
-      `INSERT INTO quota_usage VALUES ($day::DATE, $alias, $lookups, current_timestamp)
-       ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = greatest(quota_usage.lookups, excluded.lookups), updated_at = excluded.updated_at`,
-      { day, alias, lookups: BigInt(lookups) },
+      `INSERT INTO quota_usage VALUES ($carrier, $day::DATE, $alias, $lookups, current_timestamp)
+       ON CONFLICT (carrier, carrier_day, key_alias) DO UPDATE SET lookups = greatest(quota_usage.lookups, excluded.lookups), updated_at = excluded.updated_at`,
+      { carrier, day, alias, lookups: BigInt(lookups) },
     );
   }
 }

@@ -1,5 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../carriers/247express/contract.js';
+import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+import { NEUTRAL_STATUS_MEANINGS } from '../carriers/neutral-status.js';
 
 interface ReferenceTable {
   readonly table: string;
@@ -7,26 +8,36 @@ interface ReferenceTable {
   readonly rows: readonly (readonly DuckDBValue[])[];
 }
 
+/** Each known carrier's statuses (with the neutral status each is), delay reasons and handling steps, and the neutral statuses. */
 const REFERENCE_TABLES: readonly ReferenceTable[] = [
   {
     table: 'status_codes',
-    columns: ['code', 'name', 'display_name', 'meaning', 'is_terminal'],
-    rows: ORDER_STATUSES.map((s) => [s.code, s.name, s.displayName, s.meaning, s.terminal]),
+    columns: ['carrier', 'code', 'name', 'display_name', 'meaning', 'is_terminal', 'neutral_status'],
+    rows: KNOWN_CARRIERS.flatMap((carrier) =>
+      carrier.statuses.map((s) => [carrier.id, s.code, s.name, s.displayName, s.meaning, s.terminal, s.neutral]),
+    ),
   },
   {
     table: 'delay_reasons',
-    columns: ['code', 'meaning', 'note'],
-    rows: DELAY_REASONS.map((d) => [d.code, d.meaning, d.note]),
+    columns: ['carrier', 'code', 'meaning', 'note'],
+    rows: KNOWN_CARRIERS.flatMap((carrier) => carrier.delayReasons.map((d) => [carrier.id, d.code, d.meaning, d.note])),
   },
   {
     table: 'tracking_steps',
-    columns: ['code', 'name', 'display_name'],
-    rows: TRACKING_STEPS.map((s) => [s.code, s.name, s.displayName]),
+    columns: ['carrier', 'code', 'name', 'display_name'],
+    rows: KNOWN_CARRIERS.flatMap((carrier) =>
+      carrier.trackingSteps.map((s) => [carrier.id, s.code, s.name, s.displayName]),
+    ),
+  },
+  {
+    table: 'neutral_statuses',
+    columns: ['neutral_status', 'meaning'],
+    rows: Object.entries(NEUTRAL_STATUS_MEANINGS),
   },
 ];
 
 /**
- * Replaces the reference tables with the contract's reference data, in one transaction, so the
+ * Replaces the reference tables with the known carriers' reference data, in one transaction, so the
  * warehouse always carries the tables of the program that last wrote it. One statement per table.
  */
 export async function loadReferenceData(connection: DuckDBConnection): Promise<void> {

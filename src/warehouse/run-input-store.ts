@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -53,14 +54,15 @@ const INPUT_ROW_FIELDS = {
 } as const;
 
 /**
- * Appends rows a run read, in one statement over an NDJSON spool file. A row whose seq the run
- * already has is left as it is, so re-reading a source on resume adds nothing twice.
+ * Appends rows a run read, of `carrier`'s orders, in one statement over an NDJSON spool file. A row
+ * whose seq the run already has is left as it is, so re-reading a source on resume adds nothing twice.
  */
 export async function appendRunInputs(
   warehouse: Warehouse,
   runId: string,
   rows: readonly RunInputRow[],
   spoolDir: string,
+  carrier: string,
 ): Promise<void> {
   if (rows.length === 0) return;
   const lines = rows.map((row) =>
@@ -78,9 +80,9 @@ export async function appendRunInputs(
     const insert = (sql: SqlRunner) =>
       sql.run(
         `INSERT OR IGNORE INTO run_inputs
-         SELECT $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
+         SELECT $carrier, $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
          FROM ${spoolFileRows('$file', file, INPUT_ROW_FIELDS)}`,
-        { runId, file: file.path },
+        { carrier, runId, file: file.path },
       );
     await warehouse.loadTransaction(insert, `${rows.length} input rows`, ['memoryLimit']);
   });
@@ -101,25 +103,26 @@ export async function appendRunInputs(
  */
 const RUN_WORK = `
   WITH first_valid AS (
-    SELECT order_code, account_alias, origin, seq
+    SELECT carrier, order_code, account_alias, origin, seq
     FROM run_inputs
     WHERE run_id = $runId AND reject_code IS NULL
-    QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY seq) = 1
+    QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY seq) = 1
   )
   SELECT first_valid.*, stored.last_seen_at
   FROM first_valid
   LEFT JOIN (
-    SELECT order_code, last_seen_at, is_terminal FROM orders WHERE order_code IN (SELECT order_code FROM first_valid)
-  ) AS stored ON stored.order_code = first_valid.order_code
+    SELECT carrier, order_code, last_seen_at, is_terminal FROM orders WHERE ${ofOrdersIn('first_valid')}
+  ) AS stored ON ${sameOrder('stored', 'first_valid')}
   WHERE NOT EXISTS (
       SELECT 1 FROM lookup_results AS done
-      WHERE done.run_id = $runId AND done.order_code = first_valid.order_code AND done.outcome <> 'deferred'
+      WHERE done.run_id = $runId AND ${sameOrder('done', 'first_valid')} AND done.outcome <> 'deferred'
     )
     AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))
-    AND ($refreshTerminal OR first_valid.order_code NOT IN (
-      SELECT c.order_code FROM callback_events AS c LEFT JOIN status_codes AS s ON s.code = c.status
-      WHERE c.order_code IN (SELECT order_code FROM first_valid)
-      QUALIFY row_number() OVER (PARTITION BY c.order_code ORDER BY c.event_time DESC, c.received_at DESC) = 1
+    AND ($refreshTerminal OR (first_valid.carrier, first_valid.order_code) NOT IN (
+      SELECT (c.carrier, c.order_code)
+      FROM callback_events AS c LEFT JOIN status_codes AS s ON s.carrier = c.carrier AND s.code = c.status
+      WHERE ${ofOrdersIn('first_valid', 'c')}
+      QUALIFY row_number() OVER (PARTITION BY c.carrier, c.order_code ORDER BY c.event_time DESC, c.received_at DESC) = 1
         AND coalesce(s.is_terminal, false)
     ))`;
 
@@ -199,9 +202,9 @@ export async function deferRunWork(
 ): Promise<number> {
   return warehouse.run(
     `INSERT INTO lookup_results
-     SELECT $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
+     SELECT carrier, $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
      FROM (${RUN_WORK}) AS work
-     WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND done.order_code = work.order_code)`,
+     WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND ${sameOrder('done', 'work')})`,
     { ...options, runId },
   );
 }
@@ -220,7 +223,7 @@ export async function runInputCounts(warehouse: Warehouse, runId: string): Promi
   const reader = await warehouse.readAll(
     `SELECT count(*) AS read,
             count(*) FILTER (WHERE reject_code IS NOT NULL) AS rejected,
-            count(*) FILTER (WHERE reject_code IS NULL) - count(DISTINCT order_code) FILTER (WHERE reject_code IS NULL) AS duplicate
+            count(*) FILTER (WHERE reject_code IS NULL) - count(DISTINCT (carrier, order_code)) FILTER (WHERE reject_code IS NULL) AS duplicate
      FROM run_inputs WHERE run_id = $runId`,
     { runId },
   );
@@ -239,11 +242,14 @@ export async function recordRejectedInputs(
 ): Promise<number> {
   return warehouse.run(
     `INSERT OR IGNORE INTO lookup_results
-     SELECT run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
+     SELECT carrier, run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
      FROM run_inputs AS rejected
      WHERE run_id = $runId AND reject_code IS NOT NULL AND order_code <> ''
-       AND NOT EXISTS (SELECT 1 FROM run_inputs AS valid WHERE valid.run_id = $runId AND valid.order_code = rejected.order_code AND valid.reject_code IS NULL)
-     QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY seq) = 1`,
+       AND NOT EXISTS (
+         SELECT 1 FROM run_inputs AS valid
+         WHERE valid.run_id = $runId AND ${sameOrder('valid', 'rejected')} AND valid.reject_code IS NULL
+       )
+     QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY seq) = 1`,
     { runId, finishedAt },
   );
 }

@@ -1,4 +1,5 @@
 import type { CarrierInstant } from '../carriers/247express/contract.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
 import { RUN_STATE_RUNNING } from './run-store.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -37,7 +38,7 @@ const KEPT_LOOKUPS = 'retention_kept_lookups';
 const PRUNED_WHERE = {
   lookup_results: `run_id IN (SELECT run_id FROM ${PRUNED_RUNS})
     AND NOT EXISTS (
-      SELECT 1 FROM ${KEPT_LOOKUPS} AS k WHERE k.order_code = lookup_results.order_code AND k.run_id = lookup_results.run_id
+      SELECT 1 FROM ${KEPT_LOOKUPS} AS k WHERE ${sameOrder('k', 'lookup_results')} AND k.run_id = lookup_results.run_id
     )`,
   run_inputs: `run_id IN (SELECT run_id FROM ${PRUNED_RUNS})`,
   quota_usage: 'carrier_day < $quotaFrom::DATE',
@@ -52,9 +53,9 @@ async function markPrunedRuns(sql: SqlRunner, cut: RetentionCut): Promise<{ runI
   );
   await sql.run(
     `CREATE OR REPLACE TEMP TABLE ${KEPT_LOOKUPS} AS
-     SELECT order_code, run_id FROM lookup_results
-     WHERE order_code IN (SELECT order_code FROM lookup_results WHERE run_id IN (SELECT run_id FROM ${PRUNED_RUNS}))
-     QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY finished_at DESC, run_id DESC) = 1`,
+     SELECT carrier, order_code, run_id FROM lookup_results
+     WHERE ${ofOrdersIn(`(SELECT carrier, order_code FROM lookup_results WHERE run_id IN (SELECT run_id FROM ${PRUNED_RUNS}))`)}
+     QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY finished_at DESC, run_id DESC) = 1`,
   );
   const runIds = (await sql.readAll(`SELECT run_id FROM ${PRUNED_RUNS} ORDER BY run_id`))
     .getRowObjectsJS()

@@ -1,7 +1,9 @@
 import type { CarrierInstant } from '../carriers/247express/contract.js';
+import { DEFAULT_CARRIER_ID } from '../carriers/known-carriers.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
+import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
@@ -13,6 +15,7 @@ import {
   STAGED_ORDER_DATE,
   STAGED_SNAPSHOT_COLUMNS,
 } from './snapshot-spool-format.js';
+import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
 export { type SpooledAnswer, type SpooledSnapshot, spooledSnapshot } from './snapshot-spool-format.js';
@@ -39,6 +42,8 @@ export interface LookupResultRow {
 export interface LookupBatch {
   readonly snapshots: readonly SpooledSnapshot[];
   readonly results: readonly LookupResultRow[];
+  /** The carrier of the batch's orders (a run looks up one carrier's); the default carrier when absent. */
+  readonly carrier?: string;
 }
 
 /** The temporary table a batch's snapshots are staged in, for storeStagedSnapshots. */
@@ -63,7 +68,7 @@ export async function loadLookupBatch(warehouse: Warehouse, batch: LookupBatch, 
   if (snapshots.length === 0 && batch.results.length === 0) return;
   await withNdjsonSpool(spoolDir, 'lookup-batch', async (spool) => {
     const snapshotFiles = snapshots.length === 0 ? [] : [await spool.write(snapshots.map(lineOf))];
-    await loadLookupFiles(warehouse, { snapshotFiles, results: batch.results }, spoolDir);
+    await loadLookupFiles(warehouse, { snapshotFiles, results: batch.results, carrier: batch.carrier }, spoolDir);
   });
 }
 
@@ -79,21 +84,24 @@ export interface LookupFilesBatch {
    * stored ones is skipped.
    */
   readonly newOrdersOnly?: boolean;
+  /** The carrier of the batch's orders; the default carrier when absent. */
+  readonly carrier?: string | undefined;
 }
 
 /** loadLookupBatch for snapshots already in spool files; the files are left where they are. */
 export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBatch, spoolDir: string): Promise<void> {
   const results = latestOfEachRunAndOrder(batch.results);
   if (batch.snapshotFiles.length === 0 && results.length === 0) return;
+  const carrier = batch.carrier ?? DEFAULT_CARRIER_ID;
   await withNdjsonSpool(spoolDir, 'lookup-results', async (spool) => {
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
     await warehouse.loadTransaction(
       async (sql) => {
         if (batch.snapshotFiles.length > 0) {
-          await stageSnapshots(sql, batch.snapshotFiles);
+          await stageSnapshots(sql, batch.snapshotFiles, carrier);
           await storeStagedSnapshots(sql, batch.newOrdersOnly ?? false);
         }
-        if (resultsFile !== undefined) await loadResults(sql, resultsFile);
+        if (resultsFile !== undefined) await loadResults(sql, resultsFile, carrier);
       },
       `a batch of ${results.length} lookups`,
       ['batchSize', 'memoryLimit'],
@@ -118,16 +126,20 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
   return [...new Map(results.map((row) => [`${row.runId}\u0000${row.orderCode}`, row])).values()];
 }
 
-/** The staged snapshots' rows from a relation of spool rows (one column per answer field beside runId, accountAlias and seenAt). */
-export function stagedSnapshotsSelect(spoolRows: string): string {
-  return `SELECT *, ${STAGED_ORDER_DATE} AS order_date FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${spoolRows} AS s)`;
+/**
+ * The staged snapshots' rows, of `carrier`'s orders, from a relation of spool rows (one column per
+ * answer field beside runId, accountAlias and seenAt).
+ */
+export function stagedSnapshotsSelect(spoolRows: string, carrier: string): string {
+  return `SELECT ${sqlText(carrier)} AS carrier, *, ${STAGED_ORDER_DATE} AS order_date FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${spoolRows} AS s)`;
 }
 
 /** Fills the temporary staging table from the spool files. */
-async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[]): Promise<void> {
+async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[], carrier: string): Promise<void> {
   const limit = await sql.readAll(`SELECT current_setting('memory_limit') AS memory_limit`);
   const reader = spoolReaderFor(String(limit.getRowObjectsJS()[0]?.memory_limit));
-  const stagedSelect = (file: SnapshotSpoolFile) => stagedSnapshotsSelect(readSnapshotSpool('$file', file, reader));
+  const stagedSelect = (file: SnapshotSpoolFile) =>
+    stagedSnapshotsSelect(readSnapshotSpool('$file', file, reader), carrier);
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });
@@ -141,7 +153,7 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[
  * skips those statements, and the lookup that finds them when the caller already knows.
  *
  * A batch's cost must not grow with the orders kept before it, so every statement reaches the stored
- * rows as `order_code IN (SELECT order_code FROM staged)`: DuckDB builds its hash table from the
+ * rows as `order_code IN (SELECT order_code FROM staged)` (ofOrdersIn): DuckDB builds its hash table from the
  * batch and filters the stored table's scan by the batch's codes, skipping the row groups whose range
  * of codes holds none of them. A join or EXISTS on the stored table would build from all its rows.
  * The stored orders' rows are read once, into a small table the later statements join. (An index
@@ -149,29 +161,31 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[
  */
 export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
   const anyStored = !newOrdersOnly && (await stageStoredOrders(sql)) > 0;
+  const ofStagedOrders = ofOrdersIn(STAGED);
   if (anyStored) {
     await sql.run(
       `DELETE FROM ${STAGED} AS s
-       WHERE EXISTS (SELECT 1 FROM ${STORED} AS stored WHERE stored.order_code = s.order_code AND stored.last_seen_at > s.last_seen_at)`,
+       WHERE EXISTS (SELECT 1 FROM ${STORED} AS stored
+                    WHERE ${sameOrder('stored', 's')} AND stored.last_seen_at > s.last_seen_at)`,
     );
     await recordOrderChanges(sql, STAGED, STORED);
   }
   await recordDeliveryFailures(sql, STAGED);
   for (const table of HISTORY_TABLES) {
-    if (anyStored) await sql.run(`DELETE FROM ${table} WHERE order_code IN (SELECT order_code FROM ${STAGED})`);
+    if (anyStored) await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
   // The staged orders with their first sighting, and a date: one without a date of its own is dated by it.
   const firstSeenAt = anyStored ? 'coalesce(stored.first_seen_at, s.last_seen_at)' : 's.last_seen_at';
   const dated = `(
     SELECT s.* REPLACE (coalesce(s.order_date, ${firstSeenAt}) AS order_date), ${firstSeenAt} AS first_seen_at
-    FROM ${STAGED} AS s ${anyStored ? `LEFT JOIN ${STORED} AS stored ON stored.order_code = s.order_code` : ''})`;
+    FROM ${STAGED} AS s ${anyStored ? `LEFT JOIN ${STORED} AS stored ON ${sameOrder('stored', 's')}` : ''})`;
   // Replacing checks each row for a stored one: only when some are there.
   await sql.run(
     `${anyStored ? 'INSERT OR REPLACE' : 'INSERT'} INTO orders BY NAME
      SELECT d.* EXCLUDE (${STAGED_HISTORY_LISTS.join(', ')}), coalesce(status_code.is_terminal, false) AS is_terminal
      FROM ${dated} AS d
-     LEFT JOIN status_codes AS status_code ON status_code.code = d.status`,
+     LEFT JOIN status_codes AS status_code ON status_code.carrier = d.carrier AND status_code.code = d.status`,
   );
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
@@ -189,7 +203,7 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
 async function stageStoredOrders(sql: SqlRunner): Promise<number> {
   await sql.run(
     `CREATE OR REPLACE TEMP TABLE ${STORED} AS
-     SELECT * FROM orders WHERE order_code IN (SELECT order_code FROM ${STAGED})`,
+     SELECT * FROM orders WHERE ${ofOrdersIn(STAGED)}`,
   );
   const stored = await sql.readAll(`SELECT count(*) AS stored FROM ${STORED}`);
   return countOf(stored.getRowObjectsJS()[0]?.stored);
@@ -222,11 +236,11 @@ const RESULT_FIELDS = {
   finishedAt: 'TIMESTAMPTZ',
 } as const;
 
-/** Inserts (or replaces) the lookup_results rows of a spool file written with resultSpoolLine. */
-export async function loadResults(sql: SqlRunner, file: SpoolFile): Promise<void> {
+/** Inserts (or replaces) the lookup_results rows, of `carrier`'s orders, of a spool file written with resultSpoolLine. */
+export async function loadResults(sql: SqlRunner, file: SpoolFile, carrier: string): Promise<void> {
   await sql.run(
     `INSERT OR REPLACE INTO lookup_results
-     SELECT runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
+     SELECT ${sqlText(carrier)}, runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
      FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
     { file: file.path },
   );

@@ -262,22 +262,22 @@ export function historyRowsSelect(table: HistoryTable, staged: string): string {
   switch (table) {
     case 'order_charges':
       return `
-        SELECT order_code, line_no, service_id, service_name, ${moneyDecimal('cost_text')} AS cost
+        SELECT carrier, order_code, line_no, service_id, service_name, ${moneyDecimal('cost_text')} AS cost
         FROM (
-          SELECT order_code, CAST(n AS INTEGER) AS line_no, line.serviceID AS service_id, line.serviceName AS service_name, line.cost AS cost_text
-          FROM (SELECT order_code, generate_subscripts(price_info, 1) AS n, unnest(price_info) AS line FROM ${staged})
+          SELECT carrier, order_code, CAST(n AS INTEGER) AS line_no, line.serviceID AS service_id, line.serviceName AS service_name, line.cost AS cost_text
+          FROM (SELECT carrier, order_code, generate_subscripts(price_info, 1) AS n, unnest(price_info) AS line FROM ${staged})
         )`;
     case 'order_statuses':
       return `
-        SELECT order_code, CAST(n AS INTEGER) AS seq, entry."time" AS "time", entry.status AS status, entry.statusName AS status_name,
+        SELECT carrier, order_code, CAST(n AS INTEGER) AS seq, entry."time" AS "time", entry.status AS status, entry.statusName AS status_name,
                entry.trackingName AS tracking_name, entry.provinceName AS province_name, entry.postOfficeName AS post_office_name
-        FROM (SELECT order_code, generate_subscripts(statuses, 1) AS n, unnest(statuses) AS entry FROM ${staged})`;
+        FROM (SELECT carrier, order_code, generate_subscripts(statuses, 1) AS n, unnest(statuses) AS entry FROM ${staged})`;
     case 'order_trackings':
       return `
-        SELECT order_code, CAST(n AS INTEGER) AS seq, event.statusID AS status_id, event.statusName AS status_name,
+        SELECT carrier, order_code, CAST(n AS INTEGER) AS seq, event.statusID AS status_id, event.statusName AS status_name,
                event.postOfficeID AS post_office_id, event.postOfficeName AS post_office_name, event.provinceID AS province_id,
                event.provinceName AS province_name, event.dateChange AS date_change, event.notes AS notes
-        FROM (SELECT order_code, generate_subscripts(trackings, 1) AS n, unnest(trackings) AS event FROM ${staged})`;
+        FROM (SELECT carrier, order_code, generate_subscripts(trackings, 1) AS n, unnest(trackings) AS event FROM ${staged})`;
   }
 }
 

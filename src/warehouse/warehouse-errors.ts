@@ -10,7 +10,8 @@ export class WarehouseError extends ProductError {
       | 'WAREHOUSE_BUSY'
       | 'WAREHOUSE_OUT_OF_MEMORY'
       | 'WAREHOUSE_NOT_DUCKDB'
-      | 'WAREHOUSE_NOT_OURS' = 'WAREHOUSE_FAILED',
+      | 'WAREHOUSE_NOT_OURS'
+      | 'WAREHOUSE_NO_ROOM' = 'WAREHOUSE_FAILED',
   ) {
     super(code, message, options);
   }

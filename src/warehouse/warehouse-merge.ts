@@ -16,12 +16,12 @@ import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 const NEWEST_WINS = [
   {
     table: 'orders',
-    key: 'order_code',
+    key: ['carrier', 'order_code'],
     time: 'last_seen_at',
     parts: ['order_charges', 'order_statuses', 'order_trackings'],
   },
-  { table: 'price_quotes', key: 'quote_id', time: 'quoted_at', parts: ['price_quote_lines'] },
-  { table: 'order_image_lists', key: 'order_code', time: 'fetched_at', parts: ['order_images'] },
+  { table: 'price_quotes', key: ['carrier', 'quote_id'], time: 'quoted_at', parts: ['price_quote_lines'] },
+  { table: 'order_image_lists', key: ['carrier', 'order_code'], time: 'fetched_at', parts: ['order_images'] },
 ] as const;
 /**
  * Tables a merge does not copy: the schema's own bookkeeping and marker, and the audit rows, which are computed
@@ -59,7 +59,7 @@ async function schemaVersion(sql: SqlRunner, catalog: string): Promise<number> {
  * - orders, price quotes, image lists: a file's row wins when it is newer (last_seen_at, quoted_at,
  *   fetched_at); the rows that belong to it (an order's charges, statuses and trackings; a quote's
  *   lines; a list's images) are replaced by the file's with it;
- * - quota_usage: the largest count per (carrier_day, key_alias): each worker wrote the shared counts it saw;
+ * - quota_usage: the largest count per (carrier, carrier_day, key_alias): each worker wrote the shared counts it saw;
  * - every other table is a union: rows whose key is already there are kept as they are, tables
  *   without a key gain the rows they do not hold yet.
  */
@@ -128,12 +128,13 @@ async function mergeOne(
 
   for (const { table, key, time, parts } of NEWEST_WINS) {
     // The keys whose row in the file is newer than ours (or that we do not have).
+    const columns = key.join(', ');
     await sql.run(
       `CREATE OR REPLACE TEMP TABLE merge_newer AS
-       SELECT s.${key} FROM ${src(table)} s LEFT JOIN ${table} o USING (${key})
-       WHERE o.${key} IS NULL OR s.${time} > o.${time}`,
+       SELECT ${key.map((column) => `s.${column}`).join(', ')} FROM ${src(table)} s LEFT JOIN ${table} o USING (${columns})
+       WHERE o.${key[1]} IS NULL OR s.${time} > o.${time}`,
     );
-    const newer = `WHERE ${key} IN (SELECT ${key} FROM merge_newer)`;
+    const newer = `WHERE (${columns}) IN (SELECT (${columns}) FROM merge_newer)`;
     for (const part of parts) {
       if (!dryRun) await sql.run(`DELETE FROM ${part} ${newer}`);
       rows[part] = await insert(part, `SELECT * FROM ${src(part)} ${newer}`);
@@ -143,8 +144,11 @@ async function mergeOne(
   rows.quota_usage = await insert(
     'quota_usage',
     `SELECT * FROM ${src('quota_usage')} s
-     WHERE NOT EXISTS (SELECT 1 FROM quota_usage q WHERE q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups)`,
-    'ON CONFLICT (carrier_day, key_alias) DO UPDATE SET lookups = excluded.lookups, updated_at = excluded.updated_at',
+     WHERE NOT EXISTS (
+       SELECT 1 FROM quota_usage q
+       WHERE q.carrier = s.carrier AND q.carrier_day = s.carrier_day AND q.key_alias = s.key_alias AND q.lookups >= s.lookups
+     )`,
+    'ON CONFLICT (carrier, carrier_day, key_alias) DO UPDATE SET lookups = excluded.lookups, updated_at = excluded.updated_at',
   );
   await sql.run('DROP TABLE merge_newer');
 
@@ -166,9 +170,9 @@ async function mergeOne(
   // Every order the file holds rows of, whether or not they won: a superset of the orders whose audit inputs changed.
   await refreshChargeAudit(
     sql,
-    `SELECT order_code FROM ${src('orders')}
-     UNION ALL SELECT order_code FROM ${src('price_quotes')} WHERE order_code IS NOT NULL
-     UNION ALL SELECT order_code FROM ${src('order_changes')}`,
+    `SELECT carrier, order_code FROM ${src('orders')}
+     UNION ALL SELECT carrier, order_code FROM ${src('price_quotes')} WHERE order_code IS NOT NULL
+     UNION ALL SELECT carrier, order_code FROM ${src('order_changes')}`,
   );
   return rows;
 }

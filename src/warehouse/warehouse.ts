@@ -275,7 +275,7 @@ export class Warehouse extends WarehouseSession {
           if (!options.olderSchema) await requireCurrentSchema(connection, path);
           await confineConnection(connection, options.directories ?? [], options.files ?? []);
         } else {
-          migrationsApplied = await applyMigrations(connection, path);
+          migrationsApplied = await applyMigrations(connection, path, absolutePath);
           await loadReferenceData(connection);
         }
       } catch (error) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { MAX_RESERVATION_GROWTH, QuotaLedger, type QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { QuotaPolicySchema } from '../../src/quota/quota-policy.js';
 import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
@@ -26,7 +27,7 @@ describe('quota ledger', () => {
   it('reserves further ahead when lookups outrun its writes, never past the growth bound, and never counts less than was spent', async () => {
     const { warehouse } = await temp.open();
     const requested: number[] = [];
-    const store = slowStore(warehouseQuotaStore(warehouse), 20, requested);
+    const store = slowStore(warehouseQuotaStore(warehouse, DEFAULT_CARRIER_ID), 20, requested);
     const ledger = new QuotaLedger(store, QuotaPolicySchema.parse({}), ['shop-a'], () => NOW, FIRST_CHUNK);
     await ledger.open();
 
@@ -34,7 +35,10 @@ describe('quota ledger', () => {
     for (let i = 0; i < 300; i++) {
       spent += await ledger.spendMany('shop-a', 1);
       // Written ahead: what the warehouse counts covers every lookup let through.
-      if (i % 50 === 0) expect((await readQuotaUsage(warehouse, DAY)).get('shop-a') ?? 0).toBeGreaterThanOrEqual(spent);
+      if (i % 50 === 0)
+        expect((await readQuotaUsage(warehouse, DEFAULT_CARRIER_ID, DAY)).get('shop-a') ?? 0).toBeGreaterThanOrEqual(
+          spent,
+        );
     }
     expect(spent).toBe(300);
     expect(Math.max(...requested)).toBeGreaterThan(FIRST_CHUNK);
@@ -43,13 +47,13 @@ describe('quota ledger', () => {
     expect(requested.length).toBeLessThan(300 / (FIRST_CHUNK / 2) / 2);
 
     await ledger.settle();
-    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(300);
+    expect((await readQuotaUsage(warehouse, DEFAULT_CARRIER_ID, DAY)).get('shop-a')).toBe(300);
   });
 
   it('lets no lookup through once the carrier said APIKEY_LIMIT, not even from what is already reserved', async () => {
     const { warehouse } = await temp.open();
     const ledger = new QuotaLedger(
-      slowStore(warehouseQuotaStore(warehouse), 20, []),
+      slowStore(warehouseQuotaStore(warehouse, DEFAULT_CARRIER_ID), 20, []),
       QuotaPolicySchema.parse({ perKeyDaily: 1_000 }),
       ['shop-a'],
       () => NOW,
@@ -65,10 +69,10 @@ describe('quota ledger', () => {
     await exhausted;
     expect(await ledger.spendMany('shop-a', 1)).toBe(0);
     // What was sent stays counted as sent; the carrier's answer is kept beside it, and the next run of the day obeys it.
-    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(1);
-    expect([...(await readQuotaLimitReports(warehouse, DAY)).keys()]).toEqual(['shop-a']);
+    expect((await readQuotaUsage(warehouse, DEFAULT_CARRIER_ID, DAY)).get('shop-a')).toBe(1);
+    expect([...(await readQuotaLimitReports(warehouse, DEFAULT_CARRIER_ID, DAY)).keys()]).toEqual(['shop-a']);
     const nextRun = new QuotaLedger(
-      warehouseQuotaStore(warehouse),
+      warehouseQuotaStore(warehouse, DEFAULT_CARRIER_ID),
       QuotaPolicySchema.parse({ perKeyDaily: 1_000 }),
       ['shop-a'],
       () => NOW,
@@ -82,7 +86,7 @@ describe('quota ledger', () => {
   it('gives back lookups counted and never sent: the next lookups take them, and what is left goes back when the run ends', async () => {
     const { warehouse } = await temp.open();
     const ledger = new QuotaLedger(
-      warehouseQuotaStore(warehouse),
+      warehouseQuotaStore(warehouse, DEFAULT_CARRIER_ID),
       QuotaPolicySchema.parse({ perKeyDaily: 10 }),
       ['shop-a'],
       () => NOW,
@@ -101,6 +105,6 @@ describe('quota ledger', () => {
     expect(ledger.unspend('shop-a', 1, '2026-11-10')).toBe(false);
     expect(ledger.storedCounts().get('shop-a')).toBe(3);
     await ledger.settle();
-    expect((await readQuotaUsage(warehouse, DAY)).get('shop-a')).toBe(3);
+    expect((await readQuotaUsage(warehouse, DEFAULT_CARRIER_ID, DAY)).get('shop-a')).toBe(3);
   });
 });

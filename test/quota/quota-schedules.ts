@@ -2,6 +2,7 @@
 import { fc } from '@fast-check/vitest';
 import { expect } from 'vitest';
 import { carrierDayOf } from '../../src/carriers/247express/contract.js';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import type { QuotaUsageStore } from '../../src/quota/quota-ledger.js';
 import { type QuotaPolicy, QuotaPolicySchema, TOTAL_ALIAS } from '../../src/quota/quota-policy.js';
 import { warehouseQuotaStore } from '../../src/quota/warehouse-quota-store.js';
@@ -170,7 +171,7 @@ export async function playOnWarehouseStore<S>(
   await fc.assert(
     fc.asyncProperty(schedules, async (schedule) => {
       await warehouse.run('DELETE FROM quota_usage');
-      await play(schedule, warehouseQuotaStore(connection));
+      await play(schedule, warehouseQuotaStore(connection, DEFAULT_CARRIER_ID));
     }),
     parameters,
   );

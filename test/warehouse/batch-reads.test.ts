@@ -82,8 +82,8 @@ describe('a batch of lookups in a warehouse that holds many orders', () => {
   it("reads only the batch's own orders from the orders table", async () => {
     const { warehouse, dir } = await temp.open();
     await warehouse.run(
-      `INSERT INTO orders (order_code, account_alias, status, is_terminal, order_date, first_seen_at, last_seen_at, last_run_id)
-       SELECT 'EX' || lpad(CAST(i AS VARCHAR), 9, '0'), 'shop-a', '30', false, TIMESTAMPTZ '2026-11-01 00:00:00+00', TIMESTAMPTZ '2026-11-01 00:00:00+00', TIMESTAMPTZ '2026-11-02 00:00:00+00', 'run-0'
+      `INSERT INTO orders (carrier, order_code, account_alias, status, is_terminal, order_date, first_seen_at, last_seen_at, last_run_id)
+       SELECT '247express', 'EX' || lpad(CAST(i AS VARCHAR), 9, '0'), 'shop-a', '30', false, TIMESTAMPTZ '2026-11-01 00:00:00+00', TIMESTAMPTZ '2026-11-01 00:00:00+00', TIMESTAMPTZ '2026-11-02 00:00:00+00', 'run-0'
        FROM range(1, ${STORED_ORDERS + 1}) AS t(i) ORDER BY i`,
     );
     // The latest orders looked up again and new ones after them, as a night re-tracks recent orders.

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { loadCallbackJournalSlice } from '../../src/warehouse/callback-event-loader.js';
 import { useTempDirs } from './warehouse-fixtures.js';
 
@@ -45,6 +46,7 @@ describe('loading callbacks', () => {
       warehouse,
       { segment: 'callbacks-1.ndjson', endOffset: 1_000, lines, lineCount: lines.length },
       join(dir, 'spool'),
+      DEFAULT_CARRIER_ID,
     );
 
     const failures = (

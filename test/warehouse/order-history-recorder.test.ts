@@ -143,7 +143,7 @@ describe('the change log and the failed attempts of the snapshot load', () => {
 
     // A callback row of a later attempt is kept as it is; an unknown reason is filled in once seen.
     await warehouse.run(
-      `INSERT INTO delivery_failures VALUES ('247EXP0001', '2026-11-14T02:00:00Z', '35', 'Từ chối nhận', NULL, NULL, '2026-11-14T02:00:01Z', 'callback', NULL, 'tx-1')`,
+      `INSERT INTO delivery_failures VALUES ('247express', '247EXP0001', '2026-11-14T02:00:00Z', '35', 'Từ chối nhận', NULL, NULL, '2026-11-14T02:00:01Z', 'callback', NULL, 'tx-1')`,
     );
     await warehouse.run(
       `UPDATE delivery_failures SET delay_code = NULL, delay_note = NULL WHERE attempted_at = '2026-11-12T09:45:10Z'`,

@@ -185,7 +185,7 @@ describe('a Parquet snapshot of the warehouse', () => {
     const grow = await Warehouse.open(db);
     try {
       await grow.run(
-        `INSERT INTO run_inputs SELECT 'big-run', i, 'GHNBIG' || i, 'shop1', NULL, NULL, NULL FROM range(3000000) AS r(i)`,
+        `INSERT INTO run_inputs SELECT '247express', 'big-run', i, 'GHNBIG' || i, 'shop1', NULL, NULL, NULL FROM range(3000000) AS r(i)`,
       );
     } finally {
       await grow.close();

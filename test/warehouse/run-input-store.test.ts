@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CarrierInstant, TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import {
   appendRunInputs,
   countRunWork,
@@ -87,9 +88,9 @@ describe('appendRunInputs', () => {
       input(2, 'bad code', 'shop-a', 'ORDERCODE_FORMAT'),
       input(3, 'CODE00002', null),
     ];
-    await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
-    await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
-    expect(await rowsOf(warehouse, 'SELECT * FROM run_inputs ORDER BY seq')).toEqual([
+    await appendRunInputs(warehouse, 'run-1', rows, spoolDir, DEFAULT_CARRIER_ID);
+    await appendRunInputs(warehouse, 'run-1', rows, spoolDir, DEFAULT_CARRIER_ID);
+    expect(await rowsOf(warehouse, 'SELECT * EXCLUDE (carrier) FROM run_inputs ORDER BY seq')).toEqual([
       {
         run_id: 'run-1',
         seq: '1',
@@ -139,8 +140,9 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
         input(7, 'x', 'shop-a', 'ORDERCODE_MIN_LENGTH'),
       ],
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
-    await appendRunInputs(warehouse, 'run-other', [input(1, 'CODE00099')], spoolDir);
+    await appendRunInputs(warehouse, 'run-other', [input(1, 'CODE00099')], spoolDir, DEFAULT_CARRIER_ID);
 
     expect(await workOf(warehouse, 'run-1')).toEqual([
       [
@@ -164,6 +166,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'run-1',
       [input(1, 'SEEN_LATE'), input(2, 'NEW_00002'), input(3, 'SEEN_EARLY'), input(4, 'NEW_00001')],
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
 
     const [chunk] = await workOf(warehouse, 'run-1');
@@ -187,6 +190,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'run-1',
       [input(1, 'DELIVERED1'), input(2, 'CANCELLED1'), input(3, 'ONTHEWAY01')],
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
 
     expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual(['ONTHEWAY01']);
@@ -203,16 +207,16 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     const callback = (orderCode: string, status: string, at: string) =>
-      `('${orderCode}-${status}', '${orderCode}', '${status}', TIMESTAMPTZ '${at}', 'api_key', TIMESTAMPTZ '${at}', '{}')`;
+      `('247express', '${orderCode}-${status}', '${orderCode}', '${status}', TIMESTAMPTZ '${at}', 'api_key', TIMESTAMPTZ '${at}', '{}')`;
     await warehouse.run(
-      `INSERT INTO callback_events (event_id, order_code, status, event_time, auth_method, received_at, body) VALUES
+      `INSERT INTO callback_events (carrier, event_id, order_code, status, event_time, auth_method, received_at, body) VALUES
        ${callback('DELIVERED1', '25', '2026-11-01 08:00:00+00')}, ${callback('DELIVERED1', '30', '2026-11-01 10:00:00+00')},
        ${callback('REOPENED01', '30', '2026-11-01 08:00:00+00')}, ${callback('REOPENED01', '25', '2026-11-01 10:00:00+00')}`,
     );
     // A year of other orders' callbacks, which the run's work list has no need to rank.
     await warehouse.run(
-      `INSERT INTO callback_events (event_id, order_code, status, event_time, auth_method, received_at, body)
-       SELECT 'other-' || i, 'OTHER' || lpad(CAST(i // 2 AS VARCHAR), 7, '0'), CASE WHEN i % 2 = 0 THEN '25' ELSE '30' END,
+      `INSERT INTO callback_events (carrier, event_id, order_code, status, event_time, auth_method, received_at, body)
+       SELECT '247express', 'other-' || i, 'OTHER' || lpad(CAST(i // 2 AS VARCHAR), 7, '0'), CASE WHEN i % 2 = 0 THEN '25' ELSE '30' END,
               TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_minutes(i), 'api_key', TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_minutes(i), '{}'
        FROM range(0, ${OTHER_CALLBACKS}) AS t(i)`,
     );
@@ -221,6 +225,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'run-1',
       [input(1, 'DELIVERED1'), input(2, 'REOPENED01'), input(3, 'NOCALLBACK')],
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
 
     expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual([
@@ -244,6 +249,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'run-1',
       [input(1, 'CODE00001'), input(2, 'CODE00002'), input(3, 'CODE00003')],
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
     const result = (runId: string, orderCode: string) => ({
       runId,
@@ -274,6 +280,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       'run-1',
       codes.map((code, i) => input(i + 1, code)),
       spoolDir,
+      DEFAULT_CARRIER_ID,
     );
 
     const yielded: string[] = [];
@@ -300,7 +307,13 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
 
   it('drops its work list when the consumer stops early', async () => {
     const { warehouse, dir } = await temp.open();
-    await appendRunInputs(warehouse, 'run-1', [input(1, 'CODE00001'), input(2, 'CODE00002')], join(dir, 'spool'));
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      [input(1, 'CODE00001'), input(2, 'CODE00002')],
+      join(dir, 'spool'),
+      DEFAULT_CARRIER_ID,
+    );
     const workDir = join(dir, 'work');
     for await (const chunk of streamRunWork(warehouse, 'run-1', { refreshTerminal: false, chunkSize: 1, workDir })) {
       expect(chunk).toHaveLength(1);
@@ -318,7 +331,7 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
       const rows = Array.from({ length: 10_000 }, (_, i) =>
         input(start + i + 1, `CODE${String((start + i) % 40_000).padStart(6, '0')}`),
       );
-      await appendRunInputs(warehouse, 'run-1', rows, spoolDir);
+      await appendRunInputs(warehouse, 'run-1', rows, spoolDir, DEFAULT_CARRIER_ID);
     }
     let count = 0;
     let chunks = 0;

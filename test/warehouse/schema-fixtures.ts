@@ -1,6 +1,69 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge-audit-rows.js';
-import { WAREHOUSE_MARKER_TABLE } from '../../src/warehouse/migrations.js';
+import { MIGRATIONS, WAREHOUSE_MARKER_TABLE } from '../../src/warehouse/migrations.js';
 import { type SqlRunner, Warehouse } from '../../src/warehouse/warehouse.js';
+
+/** The CREATE statements of the tables and views of schema version 4, from a database in memory. */
+async function schemaFourCatalog(): Promise<{ tables: Map<string, string>; views: string[] }> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    for (const migration of MIGRATIONS.filter((m) => m.version <= 4)) await connection.run(migration.sql);
+    const tables = (await connection.runAndReadAll('SELECT table_name, sql FROM duckdb_tables()')).getRowObjectsJS();
+    const views = (
+      await connection.runAndReadAll('SELECT sql FROM duckdb_views() WHERE NOT internal')
+    ).getRowObjectsJS();
+    return {
+      tables: new Map(tables.map((row) => [String(row.table_name), String(row.sql)])),
+      views: views.map((row) => String(row.sql).replace(/^CREATE VIEW/, 'CREATE OR REPLACE VIEW')),
+    };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+/**
+ * Takes an open warehouse back to schema version 4, as the release before carriers wrote it: every
+ * table of order rows, the quota ledger and the reference tables without `carrier` (and their keys of
+ * that version), no neutral statuses table, the views of version 1, no schema_migrations row after 4.
+ */
+async function toSchemaVersionFour(warehouse: SqlRunner): Promise<void> {
+  const { tables, views } = await schemaFourCatalog();
+  const columns = (
+    await warehouse.readAll(
+      'SELECT table_name, list(column_name) AS columns FROM duckdb_columns() WHERE database_name = current_database() GROUP BY ALL',
+    )
+  ).getRowObjectsJS();
+  for (const row of columns) {
+    const table = String(row.table_name);
+    const created = tables.get(table);
+    if (created === undefined || !(row.columns as string[]).includes('carrier') || created.includes('carrier VARCHAR'))
+      continue;
+    const dropped = (row.columns as string[]).includes('neutral_status') ? 'carrier, neutral_status' : 'carrier';
+    await warehouse.run(created.replace(`CREATE TABLE ${table}(`, `CREATE TABLE ${table}_v4(`));
+    // That release knew 247Express alone: other carriers' reference rows were not there.
+    await warehouse.run(
+      `INSERT INTO ${table}_v4 BY NAME SELECT * EXCLUDE (${dropped}) FROM ${table} WHERE carrier = '${DEFAULT_CARRIER_ID}'`,
+    );
+    await warehouse.run(`DROP TABLE ${table}`);
+    await warehouse.run(`ALTER TABLE ${table}_v4 RENAME TO ${table}`);
+  }
+  await warehouse.run('DROP TABLE neutral_statuses');
+  for (const view of views) await warehouse.run(view);
+  await warehouse.run('DELETE FROM schema_migrations WHERE version > 4');
+}
+
+/** Takes the warehouse at `path` back to schema version 4 (see toSchemaVersionFour). */
+export async function backToSchemaVersionFour(path: string): Promise<void> {
+  const warehouse = await Warehouse.open(path);
+  try {
+    await toSchemaVersionFour(warehouse);
+  } finally {
+    await warehouse.close();
+  }
+}
 
 /** The column schema version 3 added to the orders and their audit rows, as DuckDB writes it in a table's SQL. */
 const ORDER_DATE_COLUMN = 'order_date TIMESTAMP WITH TIME ZONE NOT NULL, ';
@@ -10,6 +73,7 @@ const PAYOUT_TABLES = ['payout_lines', 'payout_line_fees', 'payout_line_history'
 
 /** Takes an open warehouse back to schema version 3: without the payout statements' tables. */
 async function toSchemaVersionThree(warehouse: SqlRunner): Promise<void> {
+  await toSchemaVersionFour(warehouse);
   for (const table of PAYOUT_TABLES) await warehouse.run(`DROP TABLE ${table}`);
   await warehouse.run('DELETE FROM schema_migrations WHERE version > 3');
 }

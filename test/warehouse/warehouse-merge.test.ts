@@ -13,14 +13,14 @@ const temp = useTempDirs();
 /** A quote of 1 kg to Hanoi for EX100000001, quoted at `quotedAt` for `total` dong, with one line of that cost. */
 async function addQuote(warehouse: Warehouse, quotedAt: string, total: number): Promise<void> {
   await warehouse.run(
-    `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name,
+    `INSERT INTO price_quotes (carrier, quote_id, run_id, order_code, account_alias, to_province_name, to_district_name,
        to_ward_name, length, width, height, real_weight, client_hub_id, service_type_id, ok, total_service_cost, quoted_at)
-     VALUES ('q-1', 'price-1', 'EX100000001', 'hanoi-shop', 'Hà Nội', 'Đống Đa', 'Láng Hạ', 10, 10, 10, 1, 'HNI-HUB-1',
+     VALUES ('247express', 'q-1', 'price-1', 'EX100000001', 'hanoi-shop', 'Hà Nội', 'Đống Đa', 'Láng Hạ', 10, 10, 10, 1, 'HNI-HUB-1',
        'STD', true, $total, $quotedAt::TIMESTAMPTZ)`,
     { total, quotedAt },
   );
   await warehouse.run(
-    `INSERT INTO price_quote_lines (quote_id, line_no, service_id, cost) VALUES ('q-1', 1, 'STD', $total)`,
+    `INSERT INTO price_quote_lines (carrier, quote_id, line_no, service_id, cost) VALUES ('247express', 'q-1', 1, 'STD', $total)`,
     { total },
   );
 }
@@ -28,12 +28,12 @@ async function addQuote(warehouse: Warehouse, quotedAt: string, total: number): 
 /** EX100000001's image list fetched at `fetchedAt`, of `count` images. */
 async function addImageList(warehouse: Warehouse, fetchedAt: string, count: number): Promise<void> {
   await warehouse.run(
-    `INSERT INTO order_image_lists VALUES ('EX100000001', 'hanoi-shop', $count, $fetchedAt::TIMESTAMPTZ, 'images-1')`,
+    `INSERT INTO order_image_lists VALUES ('247express', 'EX100000001', 'hanoi-shop', $count, $fetchedAt::TIMESTAMPTZ, 'images-1')`,
     { count, fetchedAt },
   );
   for (let no = 1; no <= count; no++)
     await warehouse.run(
-      `INSERT INTO order_images (order_code, no, image_url, fetched_at) VALUES ('EX100000001', $no, $url, $fetchedAt::TIMESTAMPTZ)`,
+      `INSERT INTO order_images (carrier, order_code, no, image_url, fetched_at) VALUES ('247express', 'EX100000001', $no, $url, $fetchedAt::TIMESTAMPTZ)`,
       { no, url: `http://img.example/${count}/${no}.jpg`, fetchedAt },
     );
 }

@@ -4,6 +4,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carriers/247express/contract.js';
+import type { CarrierDefinition } from '../../src/carriers/carrier-definition.js';
+import { KNOWN_CARRIERS } from '../../src/carriers/known-carriers.js';
 import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { isAccessRefusal, WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
@@ -47,6 +49,7 @@ describe('Warehouse.open', () => {
       'delivery_failures',
       'lookup_results',
       'missed_callbacks',
+      'neutral_statuses',
       'order_changes',
       'order_charge_audit',
       'order_charges',
@@ -78,9 +81,9 @@ describe('Warehouse.open', () => {
   it('keeps history tables without primary keys, and the rows written to them', async () => {
     const { warehouse } = await temp.open();
     await warehouse.run(`
-      INSERT INTO order_charges VALUES ('EX100000001', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EX100000001', 2, 'Fuel', 'Phụ phí xăng dầu', 236960);
-      INSERT INTO order_statuses VALUES ('EX100000001', 1, '2026-11-01 08:00:00+07', '21', 'DATIEPNHAN', 'Đã tiếp nhận', 'Hà Nội', 'Bưu cục Cầu Giấy');
-      INSERT INTO order_trackings VALUES ('EX100000001', 1, '0', 'Nhập hệ thống', 'HN01', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2026-11-01 08:00:00+07', NULL);`);
+      INSERT INTO order_charges VALUES ('247express', 'EX100000001', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('247express', 'EX100000001', 2, 'Fuel', 'Phụ phí xăng dầu', 236960);
+      INSERT INTO order_statuses VALUES ('247express', 'EX100000001', 1, '2026-11-01 08:00:00+07', '21', 'DATIEPNHAN', 'Đã tiếp nhận', 'Hà Nội', 'Bưu cục Cầu Giấy');
+      INSERT INTO order_trackings VALUES ('247express', 'EX100000001', 1, '0', 'Nhập hệ thống', 'HN01', 'Bưu cục Cầu Giấy', '01', 'Hà Nội', '2026-11-01 08:00:00+07', NULL);`);
     expect(
       await rowsOf(
         warehouse,
@@ -108,14 +111,38 @@ describe('Warehouse.open', () => {
         reopened,
         'SELECT (SELECT count(*) FROM status_codes) AS statuses, (SELECT count(*) FROM delay_reasons) AS delays, (SELECT count(*) FROM tracking_steps) AS steps',
       );
-      expect(counts).toEqual([{ statuses: '11', delays: '31', steps: String(TRACKING_STEPS.length) }]);
+      // Every known carrier's reference rows.
+      const total = (count: (carrier: CarrierDefinition) => number) =>
+        String(KNOWN_CARRIERS.map(count).reduce((a, b) => a + b));
+      expect(counts).toEqual([
+        {
+          statuses: total((c) => c.statuses.length),
+          delays: total((c) => c.delayReasons.length),
+          steps: total((c) => c.trackingSteps.length),
+        },
+      ]);
       expect(ORDER_STATUSES).toHaveLength(11);
       expect(DELAY_REASONS).toHaveLength(31);
-      const terminal = await rowsOf(reopened, 'SELECT code FROM status_codes WHERE is_terminal ORDER BY code');
+      const terminal = await rowsOf(
+        reopened,
+        "SELECT code FROM status_codes WHERE carrier = '247express' AND is_terminal ORDER BY code",
+      );
       expect(terminal.map((r) => r.code)).toEqual(['18', '19', '28', '30', '32']);
-      expect(await rowsOf(reopened, "SELECT name, display_name FROM status_codes WHERE code = '30'")).toEqual([
-        { name: 'PHATTHANHCONG', display_name: 'Phát thành công' },
+      expect(
+        await rowsOf(
+          reopened,
+          "SELECT carrier, name, display_name, neutral_status FROM status_codes WHERE code = '30'",
+        ),
+      ).toEqual([
+        { carrier: '247express', name: 'PHATTHANHCONG', display_name: 'Phát thành công', neutral_status: 'delivered' },
       ]);
+      expect(
+        await rowsOf(
+          reopened,
+          'SELECT count(*) AS n FROM status_codes AS s JOIN neutral_statuses USING (neutral_status)',
+        ),
+      ).toEqual([{ n: total((c) => c.statuses.length) }]);
+      expect(await rowsOf(reopened, 'SELECT count(*) AS n FROM neutral_statuses')).toEqual([{ n: '11' }]);
       expect(await rowsOf(reopened, "SELECT note FROM delay_reasons WHERE code = '13'")).toEqual([
         { note: 'Người nhận đi vắng' },
       ]);
@@ -139,9 +166,11 @@ describe('Warehouse.open', () => {
     const readOnly = await Warehouse.open(path, { readOnly: true });
     try {
       expect(readOnly.readOnly).toBe(true);
-      expect(await rowsOf(readOnly, 'SELECT count(*) AS n FROM status_codes')).toEqual([{ n: '11' }]);
+      expect(await rowsOf(readOnly, "SELECT count(*) AS n FROM status_codes WHERE carrier = '247express'")).toEqual([
+        { n: '11' },
+      ]);
       await expect(
-        readOnly.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)"),
+        readOnly.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)"),
       ).rejects.toThrow(/read-only/);
     } finally {
       await readOnly.close();
@@ -228,7 +257,9 @@ describe('a read-only open', () => {
         const error = await warehouse.run(statement).catch((e: unknown) => e);
         expect(isAccessRefusal(error), `${statement}: ${String(error)}`).toBe(true);
       }
-      expect(await rowsOf(warehouse, 'SELECT count(*) AS n FROM status_codes')).toEqual([{ n: '11' }]);
+      expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM status_codes WHERE carrier = '247express'")).toEqual([
+        { n: '11' },
+      ]);
       expect(existsSync(join(dir, 'out.csv'))).toBe(false);
     } finally {
       await warehouse.close();
@@ -299,7 +330,7 @@ describe('Warehouse.transaction', () => {
   it('commits what the work did', async () => {
     const { warehouse } = await temp.open();
     await warehouse.transaction(async (sql) => {
-      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)");
     });
     expect(await rowsOf(warehouse, 'SELECT lookups FROM quota_usage')).toEqual([{ lookups: '1' }]);
   });
@@ -307,7 +338,7 @@ describe('Warehouse.transaction', () => {
   it('rolls back everything when the work throws, and the connection goes on', async () => {
     const { warehouse } = await temp.open();
     const failing = warehouse.transaction(async (sql) => {
-      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)");
       throw new Error('work failed');
     });
     await expect(failing).rejects.toThrow('work failed');
@@ -320,7 +351,7 @@ describe('Warehouse.transaction', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const inTransaction = warehouse.transaction(async (sql) => {
-      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'a', 1, current_timestamp)");
+      await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)");
       seen.push('inserted');
       await gate;
       throw new Error('rolled back');
@@ -342,11 +373,11 @@ describe('Warehouse.transaction', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const held = warehouse.transaction(async (sql) => {
-      await sql.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'main', 1, current_timestamp)");
+      await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'main', 1, current_timestamp)");
       await gate;
     });
     // The session's write does not wait for the main connection's transaction.
-    await session.run("INSERT INTO quota_usage VALUES ('2026-11-11', 'session', 2, current_timestamp)");
+    await session.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'session', 2, current_timestamp)");
     release();
     await held;
     expect(await rowsOf(warehouse, 'SELECT key_alias, lookups FROM quota_usage ORDER BY key_alias')).toEqual([

@@ -1,8 +1,12 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
-import { ORDER_STATUSES } from './reference-data.js';
+import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from './reference-data.js';
 
 export const EXPRESS_247: CarrierDefinition = {
   id: '247express',
   name: '247Express',
   statuses: ORDER_STATUSES,
+  delayReasons: DELAY_REASONS,
+  trackingSteps: TRACKING_STEPS,
+  // Its order codes are a prefix and a counter of the order's creation (docs/carriers/247express.md).
+  risingOrderCodes: true,
 };

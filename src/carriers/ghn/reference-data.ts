@@ -1,14 +1,9 @@
-import type { CarrierStatus } from '../carrier-definition.js';
+import type { CarrierDelayReason, CarrierStatus } from '../carrier-definition.js';
 
 /**
  * Reference data of GHN's partner API (docs/carriers/ghn.md), typed. Codes outside these tables are
  * data to record, never a crash.
  */
-
-export interface GhnStatus extends CarrierStatus {
-  /** GHN's Vietnamese name of the status, as its own pages show it. */
-  readonly displayName: string;
-}
 
 /** A GHN status is a lower-case word; its code and name are the same text. */
 function status(
@@ -17,11 +12,11 @@ function status(
   meaning: string,
   neutral: CarrierStatus['neutral'],
   terminal = false,
-): GhnStatus {
+): CarrierStatus {
   return { code, name: code, displayName, meaning, neutral, terminal };
 }
 
-export const GHN_STATUSES: readonly GhnStatus[] = [
+export const GHN_STATUSES: readonly CarrierStatus[] = [
   status('ready_to_pick', 'Mới tạo đơn hàng', 'Order created, waiting for pick-up', 'pending'),
   status('picking', 'Nhân viên đang lấy hàng', 'A courier is on the way to pick it up', 'pending'),
   status('money_collect_picking', 'Đang thu tiền người gửi', 'Collecting money from the sender at pick-up', 'pending'),
@@ -58,11 +53,11 @@ export const GHN_STATUSES: readonly GhnStatus[] = [
 
 const statusByCode = new Map(GHN_STATUSES.map((s) => [s.code, s]));
 
-export function findGhnStatus(code: string): GhnStatus | undefined {
+export function findGhnStatus(code: string): CarrierStatus | undefined {
   return statusByCode.get(code);
 }
 
-export interface GhnFailureReason {
+export interface GhnFailureReason extends CarrierDelayReason {
   /** As GHN sends it in a webhook's ReasonCode, e.g. `GHN-DFC1A0`. */
   readonly code: string;
   /** The leg of the journey the attempt failed on. */
@@ -71,7 +66,8 @@ export interface GhnFailureReason {
 }
 
 function reasons(leg: GhnFailureReason['leg'], list: readonly (readonly [string, string])[]): GhnFailureReason[] {
-  return list.map(([code, meaning]) => ({ code: `GHN-${code}`, leg, meaning }));
+  // GHN's webhook carries its own text of the reason in `Reason`; no list of those texts is published.
+  return list.map(([code, meaning]) => ({ code: `GHN-${code}`, leg, meaning, note: null }));
 }
 
 /** Failed pick-up, delivery and return reasons. */

@@ -23,6 +23,7 @@ import {
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from '../raw-spool.js';
+import { RUN_CARRIER } from '../run-carrier.js';
 
 export interface ReplayOptions {
   readonly warehouse: Warehouse;
@@ -201,7 +202,12 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
     if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
   if (options.rebuild) return rebuildFromSpools(options, runIds, dryRun);
   const read = await readRuns(options, runIds, async ({ snapshots }, runId) => {
-    if (!dryRun) await loadLookupBatch(warehouse, { snapshots, results: [] }, dataFolder(dataDir).replaySpool(runId));
+    if (!dryRun)
+      await loadLookupBatch(
+        warehouse,
+        { snapshots, results: [], carrier: RUN_CARRIER },
+        dataFolder(dataDir).replaySpool(runId),
+      );
   });
   return { dryRun, ...read, rebuild: null, lookups: 0 };
 }
@@ -221,7 +227,9 @@ async function rebuildFromSpools(
     const rebuilt = await Warehouse.open(path);
     let read: Pick<ReplaySummary, 'runs' | 'unreadableFiles'>;
     try {
-      read = await readRuns(options, runIds, (batch) => loadLookupBatch(rebuilt, batch, join(folder, 'spool')));
+      read = await readRuns(options, runIds, (batch) =>
+        loadLookupBatch(rebuilt, { ...batch, carrier: RUN_CARRIER }, join(folder, 'spool')),
+      );
     } finally {
       await rebuilt.close();
     }

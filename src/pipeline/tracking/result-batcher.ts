@@ -2,6 +2,7 @@ import { type CarrierInstant, epochMsToInstant } from '../../carriers/247express
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { AnswerLogFile, compressAnswerLog, removePlainSpoolFile } from '../raw-spool.js';
+import { RUN_CARRIER } from '../run-carrier.js';
 import type { DeferReason, OrderOutcome } from './order-lookup.js';
 
 /**
@@ -180,7 +181,11 @@ export class ResultBatcher {
         const logFile = await written;
         const snapshotFiles = logFile?.snapshots ? [logFile] : [];
         if (results.length > 0)
-          await loadLookupFiles(this.warehouse, { snapshotFiles, results, newOrdersOnly }, this.spoolDir);
+          await loadLookupFiles(
+            this.warehouse,
+            { snapshotFiles, results, newOrdersOnly, carrier: RUN_CARRIER },
+            this.spoolDir,
+          );
         if (logFile !== undefined) this.keepOnceCompressed(compressed, logFile.path);
       })
       .finally(() => {

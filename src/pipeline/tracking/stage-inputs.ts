@@ -9,6 +9,7 @@ import {
 } from '../../warehouse/run-input-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import type { RejectsFile } from '../rejects-file.js';
+import { RUN_CARRIER } from '../run-carrier.js';
 import { inShard, type Shard } from './shard.js';
 
 /** Reject codes of rows that never reach the carrier, beside the carrier's own rule codes. */
@@ -51,7 +52,7 @@ export async function stageInputs(
   let batch: StagedRow[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    await appendRunInputs(warehouse, runId, batch, spoolDir);
+    await appendRunInputs(warehouse, runId, batch, spoolDir, RUN_CARRIER);
     batch = [];
   };
   const reject = async (origin: string, orderCode: string | null, rejectCode: string, reason: string) => {

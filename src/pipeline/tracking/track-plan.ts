@@ -5,6 +5,7 @@ import { QuotaLedger } from '../../quota/quota-ledger.js';
 import { warehouseQuotaStore } from '../../quota/warehouse-quota-store.js';
 import { countRunWorkByAccount, deleteRunInputs, runInputCounts } from '../../warehouse/run-input-store.js';
 import { RejectsFile } from '../rejects-file.js';
+import { RUN_CARRIER } from '../run-carrier.js';
 import { newRunId } from '../run-lifecycle.js';
 import { workAlias } from './select-work.js';
 import { stageInputs } from './stage-inputs.js';
@@ -73,7 +74,13 @@ export async function planTracking(
   >,
 ): Promise<TrackPlan> {
   const { warehouse, keys } = options;
-  const ledger = new QuotaLedger(warehouseQuotaStore(warehouse), options.quota, keys.aliases, options.now, 1);
+  const ledger = new QuotaLedger(
+    warehouseQuotaStore(warehouse, RUN_CARRIER),
+    options.quota,
+    keys.aliases,
+    options.now,
+    1,
+  );
   await ledger.open();
   const planId = `plan-${newRunId(options.job, options.now())}`;
   const scratch = await mkdtemp(join(tmpdir(), 'parcel-recon-plan-'));

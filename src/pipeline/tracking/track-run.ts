@@ -12,6 +12,7 @@ import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CarrierBreaker, DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker.js';
 import { RejectsFile } from '../rejects-file.js';
+import { RUN_CARRIER } from '../run-carrier.js';
 import {
   exitStateOfError,
   NO_COUNTS,
@@ -98,6 +99,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
   const quota = await openQuotaLimiting({
     warehouse,
+    carrier: RUN_CARRIER,
     shared: options.sharedQuota,
     policy: options.quota,
     aliases: keys.aliases,
