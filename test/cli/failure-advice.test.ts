@@ -71,7 +71,7 @@ describe('product errors', () => {
     expect(new HttpStatusFailure(503).code).toBe('LOOKUP_HTTP_STATUS');
     expect(new RateLimitedFailure(1000).code).toBe('LOOKUP_RATE_LIMITED');
     expect(new MalformedAnswerFailure('no data').code).toBe('LOOKUP_MALFORMED');
-    expect(new CarrierExceptionFailure(null).code).toBe('EXCEPTION');
+    expect(new CarrierExceptionFailure('EXCEPTION', null).code).toBe('EXCEPTION');
     const refused = new ImageDownloadRefused('TOO_LARGE', 'the file is over 10 bytes');
     expect(refused).toBeInstanceOf(ProductError);
     expect(refused.record).toBe('TOO_LARGE: the file is over 10 bytes');

@@ -91,10 +91,13 @@ export class AnswerTooLargeFailure extends LookupFailure {
   }
 }
 
-/** The carrier answered errorCode EXCEPTION: its own transient failure. */
+/** The carrier answered its own transient failure (247Express's errorCode EXCEPTION), under its code. */
 export class CarrierExceptionFailure extends LookupFailure {
-  constructor(message: string | null) {
-    super('EXCEPTION', `the carrier answered EXCEPTION${message ? `: ${message}` : ''}`);
+  constructor(
+    readonly carrierErrorCode: string,
+    message: string | null,
+  ) {
+    super('EXCEPTION', `the carrier answered ${carrierErrorCode}${message ? `: ${message}` : ''}`);
   }
 }
 

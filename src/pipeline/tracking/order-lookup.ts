@@ -1,7 +1,5 @@
 import pRetry, { AbortError } from 'p-retry';
-import type { TrackingAnswer, TrackingClient } from '../../carriers/247express/client/tracking-client.js';
-import { findTrackingErrorCode, TRACKING_ERROR } from '../../carriers/247express/contract.js';
-import type { KeyRing } from '../../carriers/client/key-ring.js';
+import type { CarrierTracker, TrackerAnswer } from '../../carriers/client/carrier-tracker.js';
 import { CarrierExceptionFailure, LookupFailure } from '../../carriers/client/lookup-failures.js';
 import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED, type SpentReason } from '../../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../../quota/quota-ledger.js';
@@ -32,10 +30,9 @@ export type OrderOutcome =
   | { readonly kind: 'deferred'; readonly reason: DeferReason; readonly attempts: number };
 
 export interface OrderLookupContext {
-  readonly client: TrackingClient;
+  readonly tracker: CarrierTracker;
   readonly limiter: LookupLimiter;
   readonly ledger: QuotaLedger;
-  readonly keys: KeyRing;
   readonly retry: RetryPolicy;
   /** Watches every attempt; once it trips, nothing more is sent. */
   readonly breaker: CarrierBreaker;
@@ -48,13 +45,8 @@ export interface OrderLookupContext {
   readonly onPassedAnswer?: (orderCode: string, alias: string, body: Buffer) => void;
 }
 
-/** The body of an outcome that has no answer of its own (EXCEPTION after the last attempt). */
+/** The body of an outcome that has no answer of its own (a transient carrier error after the last attempt). */
 const NO_BODY = Buffer.alloc(0);
-
-/** Carrier error codes that a later identical request may not repeat. */
-function isTransientCarrierError(errorCode: string): boolean {
-  return findTrackingErrorCode(errorCode)?.transient ?? false;
-}
 
 /** Ends an order's attempts without a result; p-retry hands it back through its AbortError. */
 class Deferred extends Error {
@@ -81,13 +73,13 @@ async function sendAttempt(
   alias: string,
   orderCode: string,
   onSend: () => void,
-): Promise<TrackingAnswer> {
-  const { client, limiter, ledger, keys, breaker, abandon } = context;
+): Promise<TrackerAnswer> {
+  const { tracker, limiter, ledger, breaker, abandon } = context;
   const day = ledger.carrierDay;
   try {
     return await breaker.send(() => {
       onSend();
-      return client.lookup(keys.keyOf(alias), orderCode, abandon);
+      return tracker.lookup(alias, orderCode, abandon);
     }, abandon);
   } catch (error) {
     if (error instanceof CarrierDownError || (error instanceof LookupFailure && !error.sent))
@@ -99,9 +91,9 @@ async function sendAttempt(
 /**
  * Looks one order up: each attempt waits for the quota limiter, is counted by the ledger before it is
  * sent (and given back if it never reached the carrier), and failed attempts are retried with exponential backoff and jitter (p-retry) while the
- * failure is transient (EXCEPTION, 5xx, 429 after its Retry-After, resets, timeouts, malformed
- * bodies). Permanent carrier answers are final. APIKEY_LIMIT stops the key for the carrier day,
- * APIKEY_NOT_FOUND for the run.
+ * failure is transient (the carrier's own transient errors such as 247Express's EXCEPTION, 5xx, 429 after its
+ * Retry-After, resets, timeouts, malformed bodies). Other carrier answers are final. A spent key
+ * (247Express's APIKEY_LIMIT) stops the key for the carrier day, a refused key for the run.
  */
 export async function lookUpOrder(
   context: OrderLookupContext,
@@ -111,39 +103,38 @@ export async function lookUpOrder(
   const { limiter, ledger, retry, stopping, abandon, breaker } = context;
   let attempts = 0;
   try {
-    const answer: TrackingAnswer = await pRetry(
+    const answer: TrackerAnswer = await pRetry(
       async () => {
         if (stopping.aborted) throw defer(stopReason(context));
         const result = await limiter.schedule(alias, () => sendAttempt(context, alias, orderCode, () => attempts++));
         if (result === QUOTA_REFUSED) throw defer(limiter.spentReason(alias));
         if (result.kind === 'carrier_error') {
-          const { errorCode, errorMessage } = result.error;
-          if (errorCode === TRACKING_ERROR.APIKEY_LIMIT) {
-            context.onPassedAnswer?.(orderCode, alias, result.body);
-            await ledger.exhaust(alias);
-            await limiter.refreshReservoirs();
-            throw defer('key_limit');
-          }
-          // Every lookup with this key would get the same answer: none more is sent.
-          if (errorCode === TRACKING_ERROR.APIKEY_NOT_FOUND) {
-            limiter.refuseKey(alias);
-            throw defer('key_not_found');
-          }
-          if (isTransientCarrierError(errorCode)) {
-            context.onPassedAnswer?.(orderCode, alias, result.body);
-            throw new CarrierExceptionFailure(errorMessage);
+          switch (result.effect) {
+            case 'key_limit':
+              context.onPassedAnswer?.(orderCode, alias, result.body);
+              await ledger.exhaust(alias);
+              await limiter.refreshReservoirs();
+              throw defer('key_limit');
+            case 'key_refused':
+              // Every lookup with this key would get the same answer: none more is sent.
+              limiter.refuseKey(alias);
+              throw defer('key_not_found');
+            case 'retry':
+              context.onPassedAnswer?.(orderCode, alias, result.body);
+              throw new CarrierExceptionFailure(result.errorCode, result.errorMessage);
+            case 'final':
+              break;
           }
         }
         return result;
       },
       transientRetryOptions(retry, stopping, (failure, attempt) => context.onRetry?.(orderCode, failure, attempt)),
     );
-    if (answer.kind === 'snapshot')
-      return { kind: 'ok', orderCode: answer.snapshot.orderCode, body: answer.body, attempts };
+    if (answer.kind === 'snapshot') return { kind: 'ok', orderCode: answer.orderCode, body: answer.body, attempts };
     return {
       kind: 'carrier_error',
-      errorCode: answer.error.errorCode,
-      errorMessage: answer.error.errorMessage,
+      errorCode: answer.errorCode,
+      errorMessage: answer.errorMessage,
       body: answer.body,
       attempts,
     };
@@ -164,7 +155,7 @@ export async function lookUpOrder(
     if (error instanceof CarrierExceptionFailure) {
       return {
         kind: 'carrier_error',
-        errorCode: TRACKING_ERROR.EXCEPTION,
+        errorCode: error.carrierErrorCode,
         errorMessage: error.message,
         body: NO_BODY,
         attempts,

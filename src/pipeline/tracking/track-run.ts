@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { TrackingClient, type TrackingClientOptions } from '../../carriers/247express/client/tracking-client.js';
+import { ExpressTracker } from '../../carriers/247express/client/express-tracker.js';
+import type { TrackingClientOptions } from '../../carriers/247express/client/tracking-client.js';
 import { epochMsToInstant } from '../../carriers/247express/contract.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
@@ -160,7 +161,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   });
   log.info({ ...inputs, toLookUp: work.total }, 'inputs staged');
 
-  const client = new TrackingClient(options.client, options.keys);
+  const tracker = new ExpressTracker(options.client, options.keys);
   const limiter = quota.startLimiter();
   quota.lost?.addEventListener(
     'abort',
@@ -200,10 +201,9 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     // Enough to keep every slot busy and its groups full.
     windowSize: options.quota.maxConcurrent * 4,
     lookup: {
-      client,
+      tracker,
       limiter,
       ledger,
-      keys,
       retry: options.retry,
       breaker,
       stopping: stop.stopping,
@@ -236,7 +236,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       stop.dispose();
       hideProgress();
       await limiter.stop();
-      await client.close();
+      await tracker.close();
       await quota.close(log);
     }
   } catch (error) {
