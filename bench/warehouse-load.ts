@@ -36,6 +36,7 @@ import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { EXPRESS_247 } from '../src/carriers/247express/carrier.js';
 import {
   epochMsToInstant,
   formatCarrierDateTime,
@@ -58,7 +59,7 @@ import {
   stagedSnapshotsSelect,
   storeStagedSnapshots,
 } from '../src/warehouse/snapshot-loader.js';
-import { answerSpoolLineStart, SPOOL_LINE_FIELDS } from '../src/warehouse/snapshot-spool-format.js';
+import { answerSpoolLineStart, spoolLineFields } from '../src/warehouse/snapshot-spool-format.js';
 import { sqlText } from '../src/warehouse/sql-literals.js';
 import { Warehouse } from '../src/warehouse/warehouse.js';
 
@@ -400,7 +401,7 @@ async function writeEngineInput(path: string, settings: BenchSettings): Promise<
 
 /** The log lines' fields as DuckDB's own `read_json` reads them: the loader's, and a lookup_results row's. */
 const LOG_LINE_FIELDS: JsonFields = {
-  ...SPOOL_LINE_FIELDS,
+  ...spoolLineFields(EXPRESS_247.snapshotMapping),
   orderCode: 'VARCHAR',
   outcome: 'VARCHAR',
   askedCode: 'VARCHAR',

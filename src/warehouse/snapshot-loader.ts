@@ -1,5 +1,6 @@
 import type { CarrierInstant } from '../carriers/247express/contract.js';
-import { DEFAULT_CARRIER_ID } from '../carriers/known-carriers.js';
+import { DEFAULT_CARRIER_ID, findCarrier } from '../carriers/known-carriers.js';
+import type { SnapshotMapping } from '../carriers/snapshot-mapping.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
@@ -13,7 +14,6 @@ import {
   type SpooledSnapshot,
   STAGED_HISTORY_LISTS,
   STAGED_ORDER_DATE,
-  STAGED_SNAPSHOT_COLUMNS,
 } from './snapshot-spool-format.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -131,7 +131,13 @@ function latestOfEachRunAndOrder(results: readonly LookupResultRow[]): LookupRes
  * answer field beside runId, accountAlias and seenAt).
  */
 export function stagedSnapshotsSelect(spoolRows: string, carrier: string): string {
-  return `SELECT ${sqlText(carrier)} AS carrier, *, ${STAGED_ORDER_DATE} AS order_date FROM (SELECT ${STAGED_SNAPSHOT_COLUMNS} FROM ${spoolRows} AS s)`;
+  return `SELECT ${sqlText(carrier)} AS carrier, *, ${STAGED_ORDER_DATE} AS order_date FROM (SELECT ${snapshotMappingOf(carrier).stagedColumns} FROM ${spoolRows} AS s)`;
+}
+
+function snapshotMappingOf(carrier: string): SnapshotMapping {
+  const known = findCarrier(carrier);
+  if (known === undefined) throw new RangeError(`no carrier ${carrier}`);
+  return known.snapshotMapping;
 }
 
 /** Fills the temporary staging table from the spool files. */
@@ -139,7 +145,7 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[
   const limit = await sql.readAll(`SELECT current_setting('memory_limit') AS memory_limit`);
   const reader = spoolReaderFor(String(limit.getRowObjectsJS()[0]?.memory_limit));
   const stagedSelect = (file: SnapshotSpoolFile) =>
-    stagedSnapshotsSelect(readSnapshotSpool('$file', file, reader), carrier);
+    stagedSnapshotsSelect(readSnapshotSpool('$file', file, snapshotMappingOf(carrier), reader), carrier);
   const [first, ...later] = files;
   await sql.run(`CREATE OR REPLACE TEMP TABLE ${STAGED} AS ${stagedSelect(first!)}`, { file: first!.path });
   for (const file of later) await sql.run(`INSERT INTO ${STAGED} ${stagedSelect(file)}`, { file: file.path });

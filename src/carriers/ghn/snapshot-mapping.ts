@@ -1,12 +1,12 @@
 import { carrierInstant, type JsonFields, moneyDecimal } from '../answer-sql.js';
+import type { SnapshotMapping } from '../snapshot-mapping.js';
 import { GHN_STATUSES } from './reference-data.js';
 
 /**
- * How the loader reads GHN's order detail from the answer log: the envelope's `data`, as the columns
- * the warehouse keeps of an order. Flags and amounts are read as text, since GHN writes them either
- * as JSON values or as text.
+ * The fields of GHN's order detail the loader reads, under the envelope's `data`. Amounts are read as
+ * text, since GHN writes them either as JSON numbers or as text.
  */
-export const GHN_DETAIL_ANSWER_FIELDS: JsonFields = {
+const GHN_DETAIL_ANSWER_FIELDS: JsonFields = {
   data: {
     order_code: 'VARCHAR',
     client_order_code: 'VARCHAR',
@@ -18,10 +18,6 @@ export const GHN_DETAIL_ANSWER_FIELDS: JsonFields = {
     converted_weight: 'DOUBLE',
     service_type_id: 'VARCHAR',
     cod_amount: 'VARCHAR',
-    is_cod_collected: 'VARCHAR',
-    is_cod_transferred: 'VARCHAR',
-    cod_collect_date: 'VARCHAR',
-    cod_transfer_date: 'VARCHAR',
     order_date: 'VARCHAR',
     pickup_time: 'VARCHAR',
     finish_date: 'VARCHAR',
@@ -42,12 +38,13 @@ function ghnDisplayName(status: string): string {
 
 /**
  * Select list over a spool row `s` of GHN's detail (its `data` fields unnested beside runId,
- * accountAlias and seenAt): the orders columns 247Express's answers fill, in the same order and types,
- * GHN's where it has them and NULL where it has none. Weights come in grams and are kept in kilograms,
+ * accountAlias and seenAt): the columns every carrier's mapping gives (SnapshotMapping), GHN's where
+ * it has them and NULL where it has none. Weights come in grams and are kept in kilograms,
  * as 247Express's; GHN's chargeable weight is the larger of the real and the converted one. The
- * status log is the order's status history; GHN's detail has no handling steps and no fees.
+ * status log is the order's status history; GHN's detail has no handling steps and no fees. Its COD
+ * facts (collected, transferred, when) are checked by the contract and not kept here.
  */
-export const GHN_STAGED_SNAPSHOT_COLUMNS = `
+const GHN_STAGED_SNAPSHOT_COLUMNS = `
   s.order_code AS order_code,
   s.accountAlias AS account_alias,
   nullif(s.client_order_code, '') AS external_code,
@@ -88,12 +85,17 @@ export const GHN_STAGED_SNAPSHOT_COLUMNS = `
   CAST(NULL AS JSON) AS confirm_image,
   s.seenAt AS last_seen_at,
   s.runId AS last_run_id,
-  s.is_cod_collected = 'true' AS cod_collected,
-  ${ghnInstant('s.cod_collect_date')} AS cod_collected_at,
-  s.is_cod_transferred = 'true' AS cod_transferred,
-  ${ghnInstant('s.cod_transfer_date')} AS cod_transferred_at,
   CAST([] AS STRUCT(serviceID VARCHAR, serviceName VARCHAR, cost VARCHAR)[]) AS price_info,
   list_transform(coalesce(s.log, []), entry -> {
     "time": ${ghnInstant('entry.updated_date')}, status: entry.status, statusName: entry.status,
     trackingName: CAST(NULL AS VARCHAR), provinceName: CAST(NULL AS VARCHAR), postOfficeName: CAST(NULL AS VARCHAR)
-  }) AS statuses`;
+  }) AS statuses,
+  CAST([] AS STRUCT(statusID VARCHAR, statusName VARCHAR, postOfficeID VARCHAR, postOfficeName VARCHAR,
+    provinceID VARCHAR, provinceName VARCHAR, dateChange TIMESTAMPTZ, notes VARCHAR)[]) AS trackings`;
+
+/** How the loader reads GHN's order detail: the fields of its envelope's `data`. */
+export const GHN_SNAPSHOT_MAPPING: SnapshotMapping = {
+  answerFields: GHN_DETAIL_ANSWER_FIELDS,
+  answerColumns: 'unnest(answer.data)',
+  stagedColumns: GHN_STAGED_SNAPSHOT_COLUMNS,
+};

@@ -1,0 +1,14 @@
+import type { JsonFields } from './answer-sql.js';
+
+/**
+ * How the loader reads one carrier's answers from the answer log into the warehouse's order columns:
+ * DuckDB reads each line's `answer` as `answerFields`, `answerColumns` spreads it into columns of a
+ * row `s` beside the line's runId, accountAlias and seenAt, and `stagedColumns`, a select list over
+ * `s`, gives the same columns for every carrier: the orders' columns (snake_case, the warehouse's
+ * types), last_seen_at and last_run_id, and the lists price_info, statuses and trackings.
+ */
+export interface SnapshotMapping {
+  readonly answerFields: JsonFields;
+  readonly answerColumns: string;
+  readonly stagedColumns: string;
+}
