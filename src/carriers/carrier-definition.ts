@@ -1,4 +1,5 @@
 import type { NeutralStatus } from './neutral-status.js';
+import type { SnapshotMapping } from './snapshot-mapping.js';
 
 /** A carrier's own status, with the neutral status it is. */
 export interface CarrierStatus {
@@ -45,6 +46,13 @@ export interface CarrierDefinition {
    * orders before it reads their dates.
    */
   readonly risingOrderCodes: boolean;
+  /**
+   * Its error codes (or the product's names of its error answers) that settle an order's lookup: an
+   * answer about the order itself, the same whatever key asks or when.
+   */
+  readonly settlingErrorCodes: readonly string[];
+  /** How the loader reads its tracking answers into the warehouse's order columns. */
+  readonly snapshotMapping: SnapshotMapping;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

@@ -11,3 +11,6 @@ export const DEFAULT_CARRIER_ID = EXPRESS_247.id;
 export function findCarrier(id: string): CarrierDefinition | undefined {
   return KNOWN_CARRIERS.find((carrier) => carrier.id === id);
 }
+
+/** Every known carrier's settling error codes: the carriers' codes are distinct, so one list serves all. */
+export const SETTLING_ERROR_CODES: readonly string[] = KNOWN_CARRIERS.flatMap((carrier) => carrier.settlingErrorCodes);

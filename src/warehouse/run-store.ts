@@ -1,4 +1,5 @@
-import { type CarrierInstant, SETTLING_TRACKING_ERRORS } from '../carriers/247express/contract.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
+import { SETTLING_ERROR_CODES } from '../carriers/known-carriers.js';
 import { countOf, instantText } from './result-values.js';
 import type { Warehouse } from './warehouse.js';
 import { WarehouseError } from './warehouse-errors.js';
@@ -194,8 +195,8 @@ export async function failedLookups(
   runId: string,
   limit: number,
 ): Promise<{ readonly listed: FailedOrder[]; readonly total: number }> {
-  // The codes come from the contract's reference data: capitals and underscores only.
-  const settling = SETTLING_TRACKING_ERRORS.map((code) => `'${code}'`).join(', ');
+  // The codes come from the carriers' reference data: capitals and underscores only.
+  const settling = SETTLING_ERROR_CODES.map((code) => `'${code}'`).join(', ');
   const failed = `run_id = $runId AND (outcome = 'transport_error' OR (outcome = 'carrier_error' AND error_code NOT IN (${settling})))`;
   const [listed, total] = await Promise.all([
     warehouse.readAll(

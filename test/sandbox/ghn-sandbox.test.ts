@@ -7,7 +7,9 @@ import { neutralStatusOf } from '../../src/carriers/carrier-definition.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { HttpStatusFailure, RateLimitedFailure } from '../../src/carriers/client/lookup-failures.js';
 import { type GhnAccount, GhnClient } from '../../src/carriers/ghn/client/ghn-client.js';
+import { GhnTracker } from '../../src/carriers/ghn/client/ghn-tracker.js';
 import { GHN, type GhnOrderDetail } from '../../src/carriers/ghn/contract.js';
+import { SETTLING_ERROR_CODES } from '../../src/carriers/known-carriers.js';
 import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 import type { OrderPlan } from '../../src/sandbox/world/order-plan.js';
@@ -110,6 +112,40 @@ describe("the sandbox's GHN API", () => {
     });
     const body = (await byClientCode.json()) as { code: number; data: { order_code: string }[] };
     expect([body.code, body.data.map((order) => order.order_code)]).toEqual([200, [plan.code]]);
+  });
+
+  it("tells a run what GHN's answers do to a lookup: an order, a settled order, a refused token", async () => {
+    const accounts = sandbox.state.ghnWorld.accounts;
+    const tokens = new KeyRing([
+      ['shop', accounts[0]!.apiKey],
+      ['stranger', 'not-a-token'],
+    ]);
+    const tracker = new GhnTracker(
+      {
+        baseUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+        timeoutMs: 2_000,
+        maxAnswerBytes: 1_048_576,
+        connections: 1,
+      },
+      tokens,
+      new Map([['shop', account.shopId]]),
+    );
+    try {
+      const now = sandbox.state.clock.now();
+      const existing = plans().find((plan) => plan.createdAt <= now)!.code;
+      expect(await tracker.lookup('shop', existing)).toMatchObject({ kind: 'snapshot', orderCode: existing });
+      // A number past the account's orders: no such order.
+      const unknown = await tracker.lookup('shop', sandbox.state.ghnWorld.orderCode(0, 99_999_998));
+      expect(unknown).toMatchObject({ kind: 'carrier_error', errorCode: 'GHN_ORDER_NOT_FOUND', effect: 'final' });
+      expect(SETTLING_ERROR_CODES).toContain('GHN_ORDER_NOT_FOUND');
+      expect(await tracker.lookup('stranger', existing)).toMatchObject({
+        kind: 'carrier_error',
+        errorCode: 'GHN_TOKEN_REFUSED',
+        effect: 'key_refused',
+      });
+    } finally {
+      await tracker.close();
+    }
   });
 
   it("injects the sandbox's faults into GHN's calls", async () => {

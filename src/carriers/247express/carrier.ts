@@ -1,5 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
-import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from './reference-data.js';
+import { DELAY_REASONS, ORDER_STATUSES, SETTLING_TRACKING_ERRORS, TRACKING_STEPS } from './reference-data.js';
+import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const EXPRESS_247: CarrierDefinition = {
   id: '247express',
@@ -9,4 +10,6 @@ export const EXPRESS_247: CarrierDefinition = {
   trackingSteps: TRACKING_STEPS,
   // Its order codes are a prefix and a counter of the order's creation (docs/carriers/247express.md).
   risingOrderCodes: true,
+  settlingErrorCodes: SETTLING_TRACKING_ERRORS,
+  snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
 };

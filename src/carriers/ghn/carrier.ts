@@ -1,5 +1,7 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
+import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { GHN_FAILURE_REASONS, GHN_STATUSES } from './reference-data.js';
+import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const GHN: CarrierDefinition = {
   id: 'ghn',
@@ -10,4 +12,6 @@ export const GHN: CarrierDefinition = {
   trackingSteps: [],
   // GHN's order codes are letters and digits in no order (docs/carriers/ghn.md).
   risingOrderCodes: false,
+  settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
+  snapshotMapping: GHN_SNAPSHOT_MAPPING,
 };

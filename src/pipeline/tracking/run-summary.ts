@@ -1,4 +1,4 @@
-import { SETTLING_TRACKING_ERRORS } from '../../carriers/247express/contract.js';
+import { SETTLING_ERROR_CODES } from '../../carriers/known-carriers.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { type FailedOrder, lookupOutcomeCounts, type RunCounts } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
@@ -55,7 +55,7 @@ export interface TrackRunSummary {
  */
 export function decideExit(counters: RunCounters, stopped: boolean): ExitState {
   const unsettled = Object.entries(counters.carrierErrorsByCode).some(
-    ([code, count]) => count > 0 && !SETTLING_TRACKING_ERRORS.includes(code),
+    ([code, count]) => count > 0 && !SETTLING_ERROR_CODES.includes(code),
   );
   if (counters.transportErrors > 0 || unsettled || (counters.deferredByReason.key_not_found ?? 0) > 0) return 'failed';
   if (counters.deferred > 0 || stopped) return 'partial';
