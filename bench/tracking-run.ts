@@ -27,6 +27,7 @@ import { TrackingClient } from '../src/carriers/247express/client/tracking-clien
 import { instantToEpochMs, parseCarrierInstant } from '../src/carriers/247express/contract.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carriers/client/carrier-request.js';
 import { KeyRing } from '../src/carriers/client/key-ring.js';
+import { DEFAULT_CARRIER_ID } from '../src/carriers/known-carriers.js';
 import { keepHeapSmall } from '../src/cli/tracking-memory.js';
 import { RUN_EXIT_CODES } from '../src/errors/exit-codes.js';
 import { runTracking } from '../src/pipeline/tracking/track-run.js';
@@ -149,6 +150,7 @@ async function main(): Promise<number> {
     const summary = await runTracking({
       exitCodes: RUN_EXIT_CODES,
       job: 'bench',
+      carrier: DEFAULT_CARRIER_ID,
       sources: [csvSource(csv, {})],
       keys,
       warehouse,

@@ -331,7 +331,7 @@ async function measurePipeline(
   const warehouse = await Warehouse.open(join(dir, 'pipeline.duckdb'), { threads: settings.threads });
   try {
     const seenAt = START_MS + 40 * 24 * HOUR_MS;
-    const batcher = new ResultBatcher(warehouse, RUN_ID, join(dir, 'spool'), dir, () => seenAt);
+    const batcher = new ResultBatcher(warehouse, RUN_ID, join(dir, 'spool'), dir, () => seenAt, DEFAULT_CARRIER_ID);
     const timing = await timed(async () => {
       // Each answer is of an order the fresh warehouse never held, as in a first run over new codes.
       for (const answer of answers) {

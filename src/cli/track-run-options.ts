@@ -63,6 +63,7 @@ export async function trackingOptions(
     exitCodes: RUN_EXIT_CODES,
     shard: v['track.shard'] === undefined ? undefined : parseShard(v['track.shard']),
     sources,
+    carrier: v.carrier,
     keys: await settingsKeyRing(settings),
     dataDir: v.dataDir,
     client: {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
+import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
@@ -150,6 +151,18 @@ export const SETTINGS = {
     configKey: 'trackingUrl',
     env: 'PARCEL_RECON_TRACKING_URL',
     help: "the carrier's tracking address",
+    commands: ['track'],
+  },
+  carrier: {
+    type: z.string().refine((id) => findCarrier(id) !== undefined, {
+      error: (issue) =>
+        `${JSON.stringify(issue.input)} is not a carrier the product knows: give ${KNOWN_CARRIERS.map((c) => c.id).join(' or ')}`,
+    }),
+    default: DEFAULT_CARRIER_ID,
+    flag: '--carrier <carrier>',
+    configKey: 'carrier',
+    env: 'PARCEL_RECON_CARRIER',
+    help: `the carrier whose orders are looked up (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its address`,
     commands: ['track'],
   },
   baseUrl: {

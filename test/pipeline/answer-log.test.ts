@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import {
   AnswerLogFile,
   readAnswerLog,
@@ -89,7 +90,7 @@ describe('answer log', () => {
 
   it("compresses a committed batch's file for keeping, and reads a batch once when a kill left it both plain and compressed", async () => {
     const { warehouse, dir } = await temp.open();
-    const batcher = new ResultBatcher(warehouse, 'run-1', join(dir, 'spool'), dir, () => NOW_MS);
+    const batcher = new ResultBatcher(warehouse, 'run-1', join(dir, 'spool'), dir, () => NOW_MS, DEFAULT_CARRIER_ID);
     for (const code of ['ORDER0001', 'ORDER0002'])
       batcher.add(
         code,
@@ -133,13 +134,21 @@ describe('answer log', () => {
         scratchDir: join(dir, 'spool'),
         dataDir: dir,
         now: () => NOW_MS,
+        carrier: DEFAULT_CARRIER_ID,
       }),
     ).toBe(0);
     expect(await readdir(folder)).toEqual([name]);
     expect(gunzipSync(await readFile(compressed)).toString('utf8')).toBe(lines.join('\n'));
     // One a kill left both plain and compressed: the plain file goes.
     await writeFile(plain, lines.join('\n'));
-    const resume = { warehouse, runId: 'run-1', scratchDir: join(dir, 'spool'), dataDir: dir, now: () => NOW_MS };
+    const resume = {
+      warehouse,
+      runId: 'run-1',
+      scratchDir: join(dir, 'spool'),
+      dataDir: dir,
+      now: () => NOW_MS,
+      carrier: DEFAULT_CARRIER_ID,
+    };
     expect(await salvageAnswers(resume)).toBe(0);
     expect(await readdir(folder)).toEqual([name]);
   });
@@ -173,7 +182,7 @@ describe('salvage of a killed process', () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     // A committed batch.
-    const batcher = new ResultBatcher(warehouse, 'run-1', spoolDir, dir, () => NOW_MS);
+    const batcher = new ResultBatcher(warehouse, 'run-1', spoolDir, dir, () => NOW_MS, DEFAULT_CARRIER_ID);
     batcher.add(
       'ORDER0001',
       'shop-a',
@@ -199,6 +208,7 @@ describe('salvage of a killed process', () => {
       scratchDir: spoolDir,
       dataDir: dir,
       now: () => NOW_MS,
+      carrier: DEFAULT_CARRIER_ID,
     });
     expect(salvaged).toBe(3);
     const results = await rowsOf(
@@ -223,7 +233,14 @@ describe('salvage of a killed process', () => {
     expect(spooled.sort()).toEqual(['ORDER0001 ok', 'ORDER0002 ok', 'ORDER0002 passed', 'ORDER0003 ok']);
     // A second resume finds nothing left to load.
     expect(
-      await salvageAnswers({ warehouse, runId: 'run-1', scratchDir: spoolDir, dataDir: dir, now: () => NOW_MS }),
+      await salvageAnswers({
+        warehouse,
+        runId: 'run-1',
+        scratchDir: spoolDir,
+        dataDir: dir,
+        now: () => NOW_MS,
+        carrier: DEFAULT_CARRIER_ID,
+      }),
     ).toBe(0);
   });
 });

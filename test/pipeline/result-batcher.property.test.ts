@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { fc } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { readRawSpoolFile, spoolFilesOfRun } from '../../src/pipeline/raw-spool.js';
 import type { DeferReason, OrderOutcome } from '../../src/pipeline/tracking/order-lookup.js';
 import { ResultBatcher } from '../../src/pipeline/tracking/result-batcher.js';
@@ -70,6 +71,7 @@ describe('ResultBatcher, over random answers and batch sizes', () => {
             join(dir, 'spool', runId),
             dir,
             () => FIRST_RUN_MS + (schedule * 10 + index) * HOUR_MS,
+            DEFAULT_CARRIER_ID,
           );
           const storedAtStart = new Set(stored.keys());
           const asked = new Set(run.lookups.map((lookup) => codeOf(lookup.code)));

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import type { OrderOutcome } from '../../src/pipeline/tracking/order-lookup.js';
 import { ResultBatcher } from '../../src/pipeline/tracking/result-batcher.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -31,7 +32,14 @@ async function historyCounts(warehouse: Warehouse): Promise<Record<string, unkno
 describe('ResultBatcher', () => {
   it('loads a batch of new orders, and replaces the rows of an order stored before the run', async () => {
     const { warehouse, dir } = await temp.open();
-    const first = new ResultBatcher(warehouse, 'run-1', join(dir, 'spool'), dir, () => FIRST_RUN_MS);
+    const first = new ResultBatcher(
+      warehouse,
+      'run-1',
+      join(dir, 'spool'),
+      dir,
+      () => FIRST_RUN_MS,
+      DEFAULT_CARRIER_ID,
+    );
     first.add('ORDER0001', 'shop-a', 'a.csv:2', answer('ORDER0001'), false);
     first.add('ORDER0002', 'shop-a', 'a.csv:3', answer('ORDER0002'), false);
     await first.flush();
@@ -41,7 +49,14 @@ describe('ResultBatcher', () => {
       ['ORDER0002', 'run-1'],
     ]);
 
-    const next = new ResultBatcher(warehouse, 'run-2', join(dir, 'spool'), dir, () => FIRST_RUN_MS + HOUR_MS);
+    const next = new ResultBatcher(
+      warehouse,
+      'run-2',
+      join(dir, 'spool'),
+      dir,
+      () => FIRST_RUN_MS + HOUR_MS,
+      DEFAULT_CARRIER_ID,
+    );
     next.add(
       'ORDER0001',
       'shop-a',
@@ -70,13 +85,27 @@ describe('ResultBatcher', () => {
 
   it('takes an answer naming another order than the one asked for as possibly stored', async () => {
     const { warehouse, dir } = await temp.open();
-    const first = new ResultBatcher(warehouse, 'run-1', join(dir, 'spool'), dir, () => FIRST_RUN_MS);
+    const first = new ResultBatcher(
+      warehouse,
+      'run-1',
+      join(dir, 'spool'),
+      dir,
+      () => FIRST_RUN_MS,
+      DEFAULT_CARRIER_ID,
+    );
     first.add('ORDER0001', 'shop-a', 'a.csv:2', answer('ORDER0001'), false);
     await first.flush();
     const before = await historyCounts(warehouse);
 
     // The code asked for was not stored, but the carrier answered with a stored order's.
-    const next = new ResultBatcher(warehouse, 'run-2', join(dir, 'spool'), dir, () => FIRST_RUN_MS + HOUR_MS);
+    const next = new ResultBatcher(
+      warehouse,
+      'run-2',
+      join(dir, 'spool'),
+      dir,
+      () => FIRST_RUN_MS + HOUR_MS,
+      DEFAULT_CARRIER_ID,
+    );
     next.add(
       'ORDER0001-B',
       'shop-a',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
+import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { TrackRunSummary } from '../../src/pipeline/tracking/run-summary.js';
 import { runTracking, type TrackRunOptions } from '../../src/pipeline/tracking/track-run.js';
@@ -58,6 +59,7 @@ export async function trackingWorkspace(): Promise<TrackingWorkspace> {
         return await runTracking({
           exitCodes: RUN_EXIT_CODES,
           job: 'test',
+          carrier: DEFAULT_CARRIER_ID,
           sources: inputs.map((input) => csvSource(input, {})),
           keys: sandboxKeyRing(sandbox),
           warehouse,

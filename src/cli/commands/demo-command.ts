@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
 import { KeyRing } from '../../carriers/client/key-ring.js';
+import { DEFAULT_CARRIER_ID } from '../../carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { QuotaPolicySchema } from '../../quota/quota-policy.js';
@@ -45,6 +46,7 @@ export function demoCommand(): Command {
         const summary = await runTracking({
           exitCodes: RUN_EXIT_CODES,
           job: 'demo',
+          carrier: DEFAULT_CARRIER_ID,
           sources: [csvSource(flags.input, {})],
           keys,
           warehouse,

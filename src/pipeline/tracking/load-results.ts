@@ -14,6 +14,8 @@ export interface ResultLoadOptions {
   /** Results committed per warehouse transaction. */
   readonly batchSize: number;
   readonly now: () => number;
+  /** The run's carrier. */
+  readonly carrier: string;
   readonly log: Logger;
   /** Called after each batch committed while the run goes on. */
   readonly afterCommit: () => Promise<void>;
@@ -28,7 +30,14 @@ export class ResultLoader {
   private readonly stopLoadRetryLog: () => void;
 
   constructor(private readonly options: ResultLoadOptions) {
-    this.batcher = new ResultBatcher(options.warehouse, options.runId, options.spoolDir, options.dataDir, options.now);
+    this.batcher = new ResultBatcher(
+      options.warehouse,
+      options.runId,
+      options.spoolDir,
+      options.dataDir,
+      options.now,
+      options.carrier,
+    );
     this.stopLoadRetryLog = options.warehouse.onLoadRetry((what) =>
       options.log.warn(
         { what },

@@ -2,7 +2,6 @@ import { type CarrierInstant, epochMsToInstant } from '../../carriers/247express
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { AnswerLogFile, compressAnswerLog, removePlainSpoolFile } from '../raw-spool.js';
-import { RUN_CARRIER } from '../run-carrier.js';
 import type { DeferReason, OrderOutcome } from './order-lookup.js';
 
 /**
@@ -42,6 +41,8 @@ export class ResultBatcher {
     /** Where the raw spool goes (`raw/RUN_ID/` under it). */
     private readonly dataDir: string,
     private readonly now: () => number,
+    /** The run's carrier: whose answers these are, and whose rows they become. */
+    private readonly carrier: string,
   ) {
     this.log = new AnswerLogFile(dataDir, runId);
   }
@@ -183,7 +184,7 @@ export class ResultBatcher {
         if (results.length > 0)
           await loadLookupFiles(
             this.warehouse,
-            { snapshotFiles, results, newOrdersOnly, carrier: RUN_CARRIER },
+            { snapshotFiles, results, newOrdersOnly, carrier: this.carrier },
             this.spoolDir,
           );
         if (logFile !== undefined) this.keepOnceCompressed(compressed, logFile.path);

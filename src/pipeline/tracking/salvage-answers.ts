@@ -20,6 +20,8 @@ export interface SalvageOptions {
   readonly scratchDir: string;
   readonly dataDir: string;
   readonly now: () => number;
+  /** The run's carrier: a resumed run is the cut-off run's carrier's. */
+  readonly carrier: string;
 }
 
 type OutcomeLookup = Extract<AnswerLookup, { outcome: 'ok' | 'carrier_error' }>;
@@ -53,7 +55,7 @@ export async function salvageAnswers(options: SalvageOptions): Promise<number> {
   }
   for (const path of await unfinishedSpoolFilesOfRun(dataDir, runId))
     uncommitted.push({ path, answers: await readAnswerLog(path) });
-  const batcher = new ResultBatcher(warehouse, runId, options.scratchDir, dataDir, options.now);
+  const batcher = new ResultBatcher(warehouse, runId, options.scratchDir, dataDir, options.now, options.carrier);
   // Committed batches whose files the kill left plain are kept compressed now, as they would have been.
   const loadedAgain = new Set(uncommitted.map(({ path }) => plainSpoolPath(path)));
   for (const path of await plainSpoolFilesOfRun(dataDir, runId))

@@ -9,7 +9,6 @@ import {
 } from '../../warehouse/run-input-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import type { RejectsFile } from '../rejects-file.js';
-import { RUN_CARRIER } from '../run-carrier.js';
 import { inShard, type Shard } from './shard.js';
 
 /** Reject codes of rows that never reach the carrier, beside the carrier's own rule codes. */
@@ -45,6 +44,7 @@ export async function stageInputs(
   keys: KeyRing,
   rejects: RejectsFile,
   spoolDir: string,
+  carrier: string,
   startSeq = 0,
   shard?: Shard,
 ): Promise<number> {
@@ -52,7 +52,7 @@ export async function stageInputs(
   let batch: StagedRow[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    await appendRunInputs(warehouse, runId, batch, spoolDir, RUN_CARRIER);
+    await appendRunInputs(warehouse, runId, batch, spoolDir, carrier);
     batch = [];
   };
   const reject = async (origin: string, orderCode: string | null, rejectCode: string, reason: string) => {
@@ -113,11 +113,12 @@ export async function stageRunInputs(
   keys: KeyRing,
   rejects: RejectsFile,
   spoolDir: string,
+  carrier: string,
   shard: Shard | undefined,
   now: () => number,
 ): Promise<RunInputCounts> {
   try {
-    await stageInputs(warehouse, runId, sources, keys, rejects, spoolDir, 0, shard);
+    await stageInputs(warehouse, runId, sources, keys, rejects, spoolDir, carrier, 0, shard);
   } finally {
     await rejects.close();
   }

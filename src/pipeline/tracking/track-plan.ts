@@ -5,7 +5,6 @@ import { QuotaLedger } from '../../quota/quota-ledger.js';
 import { warehouseQuotaStore } from '../../quota/warehouse-quota-store.js';
 import { countRunWorkByAccount, deleteRunInputs, runInputCounts } from '../../warehouse/run-input-store.js';
 import { RejectsFile } from '../rejects-file.js';
-import { RUN_CARRIER } from '../run-carrier.js';
 import { newRunId } from '../run-lifecycle.js';
 import { workAlias } from './select-work.js';
 import { stageInputs } from './stage-inputs.js';
@@ -70,12 +69,12 @@ export function shareInTurns(claims: readonly number[], budget: number): number[
 export async function planTracking(
   options: Pick<
     TrackRunOptions,
-    'job' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now' | 'shard'
+    'job' | 'carrier' | 'sources' | 'keys' | 'warehouse' | 'quota' | 'refreshTerminal' | 'maxLookups' | 'now' | 'shard'
   >,
 ): Promise<TrackPlan> {
   const { warehouse, keys } = options;
   const ledger = new QuotaLedger(
-    warehouseQuotaStore(warehouse, RUN_CARRIER),
+    warehouseQuotaStore(warehouse, options.carrier),
     options.quota,
     keys.aliases,
     options.now,
@@ -92,6 +91,7 @@ export async function planTracking(
       keys,
       new RejectsFile(join(scratch, 'rejects.csv')),
       scratch,
+      options.carrier,
       0,
       options.shard,
     );

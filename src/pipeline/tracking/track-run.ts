@@ -1,6 +1,4 @@
 import type { Logger } from 'pino';
-import { ExpressTracker } from '../../carriers/247express/client/express-tracker.js';
-import type { TrackingClientOptions } from '../../carriers/247express/client/tracking-client.js';
 import { epochMsToInstant } from '../../carriers/247express/contract.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
@@ -13,7 +11,6 @@ import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CarrierBreaker, DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker.js';
 import { RejectsFile } from '../rejects-file.js';
-import { RUN_CARRIER } from '../run-carrier.js';
 import {
   exitStateOfError,
   NO_COUNTS,
@@ -25,6 +22,7 @@ import {
   showProgress,
 } from '../run-lifecycle.js';
 import type { RetryPolicy } from '../transient-retry.js';
+import { carrierTracker, type TrackerOptions } from './carrier-trackers.js';
 import { LookupDispatch } from './dispatch-lookups.js';
 import { ResultLoader } from './load-results.js';
 import { stopReason } from './order-lookup.js';
@@ -58,7 +56,9 @@ export interface TrackRunOptions {
   readonly warehouse: Warehouse;
   /** Where the run's spool and rejects file go. */
   readonly dataDir: string;
-  readonly client: TrackingClientOptions;
+  /** The carrier whose orders the run looks up: every row it writes is this carrier's. */
+  readonly carrier: string;
+  readonly client: TrackerOptions;
   readonly quota: QuotaPolicy;
   readonly retry: RetryPolicy;
   /** Attempts in a row without an answer from the carrier after which the run stops sending (default 50). */
@@ -100,7 +100,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     (options.shard ? ` (shard ${describeShard(options.shard)})` : '');
   const quota = await openQuotaLimiting({
     warehouse,
-    carrier: RUN_CARRIER,
+    carrier: options.carrier,
     shared: options.sharedQuota,
     policy: options.quota,
     aliases: keys.aliases,
@@ -135,7 +135,17 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   const rejects = new RejectsFile(run.rejectsPath);
   let inputs: RunInputCounts;
   try {
-    inputs = await stageRunInputs(warehouse, runId, options.sources, keys, rejects, run.scratchDir, options.shard, now);
+    inputs = await stageRunInputs(
+      warehouse,
+      runId,
+      options.sources,
+      keys,
+      rejects,
+      run.scratchDir,
+      options.carrier,
+      options.shard,
+      now,
+    );
   } catch (error) {
     // A source that cannot be read ends the run before any lookup; the run row says so.
     await run.finish(now(), {
@@ -152,6 +162,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
       scratchDir: run.scratchDir,
       dataDir: options.dataDir,
       now,
+      carrier: options.carrier,
     });
     if (salvaged > 0) log.info({ answers: salvaged }, 'answers the cut-off run received loaded: not looked up again');
   }
@@ -161,7 +172,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   });
   log.info({ ...inputs, toLookUp: work.total }, 'inputs staged');
 
-  const tracker = new ExpressTracker(options.client, options.keys);
+  const tracker = carrierTracker(options.carrier, options.client, options.keys);
   const limiter = quota.startLimiter();
   quota.lost?.addEventListener(
     'abort',
@@ -190,6 +201,7 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
     dataDir: options.dataDir,
     batchSize: options.batchSize,
     now,
+    carrier: options.carrier,
     log,
     afterCommit: quota.recordSharedCounts,
   });
