@@ -96,12 +96,12 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
       const nights = `(SELECT ${run} AS run_id, ${started} AS started_at, day FROM ${days} UNION ALL
                        SELECT $id, $now::TIMESTAMPTZ - INTERVAL 150 DAY, 150)`;
       await warehouse.run(
-        `INSERT INTO run_inputs SELECT n.run_id, i, 'POOL' || i, 'shop1', 'history.csv:' || (i + 2), NULL, NULL
+        `INSERT INTO run_inputs SELECT '247express', n.run_id, i, 'POOL' || i, 'shop1', 'history.csv:' || (i + 2), NULL, NULL
          FROM ${nights} AS n, range(${POOL_CODES}) AS r(i)`,
         { now, id: CUT_OFF_RUN },
       );
       await warehouse.run(
-        `INSERT INTO lookup_results SELECT n.run_id, 'POOL' || i, 'shop1', 'ok', NULL, NULL, 1, 'history.csv:' || (i + 2),
+        `INSERT INTO lookup_results SELECT '247express', n.run_id, 'POOL' || i, 'shop1', 'ok', NULL, NULL, 1, 'history.csv:' || (i + 2),
                 n.started_at + INTERVAL 1 HOUR
          FROM ${nights} AS n, range(${POOL_CODES}) AS r(i)`,
         { now, id: CUT_OFF_RUN },
@@ -118,11 +118,11 @@ describe('prune: 200 nights of runs pruned at 90 days', () => {
            FROM order_statuses, ${days} WHERE order_code NOT LIKE 'HIST%'`,
         `INSERT INTO delivery_failures SELECT delivery_failures.* REPLACE (${renamed} AS order_code, ${shifted('attempted_at')} AS attempted_at, ${run} AS run_id)
            FROM delivery_failures, ${days} WHERE order_code NOT LIKE 'HIST%'`,
-        `INSERT INTO lookup_results SELECT ${run}, ${renamed}, account_alias, 'ok', NULL, NULL, 1, NULL, ${started} + INTERVAL 1 HOUR
+        `INSERT INTO lookup_results SELECT carrier, ${run}, ${renamed}, account_alias, 'ok', NULL, NULL, 1, NULL, ${started} + INTERVAL 1 HOUR
            FROM orders, ${days} WHERE order_code NOT LIKE 'HIST%'`,
-        `INSERT INTO quota_usage SELECT CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), alias, 100, $now::TIMESTAMPTZ
+        `INSERT INTO quota_usage SELECT '247express', CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), alias, 100, $now::TIMESTAMPTZ
            FROM range(0, ${QUOTA_HISTORY_DAYS}) AS d(day), (VALUES ('shop1'), ('shop2')) AS k(alias) ON CONFLICT DO NOTHING`,
-        `INSERT INTO quota_limit_answers SELECT CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), 'shop1', $now::TIMESTAMPTZ
+        `INSERT INTO quota_limit_answers SELECT '247express', CAST($now::TIMESTAMPTZ + INTERVAL 7 HOUR AS DATE) - CAST(day AS INTEGER), 'shop1', $now::TIMESTAMPTZ
            FROM range(0, ${QUOTA_HISTORY_DAYS}, 7) AS d(day) ON CONFLICT DO NOTHING`,
       ])
         await warehouse.run(statement, statement.includes('$now') ? { now } : undefined);
