@@ -141,7 +141,7 @@ function repeatedAttemptsQuery(attempts: string): string {
 /** Rows of repeatedAttemptsQuery with their order's account and status now, the most attempts first. */
 function withOrdersNow(repeated: string): string {
   return `
-    SELECT r.order_code, o.account_alias, r.attempts, r.first_attempt_at, r.last_attempt_at, r.delay_codes,
+    SELECT r.carrier, r.order_code, o.account_alias, r.attempts, r.first_attempt_at, r.last_attempt_at, r.delay_codes,
            o.status AS status_now
     FROM ${repeated} AS r
     LEFT JOIN orders AS o ON ${sameOrder('o', 'r')}
@@ -172,7 +172,7 @@ export function awaitingHandlingQuery(now: string, account?: string): string {
       SELECT carrier, order_code, delay_code, delay_note FROM delivery_failures WHERE ${ofOrdersIn('awaiting')}
       QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY attempted_at DESC) = 1
     )
-    SELECT o.order_code, o.account_alias, s.awaiting_since,
+    SELECT o.carrier, o.order_code, o.account_alias, s.awaiting_since,
            coalesce(o.delay_code, f.delay_code) AS delay_code, d.meaning AS delay_meaning,
            coalesce(o.delay_note, f.delay_note) AS delay_note,
            round((epoch_us(${now}) - epoch_us(s.awaiting_since)) / 3600e6, 1) AS waited_hours,
