@@ -1,6 +1,8 @@
 // Compares two folders of report files, file by file, apart from a `carrier` column the NEW files
 // have and the OLD ones do not (the first column of a table, or a key of a JSON row): CSV and JSON as
-// text, Parquet by its rows, an XLSX workbook by its cells, anything else byte for byte.
+// text, Parquet by its rows, an XLSX workbook by its cells, an HTML page without its carrier headers
+// and the cells holding a carrier id (CARRIER_IDS, comma-separated; 247express by default), anything
+// else byte for byte.
 // Usage: node scripts/report-parity-compare.mjs OLD_DIR NEW_DIR; exits 1 when a file differs.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -9,6 +11,12 @@ import ExcelJS from 'exceljs';
 
 const [oldDir, newDir] = process.argv.slice(2);
 const BOM = '\uFEFF';
+const CARRIER_IDS = (process.env.CARRIER_IDS ?? '247express').split(',');
+
+function htmlWithoutCarrierCells(html) {
+  const cells = CARRIER_IDS.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  return html.replace(/<th[^>]*>carrier<\/th>/g, '').replace(new RegExp(`<td[^>]*>(${cells})</td>`, 'g'), '');
+}
 
 async function filesOf(dir) {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -67,7 +75,12 @@ async function workbookCells(path, dropCarrierOf) {
 
 let differing = 0;
 let compared = 0;
-for (const file of await filesOf(oldDir)) {
+const oldFiles = await filesOf(oldDir);
+for (const file of (await filesOf(newDir)).filter((name) => !oldFiles.includes(name))) {
+  differing++;
+  console.log(`only in ${newDir}: ${file}`);
+}
+for (const file of oldFiles) {
   const oldPath = join(oldDir, file);
   const newPath = join(newDir, file);
   let same;
@@ -94,6 +107,10 @@ for (const file of await filesOf(oldDir)) {
         (name, first) => first === 'carrier' && oldFirst.get(name) !== 'carrier',
       );
       same = JSON.stringify(oldSheets) === JSON.stringify(newSheets);
+    } else if (file.endsWith('.html')) {
+      same =
+        htmlWithoutCarrierCells(await readFile(oldPath, 'utf8')) ===
+        htmlWithoutCarrierCells(await readFile(newPath, 'utf8'));
     } else {
       same = (await readFile(oldPath)).equals(await readFile(newPath));
     }
