@@ -13,6 +13,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/callback-receiver.test.ts',
   'test/callbacks/journal-disk-full.test.ts',
   'test/callbacks/journal-sharing.test.ts',
+  'test/cli/carrier-upgrade.test.ts',
   'test/cli/cod-report.test.ts',
   'test/cli/command-launcher.test.ts',
   'test/cli/disk-faults.test.ts',

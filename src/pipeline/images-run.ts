@@ -8,6 +8,7 @@ import {
 } from '../carriers/client/image-download.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { type ImageListRow, loadImageLists, type StoredImage } from '../warehouse/image-list-loader.js';
+import { sameOrder } from '../warehouse/order-keys.js';
 import type { FailedOrder } from '../warehouse/run-store.js';
 import type { LookupResultRow } from '../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -69,12 +70,14 @@ interface ImagesTarget {
 
 const LISTED_FAILURES = 100;
 
-/** Delivered orders (status 30) whose image list was never fetched, with their account. */
+/** The run carrier's delivered orders (status 30) whose image list was never fetched, with their account. */
 async function deliveredWithoutImages(warehouse: Warehouse): Promise<ImagesTarget[]> {
   const reader = await warehouse.readAll(
     `SELECT o.order_code, o.account_alias FROM orders AS o
-     WHERE o.status = '30' AND NOT EXISTS (SELECT 1 FROM order_image_lists AS l WHERE l.order_code = o.order_code)
+     WHERE o.carrier = $carrier AND o.status = '30'
+       AND NOT EXISTS (SELECT 1 FROM order_image_lists AS l WHERE ${sameOrder('l', 'o')})
      ORDER BY o.order_code`,
+    { carrier: RUN_CARRIER },
   );
   return reader.getRowObjectsJS().map((row) => ({
     orderCode: row.order_code as string,
@@ -83,12 +86,13 @@ async function deliveredWithoutImages(warehouse: Warehouse): Promise<ImagesTarge
   }));
 }
 
-/** The stored account of orders the warehouse knows, for codes given without one. */
+/** The stored account of the run carrier's orders the warehouse knows, for codes given without one. */
 async function storedAccounts(warehouse: Warehouse, codes: readonly string[]): Promise<Map<string, string>> {
   if (codes.length === 0) return new Map();
   const reader = await warehouse.readAll(
-    `SELECT order_code, account_alias FROM orders WHERE order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
-    { codes: codes.join('\n') },
+    `SELECT order_code, account_alias FROM orders
+     WHERE carrier = $carrier AND order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
+    { carrier: RUN_CARRIER, codes: codes.join('\n') },
   );
   return new Map(reader.getRowObjectsJS().map((row) => [row.order_code as string, row.account_alias as string]));
 }

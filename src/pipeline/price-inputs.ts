@@ -12,6 +12,7 @@ import {
 import type { QueryRow } from '../sources/source-rows.js';
 import { describeTable, type TableSource, tableFile, tableName, tableRows } from '../sources/table-rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
+import { RUN_CARRIER } from './run-carrier.js';
 
 /** A quote to ask, or a row refused before anything was sent. */
 export type PriceInput =
@@ -110,8 +111,8 @@ const ORDERS_PER_QUERY = 1_000;
 async function storedParcels(warehouse: Warehouse, codes: readonly string[]): Promise<Map<string, StoredParcel>> {
   const reader = await warehouse.readAll(
     `SELECT order_code, length, width, height, real_weight, service_type_id, account_alias
-     FROM orders WHERE order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
-    { codes: codes.join('\n') },
+     FROM orders WHERE carrier = $carrier AND order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
+    { carrier: RUN_CARRIER, codes: codes.join('\n') },
   );
   return new Map(
     reader.getRowObjectsJS().map((row) => [

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PUBLISHED_PRICING, STATUS } from '../carriers/247express/contract.js';
 import { sumMoney } from '../carriers/money.js';
 import { AUDITED_ORDER_AMOUNTS, CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
+import { ofOrdersIn } from '../warehouse/order-keys.js';
 import {
   codeRangeCondition,
   moneyTimesShare,
@@ -311,7 +312,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
   );
   return `
     WITH base AS (
-      SELECT a.order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
+      SELECT a.carrier, a.order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
              ${AUDITED_ORDER_AMOUNTS.map((c) => `${input(c)} AS ${c}`).join(', ')},
              price_info, CAST(lines_total AS ${moneyType}) AS lines_total,
              CAST(far_region_line_cost AS ${moneyType}) AS far_region_line_cost,
@@ -335,7 +336,7 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
       SELECT *, ${flagColumns}
       FROM differences
     )
-    SELECT order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
+    SELECT carrier, order_code, account_alias, accept_date, order_date, status, status_name, service_type_id,
            price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, cod_amount, total_service_cost, price_info,
            length, width, height, real_weight, cal_weight, weight,
            returned, cancelled, delivered_at, quote_id, quote_total, total_changed_at, invoiced_amount,
@@ -365,8 +366,7 @@ function storedAuditRows(scope: ReportScope): string {
 function computedAuditRows(scope: ReportScope): string {
   const orders = scoped('orders', scope, ORDER_COLUMNS);
   // A scope's orders' rows only: the other tables are read for the codes of the scope, not in full.
-  const ofScope =
-    orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM ${orders})`;
+  const ofScope = orders === 'orders' ? 'true' : `${codeRangeCondition(scope)} AND ${ofOrdersIn(orders)}`;
   return `(${chargeAuditQuery(orders, ofScope)})`;
 }
 

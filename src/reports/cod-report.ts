@@ -371,7 +371,7 @@ function runLinesQuery(): string {
            coalesce(a.returned_in_history OR a.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}'), false) AS returned
     FROM payout_lines AS l
     LEFT JOIN fees AS f USING (carrier, batch_id, order_code, line_kind)
-    LEFT JOIN order_charge_audit AS a ON a.order_code = l.order_code`;
+    LEFT JOIN order_charge_audit AS a ON a.carrier = l.carrier AND a.order_code = l.order_code`;
 }
 
 /**
@@ -386,7 +386,7 @@ function outstandingQuery(today: string): string {
            ${agingOf(`greatest(date_diff('day', ${deliveredDay}, ${today}), 0)`)} AS aging
     FROM order_charge_audit AS a
     WHERE status = '${STATUS.DELIVERED}' AND cod_amount > 0
-      AND NOT EXISTS (SELECT 1 FROM payout_lines AS p WHERE p.order_code = a.order_code AND p.line_kind = 'cod')`;
+      AND NOT EXISTS (SELECT 1 FROM payout_lines AS p WHERE p.carrier = a.carrier AND p.order_code = a.order_code AND p.line_kind = 'cod')`;
 }
 
 /** What a COD report covers: its days (of each finding's day) and one account; absent means no limit. */

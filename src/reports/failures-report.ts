@@ -1,4 +1,5 @@
 import { STATUS } from '../carriers/247express/contract.js';
+import { ofOrdersIn, sameOrder } from '../warehouse/order-keys.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import {
   carrierDate,
@@ -11,12 +12,17 @@ import {
   temporaryTable,
 } from './report-sql.js';
 
+/** The join condition of a delay reason (`reasons`) with the code `code` of the carrier of `row`. */
+function sameReason(reasons: string, code: string, row: string): string {
+  return `${reasons}.carrier = ${row}.carrier AND ${reasons}.code = ${code}`;
+}
+
 /** Meaning shown for an attempt whose reason no snapshot or callback brought. */
 export const UNKNOWN_REASON = 'reason not observed';
 
 /** An attempt's columns that do not need its order: the reason's meaning, its carrier-local day and ISO week. */
 function attemptColumns(attempt: string): string {
-  return `${attempt}.order_code, ${attempt}.attempted_at, ${carrierDate(`${attempt}.attempted_at`)} AS attempted_day,
+  return `${attempt}.carrier, ${attempt}.order_code, ${attempt}.attempted_at, ${carrierDate(`${attempt}.attempted_at`)} AS attempted_day,
            ${carrierIsoWeek(`${attempt}.attempted_at`)} AS iso_week, ${attempt}.delay_code,
            coalesce(d.meaning, CASE WHEN ${attempt}.delay_code IS NULL THEN '${UNKNOWN_REASON}' END) AS delay_meaning,
            ${attempt}.delay_note, ${attempt}.province_name, ${attempt}.post_office_name, ${attempt}.source, ${attempt}.observed_at`;
@@ -31,15 +37,15 @@ function attemptColumns(attempt: string): string {
 export function failuresQuery(attempts = 'delivery_failures'): string {
   // Numbered before the join with the orders, so the numbering sorts the attempts' rows alone.
   return `
-    SELECT f.order_code, o.account_alias, f.attempted_at, f.attempted_day, f.iso_week, f.attempt_no,
+    SELECT f.carrier, f.order_code, o.account_alias, f.attempted_at, f.attempted_day, f.iso_week, f.attempt_no,
            f.delay_code, f.delay_meaning, f.delay_note, f.province_name, f.post_office_name, f.source, f.observed_at,
            o.status AS status_now
     FROM (
-      SELECT ${attemptColumns('a')}, row_number() OVER (PARTITION BY a.order_code ORDER BY a.attempted_at) AS attempt_no
+      SELECT ${attemptColumns('a')}, row_number() OVER (PARTITION BY a.carrier, a.order_code ORDER BY a.attempted_at) AS attempt_no
       FROM ${attempts} AS a
-      LEFT JOIN delay_reasons AS d ON d.code = a.delay_code
+      LEFT JOIN delay_reasons AS d ON ${sameReason('d', 'a.delay_code', 'a')}
     ) AS f
-    LEFT JOIN orders AS o ON o.order_code = f.order_code`;
+    LEFT JOIN orders AS o ON ${sameOrder('o', 'f')}`;
 }
 
 /** The columns a scope limits attempts by: the attempt's time, its order's account. */
@@ -60,7 +66,8 @@ export function scopedFailuresQuery(scope: ReportScope): string {
   const attempts =
     days === 'true'
       ? 'delivery_failures'
-      : `(SELECT * FROM delivery_failures WHERE ${codeRangeCondition(scope)} AND order_code IN (SELECT order_code FROM delivery_failures WHERE ${days}))`;
+      : `(SELECT * FROM delivery_failures
+         WHERE ${codeRangeCondition(scope)} AND ${ofOrdersIn(`(SELECT carrier, order_code FROM delivery_failures WHERE ${days})`)})`;
   return `SELECT * FROM ${scoped(`(${failuresQuery(attempts)})`, scope, ATTEMPT_COLUMNS)}`;
 }
 
@@ -74,11 +81,11 @@ export function scopedAttemptsQuery(scope: ReportScope): string {
   const account =
     scope.account === undefined
       ? ''
-      : ` AND order_code IN (SELECT order_code FROM orders WHERE account_alias = ${sqlText(scope.account)})`;
+      : ` AND ${ofOrdersIn(`(SELECT carrier, order_code FROM orders WHERE account_alias = ${sqlText(scope.account)})`)}`;
   return `
     SELECT ${attemptColumns('a')}
     FROM (SELECT * FROM delivery_failures WHERE ${codeRangeCondition(scope)} AND ${days}${account}) AS a
-    LEFT JOIN delay_reasons AS d ON d.code = a.delay_code`;
+    LEFT JOIN delay_reasons AS d ON ${sameReason('d', 'a.delay_code', 'a')}`;
 }
 
 /** Counts and shares of the failures of a relation of attempts (failuresQuery or scopedAttemptsQuery rows), grouped by `keys`. */
@@ -123,21 +130,21 @@ export function failuresByWeekAndReasonQuery(failures: string): string {
  */
 function repeatedAttemptsQuery(attempts: string): string {
   return `
-    SELECT order_code, count(*) AS attempts, min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
+    SELECT carrier, order_code, count(*) AS attempts, min(attempted_at) AS first_attempt_at, max(attempted_at) AS last_attempt_at,
            -- An unordered list sorted per order: an ordered string_agg sorts far slower.
            array_to_string(list_transform(list_sort(list({attempted_at: attempted_at, code: coalesce(delay_code, '?')})), a -> a.code), ', ') AS delay_codes
     FROM ${attempts}
-    GROUP BY order_code
+    GROUP BY carrier, order_code
     HAVING count(*) >= 2`;
 }
 
 /** Rows of repeatedAttemptsQuery with their order's account and status now, the most attempts first. */
 function withOrdersNow(repeated: string): string {
   return `
-    SELECT r.order_code, o.account_alias, r.attempts, r.first_attempt_at, r.last_attempt_at, r.delay_codes,
+    SELECT r.carrier, r.order_code, o.account_alias, r.attempts, r.first_attempt_at, r.last_attempt_at, r.delay_codes,
            o.status AS status_now
     FROM ${repeated} AS r
-    LEFT JOIN orders AS o ON o.order_code = r.order_code
+    LEFT JOIN orders AS o ON ${sameOrder('o', 'r')}
     ORDER BY r.attempts DESC, r.order_code`;
 }
 
@@ -157,23 +164,23 @@ export function awaitingHandlingQuery(now: string, account?: string): string {
       WHERE status = '${STATUS.AWAITING_HANDLING}'${account === undefined ? '' : ` AND account_alias = ${sqlText(account)}`}
     ),
     since AS (
-      SELECT order_code, "time" AS awaiting_since, province_name, post_office_name
-      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}' AND order_code IN (SELECT order_code FROM awaiting)
-      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY "time" DESC, seq DESC) = 1
+      SELECT carrier, order_code, "time" AS awaiting_since, province_name, post_office_name
+      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}' AND ${ofOrdersIn('awaiting')}
+      QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY "time" DESC, seq DESC) = 1
     ),
     last_failure AS (
-      SELECT order_code, delay_code, delay_note FROM delivery_failures WHERE order_code IN (SELECT order_code FROM awaiting)
-      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY attempted_at DESC) = 1
+      SELECT carrier, order_code, delay_code, delay_note FROM delivery_failures WHERE ${ofOrdersIn('awaiting')}
+      QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY attempted_at DESC) = 1
     )
-    SELECT o.order_code, o.account_alias, s.awaiting_since,
+    SELECT o.carrier, o.order_code, o.account_alias, s.awaiting_since,
            coalesce(o.delay_code, f.delay_code) AS delay_code, d.meaning AS delay_meaning,
            coalesce(o.delay_note, f.delay_note) AS delay_note,
            round((epoch_us(${now}) - epoch_us(s.awaiting_since)) / 3600e6, 1) AS waited_hours,
            s.province_name, s.post_office_name
     FROM awaiting AS o
-    LEFT JOIN since AS s ON s.order_code = o.order_code
-    LEFT JOIN last_failure AS f ON f.order_code = o.order_code
-    LEFT JOIN delay_reasons AS d ON d.code = coalesce(o.delay_code, f.delay_code)
+    LEFT JOIN since AS s ON ${sameOrder('s', 'o')}
+    LEFT JOIN last_failure AS f ON ${sameOrder('f', 'o')}
+    LEFT JOIN delay_reasons AS d ON ${sameReason('d', 'coalesce(o.delay_code, f.delay_code)', 'o')}
     ORDER BY waited_hours DESC NULLS LAST, o.order_code`;
 }
 

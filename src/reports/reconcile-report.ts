@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRACKING_ERROR } from '../carriers/247express/contract.js';
+import { sameOrder } from '../warehouse/order-keys.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
 import {
@@ -99,8 +100,8 @@ export function partnerCodQuery(): string {
 /** Each order code's latest lookup result. */
 function lastLookupQuery(): string {
   return `
-      SELECT order_code, account_alias, outcome, error_code, finished_at FROM lookup_results
-      QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY finished_at DESC, run_id DESC) = 1`;
+      SELECT carrier, order_code, account_alias, outcome, error_code, finished_at FROM lookup_results
+      QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY finished_at DESC, run_id DESC) = 1`;
 }
 
 /**
@@ -110,11 +111,12 @@ function lastLookupQuery(): string {
 export function carrierRecordsQuery(): string {
   return `
     WITH last_lookup AS (${lastLookupQuery()})
-    SELECT coalesce(o.order_code, l.order_code) AS order_code, coalesce(o.account_alias, l.account_alias) AS account_alias,
+    SELECT coalesce(o.carrier, l.carrier) AS carrier, coalesce(o.order_code, l.order_code) AS order_code,
+           coalesce(o.account_alias, l.account_alias) AS account_alias,
            o.order_code IS NOT NULL AS tracked, o.status, o.status_name, o.total_service_cost, o.cod_amount, o.accept_date, o.order_date,
            l.outcome AS last_lookup_outcome, l.error_code AS last_lookup_error, l.finished_at AS last_lookup_at,
            o.order_code IS NULL OR coalesce(l.error_code IN ('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}'), false) AS unknown_to_carrier
-    FROM orders AS o FULL OUTER JOIN last_lookup AS l ON l.order_code = o.order_code`;
+    FROM orders AS o FULL OUTER JOIN last_lookup AS l ON ${sameOrder('l', 'o')}`;
 }
 
 /** The error codes of a last lookup that mean the carrier does not know the order for this account. */
@@ -186,11 +188,11 @@ export function reconcileQuery(
     -- Each order the partner lists or the warehouse tracks in the scope, kept when it has a finding.
     compared AS (
       SELECT * FROM (
-        SELECT coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
+        SELECT o.carrier, coalesce(p.order_code, o.order_code) AS order_code, p.order_code IS NOT NULL AS listed, p.lines, p.line_no,
                p.expected_status, p.expected_code, p.invoiced, p.cod,
                o.order_code IS NOT NULL AS tracked, o.account_alias, o.accept_date, o.order_date, o.status, o.status_name,
                o.total_service_cost, o.cod_amount AS carrier_cod, l.outcome, l.error_code
-        FROM (SELECT order_code, account_alias, accept_date, order_date, status, status_name, total_service_cost, cod_amount
+        FROM (SELECT carrier, order_code, account_alias, accept_date, order_date, status, status_name, total_service_cost, cod_amount
               FROM orders WHERE ${inCodes}) AS o
         FULL OUTER JOIN per_order AS p ON p.order_code = o.order_code
         LEFT JOIN last_lookup AS l ON l.order_code = p.order_code
@@ -210,37 +212,37 @@ export function reconcileQuery(
       SELECT c.*, r.all_origins FROM compared AS c JOIN origins AS r ON r.order_code = c.order_code
     ),
     findings AS (
-      SELECT 1 AS kind_no, 'bad_partner_line' AS finding, p.order_code, CAST(NULL AS VARCHAR) AS account_alias, r.origin AS partner_lines,
+      SELECT 1 AS kind_no, 'bad_partner_line' AS finding, CAST(NULL AS VARCHAR) AS carrier, p.order_code, CAST(NULL AS VARCHAR) AS account_alias, r.origin AS partner_lines,
              CAST(NULL AS VARCHAR) AS partner_value, CAST(NULL AS VARCHAR) AS carrier_value, CAST(NULL AS ${MONEY}) AS difference, p.problem AS detail, p.line_no
       FROM partner AS p JOIN ${PARTNER_RECORDS} AS r ON r.line_no = p.line_no WHERE p.problem IS NOT NULL
       UNION ALL
-      SELECT 2, 'unknown_to_carrier', order_code, account_alias, all_origins, NULL, NULL, NULL,
+      SELECT 2, 'unknown_to_carrier', carrier, order_code, account_alias, all_origins, NULL, NULL, NULL,
              CASE WHEN error_code IS NOT NULL THEN 'last lookup answered ' || error_code
                   WHEN outcome IS NOT NULL THEN 'no tracking result: last lookup ' || outcome
                   ELSE 'never looked up' END, line_no
       FROM partner_compared
       WHERE NOT tracked OR error_code IN ${UNKNOWN_ERRORS}
       UNION ALL
-      SELECT 3, 'missing_from_partner', order_code, account_alias, NULL, NULL, status || ' ' || coalesce(status_name, ''), NULL,
+      SELECT 3, 'missing_from_partner', carrier, order_code, account_alias, NULL, NULL, status || ' ' || coalesce(status_name, ''), NULL,
              'tracked, not in the partner records', NULL
       FROM compared WHERE NOT listed
       UNION ALL
-      SELECT 4, 'duplicate_line', order_code, account_alias, all_origins, NULL, NULL, NULL, lines || ' lines for this order', line_no
+      SELECT 4, 'duplicate_line', carrier, order_code, account_alias, all_origins, NULL, NULL, NULL, lines || ' lines for this order', line_no
       FROM partner_compared WHERE lines > 1
       UNION ALL
-      SELECT 5, 'status_mismatch', order_code, account_alias, all_origins, expected_status, status || ' ' || coalesce(status_name, ''), NULL,
+      SELECT 5, 'status_mismatch', carrier, order_code, account_alias, all_origins, expected_status, status || ' ' || coalesce(status_name, ''), NULL,
              'expected status ' || expected_code || ', carrier shows ' || status, line_no
       FROM partner_compared WHERE ${known} AND ${statusDiffers}
       UNION ALL
-      SELECT 6, 'invoice_mismatch', order_code, account_alias, all_origins, CAST(invoiced AS VARCHAR), CAST(total_service_cost AS VARCHAR),
+      SELECT 6, 'invoice_mismatch', carrier, order_code, account_alias, all_origins, CAST(invoiced AS VARCHAR), CAST(total_service_cost AS VARCHAR),
              CAST(invoiced - coalesce(total_service_cost, 0) AS ${MONEY}), 'invoiced amount differs from total_service_cost', line_no
       FROM partner_compared WHERE ${known} AND ${invoiceDiffers}
       UNION ALL
-      SELECT 7, 'cod_mismatch', order_code, account_alias, all_origins, CAST(cod AS VARCHAR), CAST(carrier_cod AS VARCHAR),
+      SELECT 7, 'cod_mismatch', carrier, order_code, account_alias, all_origins, CAST(cod AS VARCHAR), CAST(carrier_cod AS VARCHAR),
              CAST(cod - coalesce(carrier_cod, 0) AS ${MONEY}), 'COD amount differs', line_no
       FROM partner_compared WHERE ${known} AND ${codDiffers}
     )
-    SELECT kind_no, line_no, finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+    SELECT kind_no, line_no, finding, carrier, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
     FROM findings`;
 }
 
@@ -265,7 +267,7 @@ export function reconcileTables(
     tables: [
       {
         name: 'reconcile',
-        query: `SELECT finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
+        query: `SELECT carrier, finding, order_code, account_alias, partner_lines, partner_value, carrier_value, difference, detail
                 FROM ${RUN_FINDINGS} ORDER BY kind_no, line_no NULLS LAST, order_code`,
       },
     ],

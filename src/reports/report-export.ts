@@ -19,6 +19,7 @@ import {
 import {
   carrierDate,
   codeRangeCondition,
+  codeRangeOf,
   ORDER_COLUMNS,
   type ReportScope,
   type ReportTables,
@@ -104,13 +105,13 @@ export async function withOrderCodes(
   columns: { readonly time: string; readonly account: string },
 ): Promise<ReportScope> {
   if (scope.fromDay === undefined && scope.toDay === undefined) return scope;
-  const [codes] = await rows(
+  const ranges = await rows(
     warehouse,
-    `SELECT min(order_code) AS first, max(order_code) AS last FROM ${table} WHERE ${scopeCondition(scope, columns)}`,
+    `SELECT carrier, min(order_code) AS first, max(order_code) AS last FROM ${table}
+     WHERE ${scopeCondition(scope, columns)} GROUP BY carrier`,
   );
-  return typeof codes?.first === 'string' && typeof codes.last === 'string'
-    ? { ...scope, codes: { first: codes.first, last: codes.last } }
-    : scope;
+  const codes = codeRangeOf(ranges);
+  return codes === undefined ? scope : { ...scope, codes };
 }
 
 /** Orders a charges report joins with the partner's invoices at once; a scope of more is joined a month at a time. */
@@ -347,15 +348,14 @@ export function exportFailuresReport(warehouse: Warehouse, request: ReportReques
  */
 export async function reconciledCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope['codes']> {
   if (scope.fromDay === undefined && scope.toDay === undefined) return undefined;
-  const [codes] = await rows(
+  const ranges = await rows(
     warehouse,
-    `SELECT min(order_code) AS first, max(order_code) AS last FROM (
-       SELECT order_code FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}
-       UNION ALL SELECT order_code FROM ${PARTNER_RECORDS})`,
+    `SELECT carrier, min(order_code) AS first, max(order_code) AS last FROM (
+       SELECT carrier, order_code FROM orders WHERE ${scopeCondition(scope, ORDER_COLUMNS)}
+       UNION ALL SELECT NULL AS carrier, order_code FROM ${PARTNER_RECORDS})
+     GROUP BY carrier`,
   );
-  return typeof codes?.first === 'string' && typeof codes.last === 'string'
-    ? { first: codes.first, last: codes.last }
-    : undefined;
+  return codeRangeOf(ranges);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carriers/247express/contract.js';
+import { findCarrier } from '../carriers/known-carriers.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { ReportTable } from './writers/report-writer.js';
 
@@ -23,9 +24,10 @@ export interface ReportScope {
   readonly toDay?: string | undefined;
   readonly account?: string | undefined;
   /**
-   * The lowest and highest order code of the scope's orders, when known. The carrier hands out codes
-   * in order, so an order's rows in the other tables lie close to those of its days: a range of codes
-   * lets DuckDB skip the row groups outside it, which a join on the codes alone does not.
+   * The lowest and highest order code of the scope's orders, when known and when each of their carriers
+   * hands out codes in rising order (risingOrderCodes, see codeRangeOf): then an order's rows in the
+   * other tables lie close to those of its days, and a range of codes lets DuckDB skip the row groups
+   * outside it, which a join on the codes alone does not.
    */
   readonly codes?: { readonly first: string; readonly last: string } | undefined;
   /** A further SQL condition on the rows: a part of a scope that a report computes on its own. */
@@ -44,6 +46,24 @@ export function codeRangeCondition(scope: ReportScope, column = 'order_code'): s
   return scope.codes === undefined
     ? 'true'
     : `${column} BETWEEN ${sqlText(scope.codes.first)} AND ${sqlText(scope.codes.last)}`;
+}
+
+/**
+ * The range of codes of a scope from each carrier's lowest and highest code among its orders (rows of
+ * carrier, first, last; a null carrier for codes of no carrier's, such as a partner's): undefined when
+ * there are none, or when a carrier among them does not hand out its codes in rising order, as a range
+ * of its codes would then say nothing of where its orders' rows lie.
+ */
+export function codeRangeOf(rows: readonly Record<string, unknown>[]): ReportScope['codes'] {
+  const ranges = rows.filter((row) => typeof row.first === 'string' && typeof row.last === 'string');
+  if (ranges.length === 0) return undefined;
+  const rising = ranges.every(
+    (row) => row.carrier === null || findCarrier(String(row.carrier))?.risingOrderCodes === true,
+  );
+  if (!rising) return undefined;
+  const firsts = ranges.map((row) => String(row.first)).sort();
+  const lasts = ranges.map((row) => String(row.last)).sort();
+  return { first: firsts[0]!, last: lasts[lasts.length - 1]! };
 }
 
 /** The first instant of a carrier day (YYYY-MM-DD), epoch ms. */

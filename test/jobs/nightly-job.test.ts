@@ -187,10 +187,10 @@ describe('jobs run nightly', () => {
         { old },
       );
       await seed.run(
-        `INSERT INTO run_inputs SELECT 'old-night', i, 'OLD' || i, 'shop1', NULL, NULL, NULL FROM range(50000) AS r(i);
-         INSERT INTO lookup_results SELECT 'old-night', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-01 00:00:00+00'
+        `INSERT INTO run_inputs SELECT '247express', 'old-night', i, 'OLD' || i, 'shop1', NULL, NULL, NULL FROM range(50000) AS r(i);
+         INSERT INTO lookup_results SELECT '247express', 'old-night', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-01 00:00:00+00'
            FROM range(50000) AS r(i);
-         INSERT INTO lookup_results SELECT 'old-night-2', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-02 00:00:00+00'
+         INSERT INTO lookup_results SELECT '247express', 'old-night-2', 'OLD' || i, 'shop1', 'ok', NULL, NULL, 1, NULL, TIMESTAMPTZ '2026-07-02 00:00:00+00'
            FROM range(50000) AS r(i);
          INSERT INTO runs (run_id, job, source, started_at, finished_at, carrier_day, exit_state)
            SELECT 'old-night-2', job, source, started_at + INTERVAL 1 DAY, finished_at + INTERVAL 1 DAY, carrier_day + 1, exit_state

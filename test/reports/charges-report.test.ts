@@ -216,14 +216,14 @@ describe('the published price example', () => {
     const warehouse = await Warehouse.open(workspace.dbPath);
     try {
       await warehouse.run(
-        `INSERT INTO orders (order_code, account_alias, accept_date, order_date, status, length, width, height, real_weight, cal_weight, weight,
+        `INSERT INTO orders (carrier, order_code, account_alias, accept_date, order_date, status, length, width, height, real_weight, cal_weight, weight,
            price, price_fr, far_region_fee_amount, fuel_fee_amount, vat_amount, total_service_cost, cod_amount, is_terminal, first_seen_at, last_seen_at, last_run_id)
-         VALUES ('EXPUBLISHED1', 'default', TIMESTAMPTZ '2026-11-20 10:00:00+07', TIMESTAMPTZ '2026-11-20 10:00:00+07', '30', 60, 60, 60, 60, 36, 60,
+         VALUES ('247express', 'EXPUBLISHED1', 'default', TIMESTAMPTZ '2026-11-20 10:00:00+07', TIMESTAMPTZ '2026-11-20 10:00:00+07', '30', 60, 60, 60, 60, 36, 60,
            1184800, 0, 0, 236960, 142176, 1563936, 0, true, now(), now(), 'example')`,
       );
       await warehouse.run(
-        `INSERT INTO order_charges VALUES ('EXPUBLISHED1', 1, 'DE', 'Chuyển phát nhanh', 1184800), ('EXPUBLISHED1', 2, 'Fuel', 'Phụ phí xăng dầu', 236960),
-           ('EXPUBLISHED1', 3, 'VAT', 'Thuế VAT', 142176)`,
+        `INSERT INTO order_charges VALUES ('247express', 'EXPUBLISHED1', 1, 'DE', 'Chuyển phát nhanh', 1184800),
+           ('247express', 'EXPUBLISHED1', 2, 'Fuel', 'Phụ phí xăng dầu', 236960), ('247express', 'EXPUBLISHED1', 3, 'VAT', 'Thuế VAT', 142176)`,
       );
       // As the loaders do for the orders they write.
       await refreshChargeAudit(warehouse);

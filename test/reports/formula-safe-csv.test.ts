@@ -96,7 +96,8 @@ describe('formula-safe CSV reports', () => {
     expect(rows.length).toBeGreaterThan(2048);
     const note = header!.indexOf('delay_note');
     const attempt = header!.indexOf('attempt_no');
-    const formulaRows = rows.filter((row) => row[0]!.endsWith('3'));
+    const code = header!.indexOf('order_code');
+    const formulaRows = rows.filter((row) => row[code]!.endsWith('3'));
     expect(formulaRows.length).toBeGreaterThan(100);
     expect(rows.indexOf(formulaRows.at(-1)!)).toBeGreaterThan(2048);
     for (const row of formulaRows) expect(row[note]).toBe(`'${FORMULA_NOTE}`);

@@ -66,7 +66,7 @@ describe('a reconcile over a long history', () => {
       const boundaries = await reconcileBoundaries(warehouse, codes, lines, 20_000);
       expect(boundaries.length).toBeGreaterThan(2);
       expect(await findings(scope, codes, boundaries)).toEqual(whole);
-      const kinds = new Set(whole.map((row) => row[0]));
+      const kinds = new Set(whole.map((row) => row[1]));
       for (const kind of ['unknown_to_carrier', 'missing_from_partner', 'duplicate_line', 'invoice_mismatch'])
         expect(kinds, JSON.stringify(scope)).toContain(kind);
     }

@@ -67,9 +67,9 @@ export async function quoteTrackedOrders(sandbox: RunningSandbox, dbPath: string
     });
     for (const [index, { parcel, request, result }] of quoted.entries()) {
       await warehouse.run(
-        `INSERT INTO price_quotes (quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
+        `INSERT INTO price_quotes (carrier, quote_id, run_id, order_code, account_alias, to_province_name, to_district_name, to_ward_name, length, width, height,
            real_weight, client_hub_id, service_type_id, ok, error_message, total_service_cost, cal_weight, weight, quoted_at)
-         VALUES ($1, 'test-quotes', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NOT $13, $14, CAST($15 AS DECIMAL(20,4)), $16, $17, to_timestamp($18 / 1000))`,
+         VALUES ('247express', $1, 'test-quotes', $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, NOT $13, $14, CAST($15 AS DECIMAL(20,4)), $16, $17, to_timestamp($18 / 1000))`,
         [
           `Q${index}`,
           parcel.order_code,

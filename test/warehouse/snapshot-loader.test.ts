@@ -50,6 +50,61 @@ async function dump(warehouse: Warehouse): Promise<Record<string, unknown>> {
 }
 
 describe('loadLookupBatch', () => {
+  it("keeps two carriers' orders of the same code apart: a newer snapshot of one replaces its own rows only", async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const code = '247EXP0007';
+    const first = (carrier: string) => ({
+      snapshots: [loaded(snapshotOf(trackingWire(code)), SEEN_1)],
+      results: [okResult(code, SEEN_1)],
+      carrier,
+    });
+    await loadLookupBatch(warehouse, first('247express'), spoolDir);
+    await loadLookupBatch(warehouse, first('othercarrier'), spoolDir);
+    const newer = snapshotOf(
+      wireWith(code, (w) => (w.priceInfo = [{ serviceName: 'Chỉ một dòng', serviceID: 'DE', cost: 1 }])),
+    );
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [], carrier: 'othercarrier' },
+      spoolDir,
+    );
+
+    expect(await rowsOf(warehouse, 'SELECT carrier, order_code, last_run_id FROM orders ORDER BY carrier')).toEqual([
+      { carrier: '247express', order_code: code, last_run_id: 'run-1' },
+      { carrier: 'othercarrier', order_code: code, last_run_id: 'run-2' },
+    ]);
+    const lines = await rowsOf(
+      warehouse,
+      'SELECT carrier, count(*) AS lines FROM order_charges GROUP BY carrier ORDER BY carrier',
+    );
+    expect(lines).toEqual([
+      { carrier: '247express', lines: String(trackingWire(code).priceInfo!.length) },
+      { carrier: 'othercarrier', lines: '1' },
+    ]);
+    expect(
+      await rowsOf(
+        warehouse,
+        "SELECT DISTINCT carrier FROM order_changes WHERE field LIKE 'price_info.%' ORDER BY carrier",
+      ),
+    ).toEqual([{ carrier: 'othercarrier' }]);
+    expect(
+      await rowsOf(
+        warehouse,
+        'SELECT carrier, count(*) AS n FROM order_charge_audit GROUP BY carrier ORDER BY carrier',
+      ),
+    ).toEqual([
+      { carrier: '247express', n: '1' },
+      { carrier: 'othercarrier', n: '1' },
+    ]);
+    expect(
+      await rowsOf(warehouse, 'SELECT carrier, count(*) AS n FROM lookup_results GROUP BY carrier ORDER BY carrier'),
+    ).toEqual([
+      { carrier: '247express', n: '1' },
+      { carrier: 'othercarrier', n: '1' },
+    ]);
+  });
+
   it('writes the order, its charges, statuses and trackings, and the lookup result, with the right values and types', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');

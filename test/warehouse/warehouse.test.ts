@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DELAY_REASONS, ORDER_STATUSES, TRACKING_STEPS } from '../../src/carriers/247express/contract.js';
+import { DELAY_REASONS, ORDER_STATUSES } from '../../src/carriers/247express/contract.js';
 import type { CarrierDefinition } from '../../src/carriers/carrier-definition.js';
 import { KNOWN_CARRIERS } from '../../src/carriers/known-carriers.js';
 import { applyMigrations, MIGRATIONS } from '../../src/warehouse/migrations.js';

@@ -299,6 +299,7 @@ async function chargesSection(
         rows: topRowsShown,
         total: top.total,
         columns: [
+          { key: 'carrier', title: 'carrier' },
           { key: 'order_code', title: 'order' },
           { key: 'account_alias', title: 'account' },
           { key: 'status_name', title: 'status' },
@@ -557,6 +558,7 @@ async function failuresSections(
         rows: awaiting.rows,
         total: awaiting.total,
         columns: [
+          { key: 'carrier', title: 'carrier' },
           { key: 'order_code', title: 'order' },
           { key: 'account_alias', title: 'account' },
           { key: 'awaiting_since', title: 'since' },
