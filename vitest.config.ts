@@ -16,6 +16,7 @@ export const END_TO_END_TESTS = [
   'test/cli/cod-report.test.ts',
   'test/cli/command-launcher.test.ts',
   'test/cli/disk-faults.test.ts',
+  'test/cli/finding-marks.test.ts',
   'test/cli/payouts-import.test.ts',
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/schema-upgrade.test.ts',

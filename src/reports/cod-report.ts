@@ -406,12 +406,45 @@ function codScopeCondition(scope: CodScope, dayColumn: string | null): string {
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }
 
+/** A finding's identity as its mark stores it (finding, carrier, batch, order; '' for none), of the finding `f`. */
+const FINDING_KEY = "f.finding, f.carrier, coalesce(f.batch_id, ''), coalesce(f.order_code, '')";
+
+/**
+ * The findings with the mark finance gave each (cod_finding_marks): its mark, note, who and when, the
+ * money at stake it was marked at, and the money still open: none for a finding settled at its
+ * amount now; a settled finding whose amount has moved since counts again. The amount of a finding is
+ * that of every finding of its identity (the lines of one order and batch a line check flags).
+ */
+function markedFindingsQuery(findings: string): string {
+  return `
+    WITH found AS (${findings}),
+    marked AS (
+      SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_key, coalesce(f.order_code, '') AS order_key,
+             any_value(m.mark) AS mark, any_value(m.note) AS note, any_value(m.marked_by) AS marked_by,
+             any_value(m.marked_at) AS marked_at, any_value(m.at_stake) AS marked_at_stake,
+             sum(f.at_stake) AS key_at_stake
+      FROM found AS f JOIN cod_finding_marks AS m ON (m.finding, m.carrier, m.batch_id, m.order_code) = (${FINDING_KEY})
+      GROUP BY ALL
+    )
+    SELECT f.*, m.mark, m.note AS mark_note, m.marked_by, m.marked_at, m.marked_at_stake,
+           CASE WHEN m.mark = 'settled' AND m.marked_at_stake = m.key_at_stake THEN CAST(0 AS BIGINT)
+                ELSE f.at_stake END AS open_at_stake
+    FROM found AS f LEFT JOIN marked AS m ON (m.finding, m.carrier, m.batch_key, m.order_key) = (${FINDING_KEY})`;
+}
+
+/** Per finding identity (finding, carrier, batch_id and order_code, '' for none): the money at stake now. */
+export const FINDING_AMOUNTS_QUERY = `
+  SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_id, coalesce(f.order_code, '') AS order_code,
+         sum(f.at_stake) AS at_stake
+  FROM ${RUN_COD_FINDINGS} AS f GROUP BY ALL`;
+
 /** The carrier and account of a summary's row over all of them. */
 const ALL = "'*'";
 
 /**
- * Per check, carrier and account (and over all carriers and accounts, '*'): the findings and the
- * money at stake (the sum of the findings' at_stake), the most money first.
+ * Per check, carrier and account (and over all carriers and accounts, '*'): the findings, those
+ * disputed and those settled, and the money at stake (the sum of the findings' open_at_stake: a
+ * settled finding's money is not), the most money first.
  */
 function codSummaryQuery(findings: string): string {
   const checks = COD_CHECKS.map(({ name }, index) => `('${name}', ${index + 1})`).join(', ');
@@ -419,11 +452,15 @@ function codSummaryQuery(findings: string): string {
     WITH per AS (
       SELECT finding AS check_name, CASE WHEN grouping(carrier) = 1 THEN ${ALL} ELSE carrier END AS carrier,
              CASE WHEN grouping(account_alias) = 1 THEN ${ALL} ELSE account_alias END AS account_alias,
-             grouping(carrier, account_alias) AS level, count(*) AS findings, sum(at_stake) AS at_stake
+             grouping(carrier, account_alias) AS level, count(*) AS findings,
+             count(*) FILTER (WHERE mark = 'disputed') AS disputed,
+             count(*) FILTER (WHERE mark = 'settled' AND open_at_stake = 0) AS settled,
+             sum(open_at_stake) AS at_stake
       FROM ${findings}
       GROUP BY GROUPING SETS ((finding), (finding, carrier, account_alias))
     )
-    SELECT per.check_name, per.carrier, per.account_alias, per.findings, CAST(per.at_stake AS BIGINT) AS at_stake
+    SELECT per.check_name, per.carrier, per.account_alias, per.findings, per.disputed, per.settled,
+           CAST(per.at_stake AS BIGINT) AS at_stake
     FROM per JOIN (VALUES ${checks}) AS c(check_name, check_no) ON c.check_name = per.check_name
     ORDER BY per.level DESC, per.at_stake DESC, c.check_no, per.carrier, per.account_alias`;
 }
@@ -454,12 +491,16 @@ export function codTables(rules: CodRules, scope: CodScope, today: string, shopC
       temporaryTable(RUN_ORDERS, ORDERS_QUERY),
       temporaryTable(RUN_BATCHES, BATCHES_QUERY),
       temporaryTable(RUN_OUTSTANDING, outstandingQuery(today)),
-      temporaryTable(RUN_COD_FINDINGS, `SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
+      temporaryTable(
+        RUN_COD_FINDINGS,
+        markedFindingsQuery(`SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
+      ),
     ],
     tables: [
       {
         name: 'cod',
-        query: `SELECT * FROM ${RUN_COD_FINDINGS} ORDER BY at_stake DESC, finding, carrier, batch_id NULLS FIRST, order_code NULLS FIRST`,
+        query: `SELECT * FROM ${RUN_COD_FINDINGS}
+                ORDER BY open_at_stake DESC, at_stake DESC, finding, carrier, batch_id NULLS FIRST, order_code NULLS FIRST`,
       },
       { name: 'cod-summary', query: codSummaryQuery(RUN_COD_FINDINGS) },
       { name: 'cod-outstanding', query: outstandingByAgingQuery(scope) },

@@ -41,6 +41,7 @@ const EVERY_COMMAND: readonly SettingsCommand[] = [
   'callbacks ingest',
   'report',
   'payouts import',
+  'findings',
   'prune',
   'upgrade',
   'jobs',

@@ -18,6 +18,7 @@ export type SettingsCommand =
   | 'callbacks ingest'
   | 'report'
   | 'payouts import'
+  | 'findings'
   | 'prune'
   | 'upgrade'
   | 'jobs'

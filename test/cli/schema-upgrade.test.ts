@@ -42,6 +42,7 @@ describe('a warehouse written by an earlier schema version', () => {
         { version: 2, name: 'audit rows with order columns' },
         { version: 3, name: 'order dates and warehouse marker' },
         { version: 4, name: 'payout statements' },
+        { version: 5, name: 'cod finding marks' },
       ],
     });
     const again = await cli(['upgrade', '--db', db], {});
@@ -183,6 +184,7 @@ describe('a warehouse of schema version 2, written before the marker', () => {
       applied: [
         { version: 3, name: 'order dates and warehouse marker' },
         { version: 4, name: 'payout statements' },
+        { version: 5, name: 'cod finding marks' },
       ],
     });
 

@@ -8,9 +8,12 @@ const ORDER_DATE_COLUMN = 'order_date TIMESTAMP WITH TIME ZONE NOT NULL, ';
 /** The tables schema version 4 added. */
 const PAYOUT_TABLES = ['payout_lines', 'payout_line_fees', 'payout_line_history', 'payout_imports'];
 
-/** Takes an open warehouse back to schema version 3: without the payout statements' tables. */
+/** The tables schema version 5 added. */
+const FINDING_MARK_TABLES = ['cod_finding_marks', 'cod_finding_mark_history'];
+
+/** Takes an open warehouse back to schema version 3: without the payout statements' tables and the findings' marks. */
 async function toSchemaVersionThree(warehouse: SqlRunner): Promise<void> {
-  for (const table of PAYOUT_TABLES) await warehouse.run(`DROP TABLE ${table}`);
+  for (const table of [...FINDING_MARK_TABLES, ...PAYOUT_TABLES]) await warehouse.run(`DROP TABLE ${table}`);
   await warehouse.run('DELETE FROM schema_migrations WHERE version > 3');
 }
 

@@ -43,6 +43,8 @@ describe('Warehouse.open', () => {
     expect(tables).toEqual([
       'callback_events',
       'callback_journal_segments',
+      'cod_finding_mark_history',
+      'cod_finding_marks',
       'delay_reasons',
       'delivery_failures',
       'lookup_results',

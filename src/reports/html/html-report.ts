@@ -362,7 +362,7 @@ async function codSection(
       }),
     ),
     '<h3>Findings per check, carrier and account</h3>',
-    `<p class="note">Carrier and account * are all of them. ${checkNotes(COD_CHECKS)}</p>`,
+    `<p class="note">Carrier and account * are all of them; a settled finding is counted, its money is not at stake. ${checkNotes(COD_CHECKS)}</p>`,
     scrolling(
       htmlTable({
         name: 'cod-summary',
@@ -371,6 +371,8 @@ async function codSection(
           { key: 'check_name', title: 'check' },
           ...CARRIER_AND_ACCOUNT,
           { key: 'findings', title: 'findings', kind: 'count' },
+          { key: 'disputed', title: 'disputed', kind: 'count' },
+          { key: 'settled', title: 'settled', kind: 'count' },
           { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
         ],
       }),
@@ -389,6 +391,8 @@ async function codSection(
           { key: 'finding_day', title: 'day' },
           { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
           { key: 'detail', title: 'detail' },
+          { key: 'mark', title: 'mark' },
+          { key: 'mark_note', title: 'note' },
         ],
       }),
     ),

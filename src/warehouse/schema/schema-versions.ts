@@ -3,6 +3,13 @@ import { migration as baseline } from './v1-baseline.js';
 import { migration as auditOrderColumns } from './v2-audit-order-columns.js';
 import { migration as orderDateAndMarker } from './v3-order-date-and-marker.js';
 import { migration as payoutStatements } from './v4-payout-statements.js';
+import { migration as findingMarks } from './v5-finding-marks.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
-export const MIGRATIONS: readonly Migration[] = [baseline, auditOrderColumns, orderDateAndMarker, payoutStatements];
+export const MIGRATIONS: readonly Migration[] = [
+  baseline,
+  auditOrderColumns,
+  orderDateAndMarker,
+  payoutStatements,
+  findingMarks,
+];
