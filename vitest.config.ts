@@ -19,6 +19,7 @@ export const END_TO_END_TESTS = [
   'test/cli/finding-marks.test.ts',
   'test/cli/payouts-import.test.ts',
   'test/cli/read-only-warehouse.test.ts',
+  'test/cli/sandbox-payouts.test.ts',
   'test/cli/schema-upgrade.test.ts',
   'test/cli/tracking-memory.test.ts',
   'test/cli/upgrade-steps.test.ts',

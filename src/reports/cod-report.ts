@@ -115,6 +115,18 @@ const ORDERS_QUERY = `
          sum(return_fee) AS return_fee
   FROM ${RUN_LINES} GROUP BY carrier, order_code`;
 
+/**
+ * Per order paid on several COD lines (few orders: their lines only are read): the COD of its first
+ * line, by batch date then batch id, and its batches in that order.
+ */
+const PAID_AGAIN = `(
+  SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
+         array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
+  FROM ${RUN_LINES}
+  SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
+  WHERE line_kind = 'cod' AND cod_collected <> 0
+  GROUP BY carrier, order_code)`;
+
 /** A difference beyond the tolerance. */
 function differs(actual: string, expected: string, rules: CodRules): string {
   return `abs((${actual}) - (${expected})) > ${rules.moneyTolerance}`;
@@ -289,15 +301,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(collected - first_paid)',
         detail: `'paid in batches ' || batches`,
       })}
-      FROM ${RUN_ORDERS} AS o JOIN (
-        -- The lines of the few orders paid on several lines only.
-        SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
-               array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
-        FROM ${RUN_LINES}
-        SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
-        WHERE line_kind = 'cod' AND cod_collected <> 0
-        GROUP BY carrier, order_code
-      ) AS p USING (carrier, order_code)`,
+      FROM ${RUN_ORDERS} AS o JOIN ${PAID_AGAIN} AS p USING (carrier, order_code)`,
   },
   {
     name: 'return_fee_not_returned',
@@ -323,7 +327,8 @@ export const COD_CHECKS: readonly CodCheck[] = [
     name: 'shop_cod',
     what: "the COD a statement says was collected for an order is not the COD the shop's own records expect (with --partner or a query)",
     per: 'order',
-    actualText: "`Σ cod_collected` of the order's COD lines",
+    actualText:
+      "the `cod_collected` of the order's COD line, its first (by batch date, then batch id) when it has several: a COD paid again is `paid_twice`'s",
     expectedText:
       "the shop's `cod_amount` for the order, its records read as `reconcile` reads them (`--partner FILE`, `--from-mysql URL --query SQL`, ...; the first readable line per order), for an order with a COD line",
     sql: ({ rules, shopCod }) =>
@@ -335,17 +340,18 @@ export const COD_CHECKS: readonly CodCheck[] = [
         account_alias: 'account_alias',
         order_code: 'order_code',
         finding_day: 'last_day',
-        actual: 'collected',
+        actual: 'first_collected',
         expected: 'expected',
-        difference: 'collected - expected',
-        at_stake: 'abs(collected - expected)',
+        difference: 'first_collected - expected',
+        at_stake: 'abs(first_collected - expected)',
         detail: `'the shop expects ' || expected`,
       })}
       FROM (
-        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected
+        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected, coalesce(p.first_paid, o.collected) AS first_collected
         FROM ${RUN_ORDERS} AS o JOIN ${shopCod} AS s ON s.order_code = o.order_code
+        LEFT JOIN ${PAID_AGAIN} AS p ON p.carrier = o.carrier AND p.order_code = o.order_code
         WHERE o.paid_lines > 0
-      ) WHERE ${differs('collected', 'expected', rules)}`,
+      ) WHERE ${differs('first_collected', 'expected', rules)}`,
   },
 ];
 

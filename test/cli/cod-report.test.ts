@@ -96,8 +96,12 @@ describe('report cod', () => {
 
   it("compares the COD collected with the shop's own records, for the orders a statement paid", async () => {
     const partner = join(dir, 'shop.csv');
-    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement.
-    await writeFile(partner, 'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\n');
+    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement;
+    // EXD0001's COD was paid twice, each time the 800,000 the shop expects: paid_twice's, not shop_cod's.
+    await writeFile(
+      partner,
+      'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\nEXD0001,800000\n',
+    );
     const run = await report('json', join(dir, 'shop'), '--partner', partner);
     expect(run.stderr).toBe('');
     const summary = JSON.parse(run.stdout) as Summary;
