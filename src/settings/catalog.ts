@@ -74,9 +74,11 @@ export const NotifySectionSchema = z
       .default(NOTIFY_URL_ENV),
     format: z.enum(['json', 'text', 'telegram']).default('json'),
     telegramChatId: z.union([z.string().min(1), z.number().int()]).optional(),
-    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['failed', 'partial', 'charges']),
+    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['failed', 'partial', 'charges', 'cod']),
     /** VND: the charges report's money at stake over its flagged orders must exceed it for `charges` to fire. */
     chargesAtStakeAbove: z.number().min(0).default(0),
+    /** VND: the cod report's money outstanding (delivered COD in no statement) must exceed it for `cod` to fire. */
+    codOutstandingAbove: z.number().min(0).default(0),
     retries: z.number().int().min(0).max(10).default(3),
     /** The whole delivery, retries and their waits included. */
     timeoutMs: positiveInt.max(300_000).default(30_000),
@@ -594,7 +596,7 @@ export const SETTINGS = {
   notify: {
     type: NotifySectionSchema,
     configKey: 'notify',
-    help: 'when a job run posts a message, where and how: urlEnv, format, telegramChatId, on, chargesAtStakeAbove, retries, timeoutMs',
+    help: 'when a job run posts a message, where and how: urlEnv, format, telegramChatId, on, chargesAtStakeAbove, codOutstandingAbove, retries, timeoutMs',
     commands: [],
   },
   notifyUrl: {

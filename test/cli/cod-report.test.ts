@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { readJsonRows } from '../reports/report-fixtures.js';
 import { cli } from '../support/cli-process.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { buildCodWarehouse, CONFIG, NOW } from './cod-warehouse.js';
 
 let dir: string;
@@ -152,6 +153,33 @@ describe('report cod', () => {
     expect(step!.summary.files.map((f) => f.path)).toContain(
       join(dir, 'jobs', 'cod-audit', 'cod_2026-11-05_2026-11-28.csv'),
     );
+  });
+
+  it('cod-audit posts when the money outstanding is above notify.codOutstandingAbove, and not at or below it', async () => {
+    const hook = await startWebhookReceiver();
+    try {
+      const posted = async (codOutstandingAbove: number) => {
+        const jobConfig = join(dir, `notify-${codOutstandingAbove}.config.json`);
+        const settings = { warehouse: db, reports: { outDir: join(dir, 'jobs'), format: 'csv' } };
+        await writeFile(jobConfig, JSON.stringify({ ...CONFIG, ...settings, notify: { codOutstandingAbove } }));
+        const before = hook.posts.length;
+        const run = await cli(['jobs', 'run', 'cod-audit', '--config', jobConfig, '--json'], {
+          PARCEL_RECON_NOW: NOW,
+          PARCEL_RECON_NOTIFY_URL: `${hook.url}/hook`,
+        });
+        expect(run.code, run.stderr).toBe(0);
+        return hook.posts.slice(before).map((p) => p.body as { text: string; summary: { alerts?: unknown } });
+      };
+      // 1,000,000 VND of delivered COD is in no statement.
+      const [alert, ...more] = await posted(999_999);
+      expect(more).toEqual([]);
+      expect(alert!.text).toContain(
+        '\ncod: 2 delivered COD orders in no statement, 1,000,000 VND outstanding\n  paid_twice: 1 findings, 800,000 VND\n',
+      );
+      expect(await posted(1_000_000)).toEqual([]);
+    } finally {
+      await hook.close();
+    }
   });
 
   it('has a section of the HTML page: the money outstanding and the findings by money at stake', async () => {
