@@ -423,7 +423,7 @@ const FINDING_KEY = "f.finding, f.carrier, coalesce(f.batch_id, ''), coalesce(f.
  */
 function markedFindingsQuery(findings: string): string {
   return `
-    WITH found AS (${findings}),
+    WITH found AS MATERIALIZED (${findings}),
     marked AS (
       SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_key, coalesce(f.order_code, '') AS order_key,
              any_value(m.mark) AS mark, any_value(m.note) AS note, any_value(m.marked_by) AS marked_by,
