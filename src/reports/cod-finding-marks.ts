@@ -157,6 +157,7 @@ export function commandLineMark(asked: {
   const check = COD_CHECKS.find((c) => c.name === asked.check);
   if (check === undefined)
     throw new UserError(`--check: ${asked.check} is no COD check; the checks are ${[...CHECK_NAMES].join(', ')}`);
+  if (check.per === 'deposit') throw new UserError(`${check.name}: a finding of a bank deposit, which is not marked`);
   const needsBatch = check.per !== 'order';
   const needsOrder = check.per !== 'batch';
   const what = { order: 'an order (--order)', batch: 'a batch (--batch)', line: 'a line (--batch and --order)' }[

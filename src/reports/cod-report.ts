@@ -43,8 +43,8 @@ export interface CodCheck {
   readonly name: string;
   /** What flags, in a sentence. */
   readonly what: string;
-  /** What one finding is about: an order, a statement line or a batch. */
-  readonly per: 'order' | 'line' | 'batch';
+  /** What one finding is about: an order, a statement line, a batch or a bank deposit. */
+  readonly per: 'order' | 'line' | 'batch' | 'deposit';
   /** The two amounts compared, as the docs show them. */
   readonly actualText: string;
   readonly expectedText: string;
@@ -126,6 +126,15 @@ const PAID_AGAIN = `(
   SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
   WHERE line_kind = 'cod' AND cod_collected <> 0
   GROUP BY carrier, order_code)`;
+
+/** The days after a batch's day its deposit may reach the shop's bank account. */
+const DEPOSIT_DAYS = 3;
+
+/** Whether the deposit `x` pays the batch `b`: its amount within the tolerance, on the batch's day or the days after. */
+function depositMatches(x: string, b: string, rules: CodRules): string {
+  return `abs(${x}.amount - ${b}.paid) <= ${rules.moneyTolerance}
+          AND ${x}.deposit_day BETWEEN ${b}.batch_date AND ${b}.batch_date + ${DEPOSIT_DAYS}`;
+}
 
 /** A difference beyond the tolerance. */
 function differs(actual: string, expected: string, rules: CodRules): string {
@@ -353,6 +362,49 @@ export const COD_CHECKS: readonly CodCheck[] = [
         WHERE o.paid_lines > 0
       ) WHERE ${differs('first_collected', 'expected', rules)}`,
   },
+  {
+    name: 'batch_not_deposited',
+    what: `a batch's net paid (above 0) that no bank deposit of that amount (within the tolerance) on its day or the ${DEPOSIT_DAYS} days after matches (with payouts deposits)`,
+    per: 'batch',
+    actualText: '0 (no deposit found)',
+    expectedText: `\`Σ net_paid\` of the batch; checked for a batch whose day and the ${DEPOSIT_DAYS} days after lie within the days of the deposits imported`,
+    sql: ({ rules }) => `
+      SELECT ${finding('batch_not_deposited', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        batch_id: 'batch_id',
+        finding_day: 'batch_date',
+        actual: '0',
+        expected: 'paid',
+        difference: '-paid',
+        at_stake: 'paid',
+        detail: `'no deposit of ' || paid || ' by ' || (batch_date + ${DEPOSIT_DAYS})`,
+      })}
+      FROM ${RUN_BATCHES} AS b, (SELECT min(deposit_day) AS first_day, max(deposit_day) AS last_day FROM bank_deposits) AS d
+      WHERE b.paid > 0 AND b.batch_date >= d.first_day AND b.batch_date + ${DEPOSIT_DAYS} <= d.last_day
+        AND NOT EXISTS (
+          SELECT 1 FROM bank_deposits AS x
+          WHERE ${depositMatches('x', 'b', rules)})`,
+  },
+  {
+    name: 'deposit_without_batch',
+    what: `a bank deposit (with payouts deposits) that no batch's net paid of that amount (within the tolerance) on its day or the ${DEPOSIT_DAYS} days before matches`,
+    per: 'deposit',
+    actualText: "the deposit's amount",
+    expectedText: `0 (no batch); checked for a deposit on the days from the first batch's day to ${DEPOSIT_DAYS} days after the last's. Its reference is in \`detail\`; it has no carrier, account, batch or order`,
+    sql: ({ rules }) => `
+      SELECT ${finding('deposit_without_batch', {
+        finding_day: 'deposit_day',
+        actual: 'amount',
+        expected: '0',
+        difference: 'amount',
+        at_stake: 'amount',
+        detail: `'deposit: ' || reference`,
+      })}
+      FROM bank_deposits AS x, (SELECT min(batch_date) AS first_day, max(batch_date) AS last_day FROM ${RUN_BATCHES}) AS d
+      WHERE x.deposit_day >= d.first_day AND x.deposit_day <= d.last_day + ${DEPOSIT_DAYS}
+        AND NOT EXISTS (SELECT 1 FROM ${RUN_BATCHES} AS b WHERE b.paid > 0 AND ${depositMatches('x', 'b', rules)})`,
+  },
 ];
 
 /**
@@ -442,7 +494,7 @@ function markedFindingsQuery(findings: string): string {
 export const FINDING_AMOUNTS_QUERY = `
   SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_id, coalesce(f.order_code, '') AS order_code,
          sum(f.at_stake) AS at_stake
-  FROM ${RUN_COD_FINDINGS} AS f GROUP BY ALL`;
+  FROM ${RUN_COD_FINDINGS} AS f WHERE f.carrier IS NOT NULL GROUP BY ALL`;
 
 /** The carrier and account of a summary's row over all of them. */
 const ALL = "'*'";

@@ -41,6 +41,7 @@ const EVERY_COMMAND: readonly SettingsCommand[] = [
   'callbacks ingest',
   'report',
   'payouts import',
+  'payouts deposits',
   'findings',
   'prune',
   'upgrade',
@@ -130,7 +131,7 @@ export const SETTINGS = {
     flag: '--data-dir <dir>',
     configKey: 'dataDir',
     help: 'where spools, rejects, job summaries and locks go',
-    commands: ['track', 'price', 'images', 'replay', 'payouts import', 'prune'],
+    commands: ['track', 'price', 'images', 'replay', 'payouts import', 'payouts deposits', 'prune'],
   },
   keysFile: {
     type: z.string().min(1),

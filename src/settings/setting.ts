@@ -18,6 +18,7 @@ export type SettingsCommand =
   | 'callbacks ingest'
   | 'report'
   | 'payouts import'
+  | 'payouts deposits'
   | 'findings'
   | 'prune'
   | 'upgrade'

@@ -4,7 +4,7 @@
  * planted. Each is flagged by its own check with its amount, no clean order is flagged, and the
  * money outstanding is summed per account and aging bucket; the workbook's money is numeric.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -180,6 +180,51 @@ describe('report cod', () => {
     } finally {
       await hook.close();
     }
+  });
+
+  it("matches the batches' net paid with the shop's bank deposits, and the deposits with the batches", async () => {
+    const deposited = join(dir, 'deposited.duckdb');
+    await copyFile(db, deposited);
+    const bank = join(dir, 'sao-ke.csv');
+    // P1's 3,417,000 three days after it; 1,900,000 where P2's 1,920,800 was due; 500,000 of no batch; a bad row.
+    await writeFile(
+      bank,
+      [
+        'Ngày giao dịch,Số tiền ghi có,Nội dung',
+        '20/11/2026,3.417.000,247EXPRESS CK PHIEN P1',
+        '25/11/2026,1.900.000,247EXPRESS CK PHIEN P2',
+        '28/11/2026,500.000 đ,247EXPRESS CK',
+        '29/11/2026,abc,247EXPRESS CK',
+      ].join('\n'),
+    );
+    const deposits = ['payouts', 'deposits', bank, '--db', deposited, '--config', config];
+    const dry = await cli([...deposits, '--dry-run'], { PARCEL_RECON_NOW: NOW });
+    expect(dry.stdout).toBe(
+      `dry run, nothing changed: deposits ${bank}: 4 rows read, 3 would be added, 0 unchanged, 1 rejected\n  ${bank}:5: column "Số tiền ghi có": "abc" is not an amount of VND\n`,
+    );
+    const imported = await cli(deposits, { PARCEL_RECON_NOW: NOW });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^deposits ${bank}: 4 rows read, 3 added, 0 unchanged, 1 rejected; rejects .+\\.csv$`),
+    );
+    const again = await cli(deposits, { PARCEL_RECON_NOW: NOW });
+    expect(again.stdout.split('\n')[0]).toMatch(/: 4 rows read, 0 added, 3 unchanged, 1 rejected; /);
+    const run = await cli(
+      ['report', 'cod', '--db', deposited, '--config', config, '--format', 'json', '--out', join(dir, 'dep'), '--json'],
+      { PARCEL_RECON_NOW: NOW },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const bankFindings = findings
+      .filter((f) => String(f.finding).includes('deposit'))
+      .map((f) => [f.finding, f.carrier, f.batch_id, f.finding_day, Number(f.at_stake), f.detail]);
+    expect(bankFindings).toEqual([
+      ['batch_not_deposited', '247express', 'P2', '2026-11-24', 1_920_800, 'no deposit of 1920800 by 2026-11-27'],
+      ['deposit_without_batch', null, null, '2026-11-25', 1_900_000, 'deposit: 247EXPRESS CK PHIEN P2'],
+      ['deposit_without_batch', null, null, '2026-11-28', 500_000, 'deposit: 247EXPRESS CK'],
+    ]);
+    expect(findings).toHaveLength(11);
   });
 
   it('has a section of the HTML page: the money outstanding and the findings by money at stake', async () => {

@@ -11,9 +11,13 @@ const PAYOUT_TABLES = ['payout_lines', 'payout_line_fees', 'payout_line_history'
 /** The tables schema version 5 added. */
 const FINDING_MARK_TABLES = ['cod_finding_marks', 'cod_finding_mark_history'];
 
-/** Takes an open warehouse back to schema version 3: without the payout statements' tables and the findings' marks. */
+/** The table schema version 6 added. */
+const BANK_DEPOSIT_TABLES = ['bank_deposits'];
+
+/** Takes an open warehouse back to schema version 3: without the payout statements' tables, the findings' marks and the deposits. */
 async function toSchemaVersionThree(warehouse: SqlRunner): Promise<void> {
-  for (const table of [...FINDING_MARK_TABLES, ...PAYOUT_TABLES]) await warehouse.run(`DROP TABLE ${table}`);
+  for (const table of [...BANK_DEPOSIT_TABLES, ...FINDING_MARK_TABLES, ...PAYOUT_TABLES])
+    await warehouse.run(`DROP TABLE ${table}`);
   await warehouse.run('DELETE FROM schema_migrations WHERE version > 3');
 }
 
