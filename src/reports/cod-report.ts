@@ -1,26 +1,18 @@
-import { z } from 'zod';
 import { STATUS } from '../carrier/contract.js';
 import type { PayoutCarrier } from '../sources/payout-layouts.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';
 
-/** The rules as flags give them, decimal texts. */
-export const CodRulesSchema = z.object({
+/** The rules of the COD checks (settings `cod.unpaidAfterDays`, `cod.moneyTolerance`). */
+export interface CodRules {
   /** A delivered COD order with no payout line this many carrier days after its delivery is a finding. */
-  unpaidAfterDays: z
-    .string()
-    .regex(/^\d{1,4}$/, 'a whole number of days, such as 7')
-    .default('7')
-    .transform(Number),
-  /** Money differences up to this many dong pass: a statement's arithmetic is exact, so none by default. */
-  moneyTolerance: z
-    .string()
-    .regex(/^\d{1,12}$/, 'whole dong, such as 0')
-    .default('0')
-    .transform(Number),
-});
+  readonly unpaidAfterDays: number;
+  /** Money differences up to this many dong pass. */
+  readonly moneyTolerance: number;
+}
 
-export type CodRules = z.output<typeof CodRulesSchema>;
+/** The rules by default: a week to pay; none of a statement's exact arithmetic passes. */
+export const DEFAULT_COD_RULES: CodRules = { unpaidAfterDays: 7, moneyTolerance: 0 };
 
 /** The carrier whose orders the warehouse tracks: a delivered COD order there is owed by it. */
 const TRACKED_CARRIER: PayoutCarrier = '247express';

@@ -4,6 +4,7 @@ import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carrier/contra
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
+import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
 import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema } from '../sources/payout-layouts.js';
@@ -20,6 +21,11 @@ import {
   retentionAge,
   shardText,
 } from './value-types.js';
+
+/** A whole number of 0 or more; anything else is `hint`. */
+function wholeNumberOf(hint: string) {
+  return z.number({ error: hint }).int(hint).min(0, hint);
+}
 
 /** The settings declared before a default that reads them. */
 type EarlierValues = Readonly<Record<string, unknown>>;
@@ -540,6 +546,24 @@ export const SETTINGS = {
     configKey: 'payouts.layouts',
     help: "statement layouts of the user's own, each NAME: carrier, columns (batchId, batchDate, orderCode, codCollected, netPaid, debts, lineKind, batchTotal: a header or a list of them) and fees ({header: fee type})",
     commands: ['payouts import'],
+  },
+  'cod.unpaidAfterDays': {
+    type: wholeNumberOf('a whole number of days, such as 7').max(9999, 'a whole number of days, such as 7'),
+    fromText: numberText,
+    default: DEFAULT_COD_RULES.unpaidAfterDays,
+    flag: '--unpaid-after-days <n>',
+    configKey: 'cod.unpaidAfterDays',
+    help: 'a delivered COD order in no statement this many carrier days after its delivery is a finding (report cod, findings, the cod-audit job)',
+    commands: ['report cod', 'findings'],
+  },
+  'cod.moneyTolerance': {
+    type: wholeNumberOf('whole dong, such as 0'),
+    fromText: numberText,
+    default: DEFAULT_COD_RULES.moneyTolerance,
+    flag: '--money-tolerance <dong>',
+    configKey: 'cod.moneyTolerance',
+    help: 'money differences of the COD checks up to this many whole dong pass (report cod, findings, the cod-audit job)',
+    commands: ['report cod', 'findings'],
   },
   'reports.outDir': {
     type: z.string().min(1),

@@ -19,6 +19,7 @@ export type SettingsCommand =
   | 'report'
   | 'payouts import'
   | 'payouts deposits'
+  | 'report cod'
   | 'findings'
   | 'prune'
   | 'upgrade'

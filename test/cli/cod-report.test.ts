@@ -273,6 +273,32 @@ describe('report cod', () => {
     ]);
   });
 
+  it('takes the rules from the configuration (cod.unpaidAfterDays): report cod and the cod-audit job alike', async () => {
+    const ruled = join(dir, 'ruled.config.json');
+    const settings = { warehouse: db, reports: { outDir: join(dir, 'ruled-jobs'), format: 'json' } };
+    await writeFile(ruled, JSON.stringify({ ...CONFIG, ...settings, cod: { unpaidAfterDays: 2 } }));
+    const run = await cli(
+      ['report', 'cod', '--config', ruled, '--format', 'json', '--out', join(dir, 'ruled'), '--json'],
+      {
+        PARCEL_RECON_NOW: NOW,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const findings = await readJsonRows((JSON.parse(run.stdout) as Summary).files.find((f) => f.table === 'cod')!.path);
+    expect(
+      findings
+        .filter((f) => f.finding === 'unpaid_delivered')
+        .map((f) => f.order_code)
+        .sort(),
+    ).toEqual(['EXC0003', 'EXU0001']);
+    const job = await cli(['jobs', 'run', 'cod-audit', '--config', ruled, '--json'], { PARCEL_RECON_NOW: NOW });
+    expect(job.code, job.stderr).toBe(0);
+    const [step] = (
+      JSON.parse(job.stdout) as { steps: { summary: { figures: { findings: Record<string, number> } } }[] }
+    ).steps;
+    expect(step!.summary.figures.findings.unpaid_delivered).toBe(2);
+  });
+
   it('writes the workbook with numeric money, and Parquet with whole-VND integers', async () => {
     const run = await report('xlsx', join(dir, 'xlsx'));
     expect(run.code).toBe(0);

@@ -12,7 +12,6 @@ import {
   markCodFindings,
   reportRowMarks,
 } from '../../reports/cod-finding-marks.js';
-import { CodRulesSchema } from '../../reports/cod-report.js';
 import { partnerFile } from '../../reports/partner-records.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
@@ -21,6 +20,7 @@ import { PAYOUT_CARRIERS } from '../../sources/payout-layouts.js';
 import { isWorkbook, tableFile } from '../../sources/table-rows.js';
 import { FINDING_MARK_KINDS, findingMarksQuery } from '../../warehouse/finding-mark-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { codRulesOf } from '../cod-rules.js';
 import { checkFlags } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
@@ -59,8 +59,6 @@ function markerOf(by: string | undefined): string {
 function withMarkingOptions(command: Command): Command {
   return withSettingOptions(command, 'findings', SETTINGS)
     .option('--by <name>', 'who marks (default: the user the command runs as)')
-    .option('--unpaid-after-days <n>', 'as report cod: the findings are those it finds with this rule', '7')
-    .option('--money-tolerance <dong>', 'as report cod: the findings are those it finds with this rule', '0')
     .option(
       '--partner <file>',
       "the shop's own records (CSV or .xlsx), as report cod reads them: for shop_cod findings",
@@ -87,7 +85,7 @@ async function runMarking(
   single: boolean,
 ): Promise<void> {
   const settings = await loadSettings('findings', raw, process.env);
-  const rules = checkFlags(CodRulesSchema, raw);
+  const rules = codRulesOf(settings);
   if (flags.partnerSheet !== undefined && (flags.partner === undefined || !isWorkbook(flags.partner)))
     throw new UserError('--partner-sheet: names a sheet of an .xlsx --partner file');
   const shopRecords = flags.partner === undefined ? undefined : partnerFile(flags.partner, flags.partnerSheet);

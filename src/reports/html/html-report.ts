@@ -5,7 +5,7 @@ import { makeFolder } from '../../errors/disk-fault.js';
 import { sqlText, timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
-import { COD_CHECKS, CodRulesSchema, codTables } from '../cod-report.js';
+import { COD_CHECKS, codTables, DEFAULT_COD_RULES } from '../cod-report.js';
 import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
@@ -330,7 +330,7 @@ async function codSection(
   limit: number,
 ): Promise<string> {
   const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
-  const report = codTables(CodRulesSchema.parse({}), { toDay: scope.toDay, account: scope.account }, today);
+  const report = codTables(DEFAULT_COD_RULES, { toDay: scope.toDay, account: scope.account }, today);
   await prepareReportTables(warehouse, report);
   const outstanding = await allRows(warehouse, zone, reportTable(report, 'cod-outstanding').query);
   const summary = await allRows(warehouse, zone, reportTable(report, 'cod-summary').query);
