@@ -109,10 +109,10 @@ export class FindingMarkStore {
   }
 }
 
-/** The relation of every mark, the stored ones and (with `history`) those they replaced, newest first per finding. */
+/** Every mark, the stored ones and (with `history`) those they replaced: per finding, its mark now, then the replaced ones, the latest replaced first. */
 export function findingMarksQuery(history: boolean): string {
   const current = `SELECT *, NULL::TIMESTAMPTZ AS replaced_at FROM cod_finding_marks`;
   const all = history ? `${current} UNION ALL BY NAME SELECT * FROM cod_finding_mark_history` : current;
   return `SELECT finding, carrier, batch_id, order_code, mark, note, marked_by, marked_at, at_stake, origin, replaced_at
-          FROM (${all}) ORDER BY ${KEY}, marked_at DESC`;
+          FROM (${all}) ORDER BY ${KEY}, replaced_at DESC NULLS FIRST, marked_at DESC`;
 }
