@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CustomerRunOptions } from '../src/pipeline/customer-operation-run.js';
 import type { RunExitState } from '../src/pipeline/run-lifecycle.js';
 import type { TrackRunOptions } from '../src/pipeline/tracking/track-run.js';
+import type { CodRules } from '../src/reports/cod-report.js';
 import type { ReportFormat } from '../src/reports/writers/report-formats.js';
 import type { RunCounts } from '../src/warehouse/run-store.js';
 import type { Warehouse } from '../src/warehouse/warehouse.js';
@@ -44,6 +45,8 @@ export interface JobSettings {
   };
   /** The price run's options; throws the user's error when the configuration lacks a base URL or keys. */
   readonly pricing: () => Promise<PricingSettings>;
+  /** The rules of the cod-audit job's checks. */
+  readonly cod: CodRules;
   readonly financeAudit: {
     /** The partner's invoice CSV (order_code, invoiced_amount, ...). */
     readonly invoices: string | undefined;

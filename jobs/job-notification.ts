@@ -15,6 +15,7 @@ export interface JobNotifySettings extends DeliveryPolicy {
   readonly telegramChatId?: string | number | undefined;
   readonly on: readonly NotifyEvent[];
   readonly chargesAtStakeAbove: number;
+  readonly codOutstandingAbove: number;
 }
 
 /** The part of the charges step's summary a notification reads: its figures over every account. */
@@ -39,10 +40,20 @@ function flaggedCharges(summary: JobRunSummary): { atStake: number } | undefined
   return { atStake: any?.amount_at_stake ?? 0 };
 }
 
+/** The part of the cod step's summary a notification reads: the delivered COD in no statement, whole VND. */
+const CodStepSummarySchema = z.object({ figures: z.object({ outstanding: z.coerce.number() }) });
+
+/** The money the job's cod report found outstanding: delivered COD no statement has paid. */
+function outstandingCod(summary: JobRunSummary): number | undefined {
+  const read = CodStepSummarySchema.safeParse(summary.steps.find((s) => s.step === 'cod report')?.summary);
+  return read.success ? read.data.figures.outstanding : undefined;
+}
+
 /** The report steps whose findings a message lists, money first, and the word that introduces them. */
 const MONEY_REPORT_STEPS = [
   ['charges report', 'charges'],
   ['reconcile report', 'reconcile'],
+  ['cod report', 'cod'],
 ] as const;
 
 /** A report step's lines: its totals, then its findings ranked by money at stake. */
@@ -53,13 +64,16 @@ function reportFindings(summary: JobRunSummary, step: string): string[] | undefi
   return read.success ? read.data.findings : undefined;
 }
 
-/** Why this run is worth a message, or nothing: how it ended, or flagged charges above the threshold. */
+/** Why this run is worth a message, or nothing: how it ended, flagged charges or COD outstanding above their thresholds. */
 function notificationReasons(summary: JobRunSummary, settings: JobNotifySettings): string[] {
   const reasons: string[] = [];
   if ((settings.on as readonly string[]).includes(summary.exitState)) reasons.push(summary.exitState);
   const atStake = flaggedCharges(summary)?.atStake;
   if (settings.on.includes('charges') && atStake !== undefined && atStake > settings.chargesAtStakeAbove)
     reasons.push('charges');
+  const outstanding = outstandingCod(summary);
+  if (settings.on.includes('cod') && outstanding !== undefined && outstanding > settings.codOutstandingAbove)
+    reasons.push('cod');
   return reasons;
 }
 

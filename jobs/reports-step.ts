@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { carrierDayOf } from '../src/carriers/247express/contract.js';
 import { EXIT } from '../src/errors/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
-import { CodRulesSchema } from '../src/reports/cod-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';
 import type { PartnerRecordsSource } from '../src/reports/partner-records.js';
 import { ReconcileRulesSchema } from '../src/reports/reconcile-report.js';
@@ -68,14 +67,14 @@ export async function reconcileStep(
 }
 
 /**
- * The cod report up to the day of the run, with the default rules. Its findings are not limited to the
+ * The cod report up to the day of the run, with the configured rules (`cod.unpaidAfterDays`, `cod.moneyTolerance`). Its findings are not limited to the
  * period: COD overdue since before it is still owed.
  */
 export async function codStep(context: JobContext, request: ReportRequest): Promise<JobStepResult> {
   const scope = { toDay: request.scope.toDay };
   return reportStep(
     'cod report',
-    await exportCodReport(context.warehouse, CodRulesSchema.parse({}), { ...request, scope }),
+    await exportCodReport(context.warehouse, context.settings.cod, { ...request, scope }),
   );
 }
 

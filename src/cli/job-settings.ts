@@ -4,6 +4,7 @@ import type { JobNotifySettings } from '../../jobs/job-notification.js';
 import { NotifySectionSchema, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { retentionDays } from '../settings/value-types.js';
+import { codRulesOf } from './cod-rules.js';
 import { customerRunOptions } from './customer-operation-options.js';
 import { trackingOptions } from './track-run-options.js';
 
@@ -34,6 +35,7 @@ export function jobSettings(settings: ResolvedSettings<Settings>, env: NodeJS.Pr
     callbacksJournalDir: v.callbackJournal,
     reports: { outDir: v['reports.outDir'], format: v['reports.format'], periodDays: v['reports.periodDays'] },
     snapshotTo: v['export.to'],
+    cod: codRulesOf(settings),
     financeAudit: { invoices: v['financeAudit.invoices'], destinations: v['financeAudit.destinations'] },
     trackMemoryLimit: v['track.memoryLimit'],
     retention:

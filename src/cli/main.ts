@@ -31,6 +31,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   callbacks: async () => (await import('./commands/callbacks-command.js')).callbacksCommand(),
   report: async () => (await import('./commands/report-command.js')).reportCommand(),
   payouts: async () => (await import('./commands/payouts-command.js')).payoutsCommand(),
+  findings: async () => (await import('./commands/findings-command.js')).findingsCommand(),
   jobs: async () => (await import('./commands/jobs-command.js')).jobsCommand(),
   schedule: async () => (await import('./commands/schedule-command.js')).scheduleCommand(),
   merge: async () => (await import('./commands/merge-command.js')).mergeCommand(),

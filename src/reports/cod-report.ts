@@ -4,23 +4,16 @@ import type { PayoutCarrier } from '../sources/payout-layouts.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';
 
-/** The rules as flags give them, decimal texts. */
-export const CodRulesSchema = z.object({
+/** The rules of the COD checks (settings `cod.unpaidAfterDays`, `cod.moneyTolerance`). */
+export interface CodRules {
   /** A delivered COD order with no payout line this many carrier days after its delivery is a finding. */
-  unpaidAfterDays: z
-    .string()
-    .regex(/^\d{1,4}$/, 'a whole number of days, such as 7')
-    .default('7')
-    .transform(Number),
-  /** Money differences up to this many dong pass: a statement's arithmetic is exact, so none by default. */
-  moneyTolerance: z
-    .string()
-    .regex(/^\d{1,12}$/, 'whole dong, such as 0')
-    .default('0')
-    .transform(Number),
-});
+  readonly unpaidAfterDays: number;
+  /** Money differences up to this many dong pass. */
+  readonly moneyTolerance: number;
+}
 
-export type CodRules = z.output<typeof CodRulesSchema>;
+/** The rules by default: a week to pay; none of a statement's exact arithmetic passes. */
+export const DEFAULT_COD_RULES: CodRules = { unpaidAfterDays: 7, moneyTolerance: 0 };
 
 /** The carrier whose orders the warehouse tracks: a delivered COD order there is owed by it. */
 const TRACKED_CARRIER: PayoutCarrier = '247express';
@@ -43,8 +36,8 @@ export interface CodCheck {
   readonly name: string;
   /** What flags, in a sentence. */
   readonly what: string;
-  /** What one finding is about: an order, a statement line or a batch. */
-  readonly per: 'order' | 'line' | 'batch';
+  /** What one finding is about: an order, a statement line, a batch or a bank deposit. */
+  readonly per: 'order' | 'line' | 'batch' | 'deposit';
   /** The two amounts compared, as the docs show them. */
   readonly actualText: string;
   readonly expectedText: string;
@@ -114,6 +107,27 @@ const ORDERS_QUERY = `
          count(*) FILTER (WHERE line_kind = 'cod' AND cod_collected <> 0) AS paid_lines,
          sum(return_fee) AS return_fee
   FROM ${RUN_LINES} GROUP BY carrier, order_code`;
+
+/**
+ * Per order paid on several COD lines (few orders: their lines only are read): the COD of its first
+ * line, by batch date then batch id, and its batches in that order.
+ */
+const PAID_AGAIN = `(
+  SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
+         array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
+  FROM ${RUN_LINES}
+  SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
+  WHERE line_kind = 'cod' AND cod_collected <> 0
+  GROUP BY carrier, order_code)`;
+
+/** The days after a batch's day its deposit may reach the shop's bank account. */
+const DEPOSIT_DAYS = 3;
+
+/** Whether the deposit `x` pays the batch `b`: its amount within the tolerance, on the batch's day or the days after. */
+function depositMatches(x: string, b: string, rules: CodRules): string {
+  return `abs(${x}.amount - ${b}.paid) <= ${rules.moneyTolerance}
+          AND ${x}.deposit_day BETWEEN ${b}.batch_date AND ${b}.batch_date + ${DEPOSIT_DAYS}`;
+}
 
 /** A difference beyond the tolerance. */
 function differs(actual: string, expected: string, rules: CodRules): string {
@@ -289,15 +303,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'abs(collected - first_paid)',
         detail: `'paid in batches ' || batches`,
       })}
-      FROM ${RUN_ORDERS} AS o JOIN (
-        -- The lines of the few orders paid on several lines only.
-        SELECT carrier, order_code, arg_min(cod_collected, (batch_date, batch_id)) AS first_paid,
-               array_to_string(list(batch_id ORDER BY batch_date, batch_id), ', ') AS batches
-        FROM ${RUN_LINES}
-        SEMI JOIN (SELECT carrier, order_code FROM ${RUN_ORDERS} WHERE paid_lines > 1) USING (carrier, order_code)
-        WHERE line_kind = 'cod' AND cod_collected <> 0
-        GROUP BY carrier, order_code
-      ) AS p USING (carrier, order_code)`,
+      FROM ${RUN_ORDERS} AS o JOIN ${PAID_AGAIN} AS p USING (carrier, order_code)`,
   },
   {
     name: 'return_fee_not_returned',
@@ -323,7 +329,8 @@ export const COD_CHECKS: readonly CodCheck[] = [
     name: 'shop_cod',
     what: "the COD a statement says was collected for an order is not the COD the shop's own records expect (with --partner or a query)",
     per: 'order',
-    actualText: "`Σ cod_collected` of the order's COD lines",
+    actualText:
+      "the `cod_collected` of the order's COD line, its first (by batch date, then batch id) when it has several: a COD paid again is `paid_twice`'s",
     expectedText:
       "the shop's `cod_amount` for the order, its records read as `reconcile` reads them (`--partner FILE`, `--from-mysql URL --query SQL`, ...; the first readable line per order), for an order with a COD line",
     sql: ({ rules, shopCod }) =>
@@ -335,17 +342,61 @@ export const COD_CHECKS: readonly CodCheck[] = [
         account_alias: 'account_alias',
         order_code: 'order_code',
         finding_day: 'last_day',
-        actual: 'collected',
+        actual: 'first_collected',
         expected: 'expected',
-        difference: 'collected - expected',
-        at_stake: 'abs(collected - expected)',
+        difference: 'first_collected - expected',
+        at_stake: 'abs(first_collected - expected)',
         detail: `'the shop expects ' || expected`,
       })}
       FROM (
-        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected
+        SELECT o.*, ${wholeVnd('s.expected_cod')} AS expected, coalesce(p.first_paid, o.collected) AS first_collected
         FROM ${RUN_ORDERS} AS o JOIN ${shopCod} AS s ON s.order_code = o.order_code
+        LEFT JOIN ${PAID_AGAIN} AS p ON p.carrier = o.carrier AND p.order_code = o.order_code
         WHERE o.paid_lines > 0
-      ) WHERE ${differs('collected', 'expected', rules)}`,
+      ) WHERE ${differs('first_collected', 'expected', rules)}`,
+  },
+  {
+    name: 'batch_not_deposited',
+    what: `a batch's net paid (above 0) that no bank deposit of that amount (within the tolerance) on its day or the ${DEPOSIT_DAYS} days after matches (with payouts deposits)`,
+    per: 'batch',
+    actualText: '0 (no deposit found)',
+    expectedText: `\`Σ net_paid\` of the batch; checked for a batch whose day and the ${DEPOSIT_DAYS} days after lie within the days of the deposits imported`,
+    sql: ({ rules }) => `
+      SELECT ${finding('batch_not_deposited', {
+        carrier: 'carrier',
+        account_alias: 'account_alias',
+        batch_id: 'batch_id',
+        finding_day: 'batch_date',
+        actual: '0',
+        expected: 'paid',
+        difference: '-paid',
+        at_stake: 'paid',
+        detail: `'no deposit of ' || paid || ' by ' || (batch_date + ${DEPOSIT_DAYS})`,
+      })}
+      FROM ${RUN_BATCHES} AS b, (SELECT min(deposit_day) AS first_day, max(deposit_day) AS last_day FROM bank_deposits) AS d
+      WHERE b.paid > 0 AND b.batch_date >= d.first_day AND b.batch_date + ${DEPOSIT_DAYS} <= d.last_day
+        AND NOT EXISTS (
+          SELECT 1 FROM bank_deposits AS x
+          WHERE ${depositMatches('x', 'b', rules)})`,
+  },
+  {
+    name: 'deposit_without_batch',
+    what: `a bank deposit (with payouts deposits) that no batch's net paid of that amount (within the tolerance) on its day or the ${DEPOSIT_DAYS} days before matches`,
+    per: 'deposit',
+    actualText: "the deposit's amount",
+    expectedText: `0 (no batch); checked for a deposit on the days from the first batch's day to ${DEPOSIT_DAYS} days after the last's. Its reference is in \`detail\`; it has no carrier, account, batch or order`,
+    sql: ({ rules }) => `
+      SELECT ${finding('deposit_without_batch', {
+        finding_day: 'deposit_day',
+        actual: 'amount',
+        expected: '0',
+        difference: 'amount',
+        at_stake: 'amount',
+        detail: `'deposit: ' || reference`,
+      })}
+      FROM bank_deposits AS x, (SELECT min(batch_date) AS first_day, max(batch_date) AS last_day FROM ${RUN_BATCHES}) AS d
+      WHERE x.deposit_day >= d.first_day AND x.deposit_day <= d.last_day + ${DEPOSIT_DAYS}
+        AND NOT EXISTS (SELECT 1 FROM ${RUN_BATCHES} AS b WHERE b.paid > 0 AND ${depositMatches('x', 'b', rules)})`,
   },
 ];
 
@@ -406,12 +457,45 @@ function codScopeCondition(scope: CodScope, dayColumn: string | null): string {
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }
 
+/** A finding's identity as its mark stores it (finding, carrier, batch, order; '' for none), of the finding `f`. */
+const FINDING_KEY = "f.finding, f.carrier, coalesce(f.batch_id, ''), coalesce(f.order_code, '')";
+
+/**
+ * The findings with the mark finance gave each (cod_finding_marks): its mark, note, who and when, the
+ * money at stake it was marked at, and the money still open: none for a finding settled at its
+ * amount now; a settled finding whose amount has moved since counts again. The amount of a finding is
+ * that of every finding of its identity (the lines of one order and batch a line check flags).
+ */
+function markedFindingsQuery(findings: string): string {
+  return `
+    WITH found AS MATERIALIZED (${findings}),
+    marked AS (
+      SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_key, coalesce(f.order_code, '') AS order_key,
+             any_value(m.mark) AS mark, any_value(m.note) AS note, any_value(m.marked_by) AS marked_by,
+             any_value(m.marked_at) AS marked_at, any_value(m.at_stake) AS marked_at_stake,
+             sum(f.at_stake) AS key_at_stake
+      FROM found AS f JOIN cod_finding_marks AS m ON (m.finding, m.carrier, m.batch_id, m.order_code) = (${FINDING_KEY})
+      GROUP BY ALL
+    )
+    SELECT f.*, m.mark, m.note AS mark_note, m.marked_by, m.marked_at, m.marked_at_stake,
+           CASE WHEN m.mark = 'settled' AND m.marked_at_stake = m.key_at_stake THEN CAST(0 AS BIGINT)
+                ELSE f.at_stake END AS open_at_stake
+    FROM found AS f LEFT JOIN marked AS m ON (m.finding, m.carrier, m.batch_key, m.order_key) = (${FINDING_KEY})`;
+}
+
+/** Per finding identity (finding, carrier, batch_id and order_code, '' for none): the money at stake now. */
+export const FINDING_AMOUNTS_QUERY = `
+  SELECT f.finding, f.carrier, coalesce(f.batch_id, '') AS batch_id, coalesce(f.order_code, '') AS order_code,
+         sum(f.at_stake) AS at_stake
+  FROM ${RUN_COD_FINDINGS} AS f WHERE f.carrier IS NOT NULL GROUP BY ALL`;
+
 /** The carrier and account of a summary's row over all of them. */
 const ALL = "'*'";
 
 /**
- * Per check, carrier and account (and over all carriers and accounts, '*'): the findings and the
- * money at stake (the sum of the findings' at_stake), the most money first.
+ * Per check, carrier and account (and over all carriers and accounts, '*'): the findings, those
+ * disputed and those settled, and the money at stake (the sum of the findings' open_at_stake: a
+ * settled finding's money is not), the most money first.
  */
 function codSummaryQuery(findings: string): string {
   const checks = COD_CHECKS.map(({ name }, index) => `('${name}', ${index + 1})`).join(', ');
@@ -419,11 +503,15 @@ function codSummaryQuery(findings: string): string {
     WITH per AS (
       SELECT finding AS check_name, CASE WHEN grouping(carrier) = 1 THEN ${ALL} ELSE carrier END AS carrier,
              CASE WHEN grouping(account_alias) = 1 THEN ${ALL} ELSE account_alias END AS account_alias,
-             grouping(carrier, account_alias) AS level, count(*) AS findings, sum(at_stake) AS at_stake
+             grouping(carrier, account_alias) AS level, count(*) AS findings,
+             count(*) FILTER (WHERE mark = 'disputed') AS disputed,
+             count(*) FILTER (WHERE mark = 'settled' AND open_at_stake = 0) AS settled,
+             sum(open_at_stake) AS at_stake
       FROM ${findings}
       GROUP BY GROUPING SETS ((finding), (finding, carrier, account_alias))
     )
-    SELECT per.check_name, per.carrier, per.account_alias, per.findings, CAST(per.at_stake AS BIGINT) AS at_stake
+    SELECT per.check_name, per.carrier, per.account_alias, per.findings, per.disputed, per.settled,
+           CAST(per.at_stake AS BIGINT) AS at_stake
     FROM per JOIN (VALUES ${checks}) AS c(check_name, check_no) ON c.check_name = per.check_name
     ORDER BY per.level DESC, per.at_stake DESC, c.check_no, per.carrier, per.account_alias`;
 }
@@ -454,12 +542,16 @@ export function codTables(rules: CodRules, scope: CodScope, today: string, shopC
       temporaryTable(RUN_ORDERS, ORDERS_QUERY),
       temporaryTable(RUN_BATCHES, BATCHES_QUERY),
       temporaryTable(RUN_OUTSTANDING, outstandingQuery(today)),
-      temporaryTable(RUN_COD_FINDINGS, `SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
+      temporaryTable(
+        RUN_COD_FINDINGS,
+        markedFindingsQuery(`SELECT * FROM (${findings}) WHERE ${codScopeCondition(scope, 'finding_day')}`),
+      ),
     ],
     tables: [
       {
         name: 'cod',
-        query: `SELECT * FROM ${RUN_COD_FINDINGS} ORDER BY at_stake DESC, finding, carrier, batch_id NULLS FIRST, order_code NULLS FIRST`,
+        query: `SELECT * FROM ${RUN_COD_FINDINGS}
+                ORDER BY open_at_stake DESC, at_stake DESC, finding, carrier, batch_id NULLS FIRST, order_code NULLS FIRST`,
       },
       { name: 'cod-summary', query: codSummaryQuery(RUN_COD_FINDINGS) },
       { name: 'cod-outstanding', query: outstandingByAgingQuery(scope) },

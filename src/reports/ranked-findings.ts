@@ -5,6 +5,8 @@ export interface SummaryFinding {
   readonly name: string;
   readonly count: number;
   readonly atStake: string | null;
+  /** Of them, how many are settled: their money is not in atStake. */
+  readonly settled?: number;
 }
 
 /** Kinds of findings a summary lists by name; the rest are counted on one line. */
@@ -24,7 +26,10 @@ export function rankedFindingLines(
     .filter((f) => f.count > 0)
     .sort((a, b) => Number(b.atStake ?? 0) - Number(a.atStake ?? 0) || b.count - a.count);
   const money = (atStake: string | null) => (atStake === null ? '' : `, ${formatVnd(atStake)} VND`);
-  const lines = ranked.slice(0, shown).map((f) => `${f.name}: ${f.count} ${words.unit}${money(f.atStake)}`);
+  const settled = (f: SummaryFinding) => (f.settled ? ` (${f.settled} settled)` : '');
+  const lines = ranked
+    .slice(0, shown)
+    .map((f) => `${f.name}: ${f.count} ${words.unit}${settled(f)}${money(f.atStake)}`);
   const rest = ranked.slice(shown);
   if (rest.length > 0) {
     const count = rest.reduce((sum, f) => sum + f.count, 0);

@@ -444,11 +444,12 @@ export function exportCodReport(
       summarize: async () => {
         const overall = await rows(
           warehouse,
-          `SELECT check_name, findings, at_stake FROM (${reportTable(report, 'cod-summary').query}) WHERE carrier = '*'`,
+          `SELECT check_name, findings, settled, at_stake FROM (${reportTable(report, 'cod-summary').query}) WHERE carrier = '*'`,
         );
         const found = COD_CHECKS.map(({ name }) => {
           const row = overall.find((r) => r.check_name === name);
-          return { name, count: Number(row?.findings ?? 0), atStake: exactVnd(row?.at_stake ?? 0) };
+          const settled = Number(row?.settled ?? 0);
+          return { name, count: Number(row?.findings ?? 0), settled, atStake: exactVnd(row?.at_stake ?? 0) };
         });
         const [outstanding] = await rows(
           warehouse,
@@ -459,6 +460,7 @@ export function exportCodReport(
           figures: {
             findings: Object.fromEntries(found.map((f) => [f.name, f.count])),
             atStake: Object.fromEntries(found.map((f) => [f.name, f.atStake])),
+            settled: Object.fromEntries(found.map((f) => [f.name, f.settled])),
             outstandingOrders: Number(outstanding?.orders ?? 0),
             outstanding: exactVnd(outstanding?.outstanding),
           },

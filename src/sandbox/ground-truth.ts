@@ -2,6 +2,7 @@ import { formatCarrierDateTime, STATUS } from '../carriers/247express/contract.j
 import type { SandboxClock } from './sandbox-clock.js';
 import { REBILL_AFTER_DELIVERY_MS } from './world/billing.js';
 import type { AnomalyKind, OrderPlan } from './world/order-plan.js';
+import { type PayoutMonth, payoutMonth } from './world/payout-statements.js';
 import type { SandboxWorld } from './world/sandbox-world.js';
 import { eventsBy } from './world/tracking-snapshot.js';
 
@@ -14,6 +15,8 @@ export interface OrderTruth {
   serviceTypeID: string;
   destination: { provinceName: string; districtName: string; wardName: string; farRegion: boolean };
   clientHubID: string;
+  /** The COD the shop asked the carrier to collect, whole VND: the shop's own record of it. */
+  codAmount: number;
   anomaly: AnomalyKind | null;
   imageCount: number;
   /** Every status change that has happened, with its failed-attempt reason. */
@@ -51,6 +54,7 @@ export class GroundTruth {
         farRegion: plan.destination.province.farRegion,
       },
       clientHubID: plan.account.clientHubID,
+      codAmount: plan.codAmount,
       anomaly: plan.anomaly,
       imageCount: plan.imageCount,
       events: events.map((e) => ({ status: e.status, time: formatCarrierDateTime(e.at), delayCode: e.delayCode })),
@@ -61,6 +65,11 @@ export class GroundTruth {
     const account = accountAlias === undefined ? undefined : this.world.accounts.find((a) => a.alias === accountAlias);
     if (accountAlias !== undefined && account === undefined) return;
     for (const plan of this.world.orders(account?.index)) yield this.order(plan);
+  }
+
+  /** The payout statements of a month (YYYY-MM) as of the clock, with the COD anomalies planted in them. */
+  payouts(month: string): PayoutMonth {
+    return payoutMonth(this.world, month, this.clock.now());
   }
 
   anomalies(): AnomalyTruth[] {

@@ -5,6 +5,7 @@ import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/kno
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
+import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
 import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema } from '../sources/payout-layouts.js';
@@ -21,6 +22,11 @@ import {
   retentionAge,
   shardText,
 } from './value-types.js';
+
+/** A whole number of 0 or more; anything else is `hint`. */
+function wholeNumberOf(hint: string) {
+  return z.number({ error: hint }).int(hint).min(0, hint);
+}
 
 /** The settings declared before a default that reads them. */
 type EarlierValues = Readonly<Record<string, unknown>>;
@@ -42,6 +48,8 @@ const EVERY_COMMAND: readonly SettingsCommand[] = [
   'callbacks ingest',
   'report',
   'payouts import',
+  'payouts deposits',
+  'findings',
   'prune',
   'upgrade',
   'jobs',
@@ -74,9 +82,11 @@ export const NotifySectionSchema = z
       .default(NOTIFY_URL_ENV),
     format: z.enum(['json', 'text', 'telegram']).default('json'),
     telegramChatId: z.union([z.string().min(1), z.number().int()]).optional(),
-    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['failed', 'partial', 'charges']),
+    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['failed', 'partial', 'charges', 'cod']),
     /** VND: the charges report's money at stake over its flagged orders must exceed it for `charges` to fire. */
     chargesAtStakeAbove: z.number().min(0).default(0),
+    /** VND: the cod report's money outstanding (delivered COD in no statement) must exceed it for `cod` to fire. */
+    codOutstandingAbove: z.number().min(0).default(0),
     retries: z.number().int().min(0).max(10).default(3),
     /** The whole delivery, retries and their waits included. */
     timeoutMs: positiveInt.max(300_000).default(30_000),
@@ -128,7 +138,7 @@ export const SETTINGS = {
     flag: '--data-dir <dir>',
     configKey: 'dataDir',
     help: 'where spools, rejects, job summaries and locks go',
-    commands: ['track', 'price', 'images', 'replay', 'payouts import', 'prune'],
+    commands: ['track', 'price', 'images', 'replay', 'payouts import', 'payouts deposits', 'prune'],
   },
   keysFile: {
     type: z.string().min(1),
@@ -550,6 +560,24 @@ export const SETTINGS = {
     help: "statement layouts of the user's own, each NAME: carrier, columns (batchId, batchDate, orderCode, codCollected, netPaid, debts, lineKind, batchTotal: a header or a list of them) and fees ({header: fee type})",
     commands: ['payouts import'],
   },
+  'cod.unpaidAfterDays': {
+    type: wholeNumberOf('a whole number of days, such as 7').max(9999, 'a whole number of days, such as 7'),
+    fromText: numberText,
+    default: DEFAULT_COD_RULES.unpaidAfterDays,
+    flag: '--unpaid-after-days <n>',
+    configKey: 'cod.unpaidAfterDays',
+    help: 'a delivered COD order in no statement this many carrier days after its delivery is a finding (report cod, findings, the cod-audit job)',
+    commands: ['report cod', 'findings'],
+  },
+  'cod.moneyTolerance': {
+    type: wholeNumberOf('whole dong, such as 0'),
+    fromText: numberText,
+    default: DEFAULT_COD_RULES.moneyTolerance,
+    flag: '--money-tolerance <dong>',
+    configKey: 'cod.moneyTolerance',
+    help: 'money differences of the COD checks up to this many whole dong pass (report cod, findings, the cod-audit job)',
+    commands: ['report cod', 'findings'],
+  },
   'reports.outDir': {
     type: z.string().min(1),
     default: (values: EarlierValues) => dataFolder(values.dataDir as string).reports,
@@ -606,7 +634,7 @@ export const SETTINGS = {
   notify: {
     type: NotifySectionSchema,
     configKey: 'notify',
-    help: 'when a job run posts a message, where and how: urlEnv, format, telegramChatId, on, chargesAtStakeAbove, retries, timeoutMs',
+    help: 'when a job run posts a message, where and how: urlEnv, format, telegramChatId, on, chargesAtStakeAbove, codOutstandingAbove, retries, timeoutMs',
     commands: [],
   },
   notifyUrl: {

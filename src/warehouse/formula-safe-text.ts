@@ -15,6 +15,11 @@ export function formulaSafeText(text: string): string {
   return FORMULA_STARTS.includes(text.charAt(0)) && !NEGATIVE_NUMBER_TEXT.test(text) ? `'${text}` : text;
 }
 
+/** The text a formula-safe cell stands for: without the `'` put before a text that would start a formula. */
+export function unformulaSafeText(cell: string): string {
+  return cell.startsWith("'") && formulaSafeText(cell.slice(1)) === cell ? cell.slice(1) : cell;
+}
+
 /**
  * The same rule in SQL, over a VARCHAR expression (null stays null). A list, not an IN list: DuckDB
  * plans an IN list of six values as a join, which gives the rows of an ordered query out of order.

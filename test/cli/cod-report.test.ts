@@ -4,109 +4,16 @@
  * planted. Each is flagged by its own check with its amount, no clean order is flagged, and the
  * money outstanding is summed per account and aging bucket; the workbook's money is numeric.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STATUS, type TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
-import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { readJsonRows } from '../reports/report-fixtures.js';
 import { cli } from '../support/cli-process.js';
-import { loaded, snapshotOf, trackingWire } from '../warehouse/warehouse-fixtures.js';
-
-const NOW = '2026-11-28T08:00:00+07:00';
-
-/** Every order's charges: price 30,000, fuel 6,000, VAT 3,600, billed 39,600; a return charge adds to it. */
-function order(code: string, status: string, day: string, cod: number, returnCharge = 0): TrackingSnapshotWire {
-  const wire = trackingWire(code);
-  const statuses = [
-    { time: '2026-11-05T09:00:00+07:00', status: '23', statusName: 'DALAYHANG', trackingName: 'Đã lấy hàng' },
-    ...(status === STATUS.RETURNED
-      ? [{ time: `${day}T08:00:00+07:00`, status: STATUS.RETURNING, statusName: 'DANGHOAN', trackingName: 'Đang hoàn' }]
-      : []),
-    { time: `${day}T10:00:00+07:00`, status, statusName: 'X', trackingName: 'X' },
-  ].map((s) => ({ ...s, provinceName: null, postOfficeName: null }));
-  return {
-    ...wire,
-    acceptDate: '2026-11-05T09:00:00+07:00',
-    status,
-    statusName: 'X',
-    codAmount: cod,
-    price: 30000,
-    priceFR: returnCharge,
-    farRegionFeeAmount: 0,
-    fuelFeeAmount: 6000,
-    vatAmount: 3600,
-    totalServiceCost: 39600 + returnCharge,
-    priceInfo: [],
-    statuses,
-  };
-}
-
-const DELIVERED = STATUS.DELIVERED;
-
-/** The tracked orders: [wire, account]. */
-const ORDERS: [TrackingSnapshotWire, string][] = [
-  [order('EXC0001', DELIVERED, '2026-11-12', 1_000_000), 'shop-a'], // clean, paid in P1
-  [order('EXC0002', DELIVERED, '2026-11-13', 500_000), 'shop-a'], // clean, paid in P1
-  [order('EXC0003', DELIVERED, '2026-11-25', 300_000), 'shop-a'], // clean: unpaid for 3 days only
-  [order('EXC0004', DELIVERED, '2026-11-14', 450_000), 'shop-a'], // clean: a fee withheld in P1, refunded in P2
-  [order('EXC0005', DELIVERED, '2026-11-20', 0), 'shop-a'], // clean: no COD, in no statement
-  [order('EXU0001', DELIVERED, '2026-11-10', 700_000), 'shop-b'], // unpaid 18 days
-  [order('EXL0001', DELIVERED, '2026-11-15', 400_000), 'shop-a'], // net paid 10,400 short
-  [order('EXF0001', DELIVERED, '2026-11-16', 600_000), 'shop-a'], // 20,000 more fees withheld than billed
-  [order('EXN0001', STATUS.RETURNED, '2026-11-17', 250_000), 'shop-a'], // returned, COD paid
-  [order('EXD0001', DELIVERED, '2026-11-11', 800_000), 'shop-a'], // COD paid in P1 and P2
-  [order('EXT0001', DELIVERED, '2026-11-12', 900_000, 25_000), 'shop-b'], // a return fee, never returned
-];
-
-const HEADER =
-  'Mã phiên,Ngày thanh toán,Mã vận đơn,Loại dòng,Tiền thu hộ,Cước chính,Phí vùng xa,Phụ phí xăng dầu,VAT,Phí thu hộ,Công nợ trừ,Thực trả,Tổng phiên';
-
-/** P1: its stated total 20,000 more than its lines' net paid (3,417,000). */
-const P1 = [
-  HEADER,
-  'P1,17/11/2026,EXC0001,Thu hộ,1.000.000,30.000,0,6.000,3.600,10.000,0,950.400,3.437.000',
-  'P1,17/11/2026,EXC0002,Thu hộ,500.000,30.000,0,6.000,3.600,5.000,0,455.400,3.437.000',
-  'P1,17/11/2026,EXC0004,Thu hộ,450.000,50.000,0,6.000,3.600,0,0,390.400,3.437.000',
-  'P1,17/11/2026,EXD0001,Thu hộ,800.000,30.000,0,6.000,3.600,0,0,760.400,3.437.000',
-  'P1,17/11/2026,EXT0001,Thu hộ,900.000,30.000,0,6.000,3.600,0,0,860.400,3.437.000',
-].join('\n');
-
-/** P2: the refund of EXC0004's 20,000; EXL0001 paid 10,400 short; EXF0001 charged 20,000 more; EXN0001 paid though returned; EXD0001 again. */
-const P2 = [
-  HEADER,
-  'P2,24/11/2026,EXC0004,Hoàn phí,0,-20.000,0,0,0,0,0,20.000,',
-  'P2,24/11/2026,EXL0001,Thu hộ,400.000,30.000,0,6.000,3.600,0,0,350.000,',
-  'P2,24/11/2026,EXF0001,Thu hộ,600.000,50.000,0,6.000,3.600,0,0,540.400,',
-  'P2,24/11/2026,EXN0001,Thu hộ,250.000,30.000,0,6.000,3.600,0,0,210.400,',
-  'P2,24/11/2026,EXD0001,Thu hộ,800.000,0,0,0,0,0,0,800.000,',
-].join('\n');
-
-/** A layout of the shop's own with a return fee column: EXT0001's 25,000 return fee as a fee, not a debt. */
-const CONFIG = {
-  payouts: {
-    layouts: {
-      'with-returns': {
-        carrier: '247express',
-        columns: {
-          batchId: 'Mã phiên',
-          batchDate: 'Ngày thanh toán',
-          orderCode: 'Mã vận đơn',
-          codCollected: 'Tiền thu hộ',
-          netPaid: 'Thực trả',
-        },
-        fees: { 'Cước chính': 'shipping', 'Phụ phí xăng dầu': 'fuel', VAT: 'vat', 'Phí hoàn': 'return' },
-      },
-    },
-  },
-};
-const P3 = [
-  'Mã phiên,Ngày thanh toán,Mã vận đơn,Tiền thu hộ,Cước chính,Phụ phí xăng dầu,VAT,Phí hoàn,Thực trả',
-  'P3,26/11/2026,EXT0001,0,0,0,0,25.000,-25.000',
-].join('\n');
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { buildCodWarehouse, CONFIG, NOW } from './cod-warehouse.js';
 
 let dir: string;
 let db: string;
@@ -114,37 +21,7 @@ let config: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'parcel-recon-cod-'));
-  db = join(dir, 'recon.duckdb');
-  config = join(dir, 'parcel-recon.config.json');
-  await writeFile(config, JSON.stringify(CONFIG));
-  const warehouse = await Warehouse.open(db);
-  try {
-    await loadLookupBatch(
-      warehouse,
-      {
-        snapshots: ORDERS.map(([wire, account]) =>
-          loaded(snapshotOf(wire), '2026-11-27T10:00:00+07:00', 'run-1', account),
-        ),
-        results: [],
-      },
-      join(dir, 'spool'),
-    );
-  } finally {
-    await warehouse.close();
-  }
-  for (const [name, text, layout] of [
-    ['p1.csv', P1, []],
-    ['p2.csv', P2, []],
-    ['p3.csv', P3, ['--layout', 'with-returns']],
-  ] as const) {
-    const path = join(dir, name);
-    await writeFile(path, text);
-    const imported = await cli(['payouts', 'import', '--db', db, '--config', config, ...layout, path], {
-      PARCEL_RECON_NOW: NOW,
-    });
-    expect(imported.stderr).toBe('');
-    expect(imported.code).toBe(0);
-  }
+  ({ db, config } = await buildCodWarehouse(dir));
 });
 
 afterAll(async () => {
@@ -220,8 +97,12 @@ describe('report cod', () => {
 
   it("compares the COD collected with the shop's own records, for the orders a statement paid", async () => {
     const partner = join(dir, 'shop.csv');
-    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement.
-    await writeFile(partner, 'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\n');
+    // EXC0002: the shop expects 450,000, the statement collected 500,000; EXU0001 is in no statement;
+    // EXD0001's COD was paid twice, each time the 800,000 the shop expects: paid_twice's, not shop_cod's.
+    await writeFile(
+      partner,
+      'order_code,cod_amount\nEXC0001,1000000\nEXC0002,450000\nEXU0001,650000\nEXD0001,800000\n',
+    );
     const run = await report('json', join(dir, 'shop'), '--partner', partner);
     expect(run.stderr).toBe('');
     const summary = JSON.parse(run.stdout) as Summary;
@@ -274,6 +155,78 @@ describe('report cod', () => {
     );
   });
 
+  it('cod-audit posts when the money outstanding is above notify.codOutstandingAbove, and not at or below it', async () => {
+    const hook = await startWebhookReceiver();
+    try {
+      const posted = async (codOutstandingAbove: number) => {
+        const jobConfig = join(dir, `notify-${codOutstandingAbove}.config.json`);
+        const settings = { warehouse: db, reports: { outDir: join(dir, 'jobs'), format: 'csv' } };
+        await writeFile(jobConfig, JSON.stringify({ ...CONFIG, ...settings, notify: { codOutstandingAbove } }));
+        const before = hook.posts.length;
+        const run = await cli(['jobs', 'run', 'cod-audit', '--config', jobConfig, '--json'], {
+          PARCEL_RECON_NOW: NOW,
+          PARCEL_RECON_NOTIFY_URL: `${hook.url}/hook`,
+        });
+        expect(run.code, run.stderr).toBe(0);
+        return hook.posts.slice(before).map((p) => p.body as { text: string; summary: { alerts?: unknown } });
+      };
+      // 1,000,000 VND of delivered COD is in no statement.
+      const [alert, ...more] = await posted(999_999);
+      expect(more).toEqual([]);
+      expect(alert!.text).toContain(
+        '\ncod: 2 delivered COD orders in no statement, 1,000,000 VND outstanding\n  paid_twice: 1 findings, 800,000 VND\n',
+      );
+      expect(await posted(1_000_000)).toEqual([]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("matches the batches' net paid with the shop's bank deposits, and the deposits with the batches", async () => {
+    const deposited = join(dir, 'deposited.duckdb');
+    await copyFile(db, deposited);
+    const bank = join(dir, 'sao-ke.csv');
+    // P1's 3,417,000 three days after it; 1,900,000 where P2's 1,920,800 was due; 500,000 of no batch; a bad row.
+    await writeFile(
+      bank,
+      [
+        'Ngày giao dịch,Số tiền ghi có,Nội dung',
+        '20/11/2026,3.417.000,247EXPRESS CK PHIEN P1',
+        '25/11/2026,1.900.000,247EXPRESS CK PHIEN P2',
+        '28/11/2026,500.000 đ,247EXPRESS CK',
+        '29/11/2026,abc,247EXPRESS CK',
+      ].join('\n'),
+    );
+    const deposits = ['payouts', 'deposits', bank, '--db', deposited, '--config', config];
+    const dry = await cli([...deposits, '--dry-run'], { PARCEL_RECON_NOW: NOW });
+    expect(dry.stdout).toBe(
+      `dry run, nothing changed: deposits ${bank}: 4 rows read, 3 would be added, 0 unchanged, 1 rejected\n  ${bank}:5: column "Số tiền ghi có": "abc" is not an amount of VND\n`,
+    );
+    const imported = await cli(deposits, { PARCEL_RECON_NOW: NOW });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^deposits ${bank}: 4 rows read, 3 added, 0 unchanged, 1 rejected; rejects .+\\.csv$`),
+    );
+    const again = await cli(deposits, { PARCEL_RECON_NOW: NOW });
+    expect(again.stdout.split('\n')[0]).toMatch(/: 4 rows read, 0 added, 3 unchanged, 1 rejected; /);
+    const run = await cli(
+      ['report', 'cod', '--db', deposited, '--config', config, '--format', 'json', '--out', join(dir, 'dep'), '--json'],
+      { PARCEL_RECON_NOW: NOW },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.stdout) as Summary;
+    const findings = await readJsonRows(summary.files.find((f) => f.table === 'cod')!.path);
+    const bankFindings = findings
+      .filter((f) => String(f.finding).includes('deposit'))
+      .map((f) => [f.finding, f.carrier, f.batch_id, f.finding_day, Number(f.at_stake), f.detail]);
+    expect(bankFindings).toEqual([
+      ['batch_not_deposited', '247express', 'P2', '2026-11-24', 1_920_800, 'no deposit of 1920800 by 2026-11-27'],
+      ['deposit_without_batch', null, null, '2026-11-25', 1_900_000, 'deposit: 247EXPRESS CK PHIEN P2'],
+      ['deposit_without_batch', null, null, '2026-11-28', 500_000, 'deposit: 247EXPRESS CK'],
+    ]);
+    expect(findings).toHaveLength(11);
+  });
+
   it('has a section of the HTML page: the money outstanding and the findings by money at stake', async () => {
     const out = join(dir, 'page.html');
     const run = await cli(['report', 'html', '--db', db, '--out', out], { PARCEL_RECON_NOW: NOW });
@@ -318,6 +271,32 @@ describe('report cod', () => {
       2,
       'parcel-recon: --unpaid-after-days: a whole number of days, such as 7',
     ]);
+  });
+
+  it('takes the rules from the configuration (cod.unpaidAfterDays): report cod and the cod-audit job alike', async () => {
+    const ruled = join(dir, 'ruled.config.json');
+    const settings = { warehouse: db, reports: { outDir: join(dir, 'ruled-jobs'), format: 'json' } };
+    await writeFile(ruled, JSON.stringify({ ...CONFIG, ...settings, cod: { unpaidAfterDays: 2 } }));
+    const run = await cli(
+      ['report', 'cod', '--config', ruled, '--format', 'json', '--out', join(dir, 'ruled'), '--json'],
+      {
+        PARCEL_RECON_NOW: NOW,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const findings = await readJsonRows((JSON.parse(run.stdout) as Summary).files.find((f) => f.table === 'cod')!.path);
+    expect(
+      findings
+        .filter((f) => f.finding === 'unpaid_delivered')
+        .map((f) => f.order_code)
+        .sort(),
+    ).toEqual(['EXC0003', 'EXU0001']);
+    const job = await cli(['jobs', 'run', 'cod-audit', '--config', ruled, '--json'], { PARCEL_RECON_NOW: NOW });
+    expect(job.code, job.stderr).toBe(0);
+    const [step] = (
+      JSON.parse(job.stdout) as { steps: { summary: { figures: { findings: Record<string, number> } } }[] }
+    ).steps;
+    expect(step!.summary.figures.findings.unpaid_delivered).toBe(2);
   });
 
   it('writes the workbook with numeric money, and Parquet with whole-VND integers', async () => {

@@ -43,6 +43,8 @@ describe('a warehouse written by an earlier schema version', () => {
         { version: 3, name: 'order dates and warehouse marker' },
         { version: 4, name: 'payout statements' },
         { version: 5, name: 'carriers' },
+        { version: 6, name: 'cod finding marks' },
+        { version: 7, name: 'bank deposits' },
       ],
     });
     const again = await cli(['upgrade', '--db', db], {});
@@ -185,6 +187,8 @@ describe('a warehouse of schema version 2, written before the marker', () => {
         { version: 3, name: 'order dates and warehouse marker' },
         { version: 4, name: 'payout statements' },
         { version: 5, name: 'carriers' },
+        { version: 6, name: 'cod finding marks' },
+        { version: 7, name: 'bank deposits' },
       ],
     });
 

@@ -30,6 +30,8 @@ describe('a new warehouse', () => {
       { version: 3, name: 'order dates and warehouse marker' },
       { version: 4, name: 'payout statements' },
       { version: 5, name: 'carriers' },
+      { version: 6, name: 'cod finding marks' },
+      { version: 7, name: 'bank deposits' },
     ]);
   });
 
@@ -79,7 +81,7 @@ describe('a warehouse of schema version 1', () => {
 
     const migrated = await Warehouse.open(path);
     try {
-      expect(migrated.migrationsApplied).toEqual([2, 3, 4, 5]);
+      expect(migrated.migrationsApplied).toEqual([2, 3, 4, 5, 6, 7]);
       const { warehouse: fresh } = await temp.open();
       const { rowCounts: _migratedRows, ...migratedSchema } = await readWarehouseCatalog(migrated);
       const { rowCounts: _freshRows, ...freshSchema } = await readWarehouseCatalog(fresh);

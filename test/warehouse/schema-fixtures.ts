@@ -27,7 +27,8 @@ async function schemaFourCatalog(): Promise<{ tables: Map<string, string>; views
 /**
  * Takes an open warehouse back to schema version 4, as the release before carriers wrote it: every
  * table of order rows, the quota ledger and the reference tables without `carrier` (and their keys of
- * that version), no neutral statuses table, the views of version 1, no schema_migrations row after 4.
+ * that version), no neutral statuses table, no findings' marks or deposits, the views of version 1, no
+ * schema_migrations row after 4.
  */
 async function toSchemaVersionFour(warehouse: SqlRunner): Promise<void> {
   const { tables, views } = await schemaFourCatalog();
@@ -51,6 +52,7 @@ async function toSchemaVersionFour(warehouse: SqlRunner): Promise<void> {
     await warehouse.run(`ALTER TABLE ${table}_v4 RENAME TO ${table}`);
   }
   await warehouse.run('DROP TABLE neutral_statuses');
+  for (const table of [...BANK_DEPOSIT_TABLES, ...FINDING_MARK_TABLES]) await warehouse.run(`DROP TABLE ${table}`);
   for (const view of views) await warehouse.run(view);
   await warehouse.run('DELETE FROM schema_migrations WHERE version > 4');
 }
@@ -70,6 +72,12 @@ const ORDER_DATE_COLUMN = 'order_date TIMESTAMP WITH TIME ZONE NOT NULL, ';
 
 /** The tables schema version 4 added. */
 const PAYOUT_TABLES = ['payout_lines', 'payout_line_fees', 'payout_line_history', 'payout_imports'];
+
+/** The tables schema version 6 added. */
+const FINDING_MARK_TABLES = ['cod_finding_marks', 'cod_finding_mark_history'];
+
+/** The table schema version 7 added. */
+const BANK_DEPOSIT_TABLES = ['bank_deposits'];
 
 /** Takes an open warehouse back to schema version 3: without the payout statements' tables. */
 async function toSchemaVersionThree(warehouse: SqlRunner): Promise<void> {

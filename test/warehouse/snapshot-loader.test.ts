@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -54,40 +54,55 @@ describe('loadLookupBatch', () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     const code = '247EXP0007';
-    const first = (carrier: string) => ({
-      snapshots: [loaded(snapshotOf(trackingWire(code)), SEEN_1)],
-      results: [okResult(code, SEEN_1)],
-      carrier,
-    });
-    await loadLookupBatch(warehouse, first('247express'), spoolDir);
-    await loadLookupBatch(warehouse, first('othercarrier'), spoolDir);
-    const newer = snapshotOf(
-      wireWith(code, (w) => (w.priceInfo = [{ serviceName: 'Chỉ một dòng', serviceID: 'DE', cost: 1 }])),
+    // GHN's answer of its own order with the same code: its published sample, its log cut to `entries`
+    // and its status the last of them.
+    const sample = JSON.parse(
+      await readFile(new URL('../carriers/ghn-samples/detail-by-client-code-returning.json', import.meta.url), 'utf8'),
+    ) as { data: { log: unknown[] }[] };
+    const ghnAnswer = (entries: number) => {
+      const log = sample.data[0]!.log.slice(0, entries) as { status: string }[];
+      const order = { ...sample.data[0]!, order_code: code, status: log.at(-1)!.status, log };
+      return { orderCode: code, body: JSON.stringify({ ...sample, data: order }) };
+    };
+    await loadLookupBatch(
+      warehouse,
+      {
+        snapshots: [loaded(snapshotOf(trackingWire(code)), SEEN_1)],
+        results: [okResult(code, SEEN_1)],
+        carrier: '247express',
+      },
+      spoolDir,
     );
     await loadLookupBatch(
       warehouse,
-      { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [], carrier: 'othercarrier' },
+      { snapshots: [loaded(ghnAnswer(2), SEEN_1)], results: [okResult(code, SEEN_1)], carrier: 'ghn' },
+      spoolDir,
+    );
+    await loadLookupBatch(
+      warehouse,
+      { snapshots: [loaded(ghnAnswer(6), SEEN_2, 'run-2')], results: [], carrier: 'ghn' },
       spoolDir,
     );
 
-    expect(await rowsOf(warehouse, 'SELECT carrier, order_code, last_run_id FROM orders ORDER BY carrier')).toEqual([
-      { carrier: '247express', order_code: code, last_run_id: 'run-1' },
-      { carrier: 'othercarrier', order_code: code, last_run_id: 'run-2' },
-    ]);
-    const lines = await rowsOf(
-      warehouse,
-      'SELECT carrier, count(*) AS lines FROM order_charges GROUP BY carrier ORDER BY carrier',
-    );
-    expect(lines).toEqual([
-      { carrier: '247express', lines: String(trackingWire(code).priceInfo!.length) },
-      { carrier: 'othercarrier', lines: '1' },
+    expect(
+      await rowsOf(warehouse, 'SELECT carrier, order_code, status, last_run_id FROM orders ORDER BY carrier'),
+    ).toEqual([
+      { carrier: '247express', order_code: code, status: trackingWire(code).status, last_run_id: 'run-1' },
+      { carrier: 'ghn', order_code: code, status: 'return', last_run_id: 'run-2' },
     ]);
     expect(
-      await rowsOf(
-        warehouse,
-        "SELECT DISTINCT carrier FROM order_changes WHERE field LIKE 'price_info.%' ORDER BY carrier",
-      ),
-    ).toEqual([{ carrier: 'othercarrier' }]);
+      await rowsOf(warehouse, 'SELECT carrier, count(*) AS n FROM order_statuses GROUP BY carrier ORDER BY carrier'),
+    ).toEqual([
+      { carrier: '247express', n: String(trackingWire(code).statuses!.length) },
+      { carrier: 'ghn', n: '6' },
+    ]);
+    expect(
+      await rowsOf(warehouse, 'SELECT carrier, count(*) AS lines FROM order_charges GROUP BY carrier ORDER BY carrier'),
+    ).toEqual([{ carrier: '247express', lines: String(trackingWire(code).priceInfo!.length) }]);
+    // Only GHN's order changed: the newer snapshot is its own, compared with its own stored row.
+    expect(await rowsOf(warehouse, 'SELECT DISTINCT carrier FROM order_changes ORDER BY carrier')).toEqual([
+      { carrier: 'ghn' },
+    ]);
     expect(
       await rowsOf(
         warehouse,
@@ -95,13 +110,13 @@ describe('loadLookupBatch', () => {
       ),
     ).toEqual([
       { carrier: '247express', n: '1' },
-      { carrier: 'othercarrier', n: '1' },
+      { carrier: 'ghn', n: '1' },
     ]);
     expect(
       await rowsOf(warehouse, 'SELECT carrier, count(*) AS n FROM lookup_results GROUP BY carrier ORDER BY carrier'),
     ).toEqual([
       { carrier: '247express', n: '1' },
-      { carrier: 'othercarrier', n: '1' },
+      { carrier: 'ghn', n: '1' },
     ]);
   });
 

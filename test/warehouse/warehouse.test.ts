@@ -43,8 +43,11 @@ describe('Warehouse.open', () => {
       await rowsOf(warehouse, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")
     ).map((r) => r.table_name);
     expect(tables).toEqual([
+      'bank_deposits',
       'callback_events',
       'callback_journal_segments',
+      'cod_finding_mark_history',
+      'cod_finding_marks',
       'delay_reasons',
       'delivery_failures',
       'lookup_results',

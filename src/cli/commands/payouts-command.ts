@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { z } from 'zod';
 import { UserError } from '../../errors/user-error.js';
+import { type DepositImportSummary, importBankDeposits } from '../../pipeline/bank-deposit-import.js';
 import { importPayoutStatement, type PayoutImportSummary } from '../../pipeline/payout-import.js';
+import type { RejectedInput } from '../../pipeline/rejects-file.js';
 import { SETTINGS, type Settings } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
@@ -71,9 +73,13 @@ export function describePayoutImport(
     `${summary.rejected} rejected`,
   ];
   const head = `${summary.dryRun ? 'dry run, nothing changed: ' : ''}payouts ${file} (${carrier}, layout ${layout}): ${counts.join(', ')}${summary.rejectsFile === null ? '' : `; rejects ${summary.rejectsFile}`}`;
-  const shown = summary.rejections.map((r) => `  ${r.origin}: ${r.reason}`);
+  return [head, ...rejectionLines(summary)].join('\n');
+}
+
+/** The first rejections of an import, each `FILE:LINE: reason`, and how many more there are. */
+function rejectionLines(summary: { rejected: number; rejections: readonly RejectedInput[] }): string[] {
   const more = summary.rejected - summary.rejections.length;
-  return [head, ...shown, ...(more > 0 ? [`  and ${more} more`] : [])].join('\n');
+  return [...summary.rejections.map((r) => `  ${r.origin}: ${r.reason}`), ...(more > 0 ? [`  and ${more} more`] : [])];
 }
 
 function importCommand(): Command {
@@ -126,8 +132,61 @@ function importCommand(): Command {
     });
 }
 
+/** The deposits summary: one line, then the first rejections, each `FILE:LINE: reason`. */
+function describeDepositImport(file: string, summary: DepositImportSummary): string {
+  const would = summary.dryRun ? 'would be ' : '';
+  const head = `${summary.dryRun ? 'dry run, nothing changed: ' : ''}deposits ${file}: ${plural(summary.read, 'row read', 'rows read')}, ${summary.added} ${would}added, ${summary.unchanged} unchanged, ${summary.rejected} rejected${summary.rejectsFile === null ? '' : `; rejects ${summary.rejectsFile}`}`;
+  return [head, ...rejectionLines(summary)].join('\n');
+}
+
+function depositsCommand(): Command {
+  const command = new Command('deposits')
+    .description(
+      "Load the carrier's deposits to the shop's bank account (a bank export, CSV or .xlsx: date, amount, reference), which report cod matches with the payout batches. A deposit stored already changes nothing.",
+    )
+    .argument('<file>', 'the bank export: a CSV, or an .xlsx workbook');
+  return withSettingOptions(command, 'payouts deposits', SETTINGS)
+    .option('--sheet <name>', 'the sheet of an .xlsx export (default: the first)')
+    .option('--dry-run', 'read the export and print what would change; change nothing')
+    .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 imported (rejected rows are in the rejects file); 2 bad input (a header without a date, an amount or a reference: nothing imported); 4 the warehouse is in use.',
+    )
+    .action(async (file: string, raw: Record<string, unknown>) => {
+      const flags = checkFlags(ImportFlagsSchema, raw);
+      const settings = await loadSettings('payouts deposits', raw, process.env);
+      if (flags.sheet !== undefined && !isWorkbook(file))
+        throw new UserError('--sheet: names a sheet of an .xlsx export');
+      const dryRun = flags.dryRun ?? false;
+      const warehouse = await openWarehouseForCommand(
+        settings.values.warehouse,
+        { readOnly: dryRun },
+        WAREHOUSE_BUSY_WAIT_MS,
+      );
+      let summary: DepositImportSummary;
+      try {
+        summary = await importBankDeposits({
+          warehouse,
+          source: tableFile(file, { sheet: flags.sheet }),
+          dataDir: settings.values.dataDir,
+          nowMs: runClock(process.env)(),
+          dryRun,
+        });
+      } finally {
+        await warehouse.close();
+      }
+      process.stdout.write(
+        flags.json ? `${JSON.stringify({ file, ...summary })}\n` : `${describeDepositImport(file, summary)}\n`,
+      );
+    });
+}
+
 export function payoutsCommand(): Command {
   return new Command('payouts')
-    .description("Carriers' COD payout statements: import one into the warehouse.")
-    .addCommand(importCommand().exitOverride());
+    .description(
+      "Carriers' COD payout statements, and their deposits to the shop's bank account: import them into the warehouse.",
+    )
+    .addCommand(importCommand().exitOverride())
+    .addCommand(depositsCommand().exitOverride());
 }

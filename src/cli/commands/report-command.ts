@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import { UserError } from '../../errors/user-error.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
-import { CodRulesSchema } from '../../reports/cod-report.js';
 import { writeHtmlReport } from '../../reports/html/html-report.js';
 import { PartnerRecordsError, type PartnerRecordsSource, partnerFile } from '../../reports/partner-records.js';
 import { ReconcileRulesSchema } from '../../reports/reconcile-report.js';
@@ -29,6 +28,7 @@ import { memoryLimitSchema } from '../../settings/value-types.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
+import { reportCodRules } from '../cod-rules.js';
 import { carrierDaySchema, checkFlags } from '../flag-check.js';
 import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
@@ -280,35 +280,31 @@ function codCommand(): Command {
     ),
   )
     .option(
-      '--unpaid-after-days <n>',
-      'a delivered COD order in no statement this many days after delivery is a finding',
-      '7',
-    )
-    .option('--money-tolerance <dong>', 'money differences up to this many whole dong pass', '0')
-    .option(
       '--partner <file>',
       "the shop's own records (CSV or .xlsx with order_code, cod_amount) to compare the COD with",
     )
     .option('--sheet <name>', 'the sheet of an .xlsx --partner file (default: the first)');
-  return withPartnerQueryOptions(command, 'the records').action(async (raw: Record<string, unknown>) => {
-    const flags = checkFlags(CommonFlagsSchema, raw);
-    const settings = await loadSettings('report', raw, process.env);
-    const rules = checkFlags(CodRulesSchema, raw);
-    const shopRecords = await partnerSource(
-      '--partner',
-      typeof raw.partner === 'string' ? raw.partner : undefined,
-      raw,
-      'order_code and cod_amount',
-    );
-    await runReport(
-      'cod',
-      flags,
-      settings,
-      flags.out,
-      (warehouse, now) => exportCodReport(warehouse, rules, requestOf(flags, settings, now), shopRecords),
-      filesReadByDuckDb(shopRecords),
-    );
-  });
+  return withPartnerQueryOptions(withSettingOptions(command, 'report cod', SETTINGS), 'the records').action(
+    async (raw: Record<string, unknown>) => {
+      const flags = checkFlags(CommonFlagsSchema, raw);
+      const settings = await loadSettings('report', raw, process.env);
+      const rules = await reportCodRules(raw, process.env);
+      const shopRecords = await partnerSource(
+        '--partner',
+        typeof raw.partner === 'string' ? raw.partner : undefined,
+        raw,
+        'order_code and cod_amount',
+      );
+      await runReport(
+        'cod',
+        flags,
+        settings,
+        flags.out,
+        (warehouse, now) => exportCodReport(warehouse, rules, requestOf(flags, settings, now), shopRecords),
+        filesReadByDuckDb(shopRecords),
+      );
+    },
+  );
 }
 
 function reconcileCommand(): Command {

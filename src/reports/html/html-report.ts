@@ -5,7 +5,7 @@ import { makeFolder } from '../../errors/disk-fault.js';
 import { sqlText, timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
-import { COD_CHECKS, CodRulesSchema, codTables } from '../cod-report.js';
+import { COD_CHECKS, codTables, DEFAULT_COD_RULES } from '../cod-report.js';
 import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
@@ -331,7 +331,7 @@ async function codSection(
   limit: number,
 ): Promise<string> {
   const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
-  const report = codTables(CodRulesSchema.parse({}), { toDay: scope.toDay, account: scope.account }, today);
+  const report = codTables(DEFAULT_COD_RULES, { toDay: scope.toDay, account: scope.account }, today);
   await prepareReportTables(warehouse, report);
   const outstanding = await allRows(warehouse, zone, reportTable(report, 'cod-outstanding').query);
   const summary = await allRows(warehouse, zone, reportTable(report, 'cod-summary').query);
@@ -363,7 +363,7 @@ async function codSection(
       }),
     ),
     '<h3>Findings per check, carrier and account</h3>',
-    `<p class="note">Carrier and account * are all of them. ${checkNotes(COD_CHECKS)}</p>`,
+    `<p class="note">Carrier and account * are all of them; a settled finding is counted, its money is not at stake. ${checkNotes(COD_CHECKS)}</p>`,
     scrolling(
       htmlTable({
         name: 'cod-summary',
@@ -372,6 +372,8 @@ async function codSection(
           { key: 'check_name', title: 'check' },
           ...CARRIER_AND_ACCOUNT,
           { key: 'findings', title: 'findings', kind: 'count' },
+          { key: 'disputed', title: 'disputed', kind: 'count' },
+          { key: 'settled', title: 'settled', kind: 'count' },
           { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
         ],
       }),
@@ -390,6 +392,8 @@ async function codSection(
           { key: 'finding_day', title: 'day' },
           { key: 'at_stake', title: 'at stake (VND)', kind: 'money' },
           { key: 'detail', title: 'detail' },
+          { key: 'mark', title: 'mark' },
+          { key: 'mark_note', title: 'note' },
         ],
       }),
     ),

@@ -11,6 +11,7 @@ import { FAULT_KINDS } from '../fault-injector.js';
 import { ghnShopId } from '../ghn/ghn-orders.js';
 import { SandboxOptionsSchema } from '../sandbox-options.js';
 import type { SandboxState } from '../sandbox-state.js';
+import { statementCsv } from '../world/payout-statements.js';
 import { readBody, sendJson } from './http-exchange.js';
 
 const ClockMoveSchema = z
@@ -134,6 +135,20 @@ export async function handleControl(
       return sendJson(res, 200, { ok: true });
     case 'GET /_sandbox/truth/callbacks':
       return sendJson(res, 200, state.callbacks.history());
+    case 'GET /_sandbox/payouts/statement':
+    case 'GET /_sandbox/truth/payouts': {
+      const month = params.get('month') ?? '';
+      if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(month))
+        return sendJson(res, 400, { error: `month: ${month === '' ? 'missing' : month}; give month=YYYY-MM` });
+      const payouts = state.truth.payouts(month);
+      if (path === '/_sandbox/truth/payouts') return sendJson(res, 200, payouts.anomalies);
+      res.writeHead(200, {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="bang-ke-247express-${month}.csv"`,
+      });
+      res.end(statementCsv(payouts.lines));
+      return;
+    }
     case 'GET /_sandbox/truth/anomalies':
       return sendJson(res, 200, state.truth.anomalies());
     case 'GET /_sandbox/truth/orders': {

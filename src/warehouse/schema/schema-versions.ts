@@ -4,6 +4,8 @@ import { migration as auditOrderColumns } from './v2-audit-order-columns.js';
 import { migration as orderDateAndMarker } from './v3-order-date-and-marker.js';
 import { migration as payoutStatements } from './v4-payout-statements.js';
 import { migration as carriers } from './v5-carriers.js';
+import { migration as findingMarks } from './v6-finding-marks.js';
+import { migration as bankDeposits } from './v7-bank-deposits.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -12,4 +14,6 @@ export const MIGRATIONS: readonly Migration[] = [
   orderDateAndMarker,
   payoutStatements,
   carriers,
+  findingMarks,
+  bankDeposits,
 ];
