@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { STATUS } from '../carriers/247express/contract.js';
 import type { PayoutCarrier } from '../sources/payout-layouts.js';
 import { sqlText } from '../warehouse/sql-literals.js';
