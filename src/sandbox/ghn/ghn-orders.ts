@@ -7,7 +7,7 @@ import type { Account, OrderPlan, StatusEvent } from '../world/order-plan.js';
 /**
  * GHN's orders in the sandbox are the plans of a world of their own, each planned status change told
  * as the GHN status it is, with GHN's COD states: collected on delivery, paid to the shop in a later
- * transfer session.
+ * transfer batch.
  */
 const GHN_STATUS_OF: Readonly<Record<string, string>> = {
   [STATUS.RECEIVED]: 'ready_to_pick',
@@ -24,7 +24,7 @@ const GHN_STATUS_OF: Readonly<Record<string, string>> = {
 };
 
 const DAY_MS = 86_400_000;
-/** COD collected on a day is paid to the shop in the transfer session this many days later. */
+/** COD collected on a day is paid to the shop in the transfer batch this many days later. */
 export const GHN_COD_TRANSFER_DAYS = 3;
 /** The sandbox's own tariff: a base price, and a price per started half kilogram over the first. */
 const BASE_FEE = 15_000;
