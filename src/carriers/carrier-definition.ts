@@ -1,3 +1,4 @@
+import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
 
@@ -28,6 +29,14 @@ export interface CarrierTrackingStep {
   readonly displayName: string;
 }
 
+/** How the charge checks read a carrier's charges. */
+export interface CarrierCharges {
+  /** Cubic centimetres per kilogram of converted weight, as the carrier publishes it. */
+  readonly volumetricDivisor: number;
+  /** The checks its answers allow: those that compare what it gives, and no check of a field it lacks. */
+  readonly checks: readonly ChargeCheckName[];
+}
+
 /**
  * What the product knows of one carrier, declared in the carrier's own folder and registered once in
  * known-carriers.ts. Its `id` is the `carrier` value of every warehouse row and source row.
@@ -53,6 +62,14 @@ export interface CarrierDefinition {
   readonly settlingErrorCodes: readonly string[];
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
+  readonly charges: CarrierCharges;
+  /**
+   * The calls one lookup makes at most (GHN's detail, then its fees): the quota settings count calls,
+   * and a run of the carrier counts lookups, each this many of them.
+   */
+  readonly callsPerLookup: number;
+  /** Each account names its shop beside its key (GHN's ShopId), given with the key, never on the command line. */
+  readonly accountShops: boolean;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { KeyRing } from '../carriers/client/key-ring.js';
+import { findCarrier } from '../carriers/known-carriers.js';
 import { UserError } from '../errors/user-error.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
@@ -16,22 +17,77 @@ function checkAlias(alias: string, where: string): void {
     );
 }
 
-/** `alias=key,alias2=key2`; a bare key is alias `default`. Messages name the alias, never the key. */
+/** An account's shop at the carrier (GHN's ShopId): digits. */
+const SHOP_ID = /^\d{1,20}$/;
+
+function checkShop(shop: string, alias: string, where: string): void {
+  if (!SHOP_ID.test(shop)) throw new UserError(`${where}: the shop of account ${alias} must be digits, such as 885`);
+}
+
+/** Keys by alias, with the shops of the accounts that name one. */
+class KeyRingEntries {
+  private readonly keys: [string, string][] = [];
+  private readonly shops = new Map<string, string>();
+
+  constructor(private readonly where: string) {}
+
+  add(alias: string, key: string, shop?: string): void {
+    checkAlias(alias, this.where);
+    if (key === '') throw new UserError(`${this.where}: account ${alias} has an empty key`);
+    if (this.keys.some(([a]) => a === alias)) throw new UserError(`${this.where}: account ${alias} is given twice`);
+    if (shop !== undefined) {
+      checkShop(shop, alias, this.where);
+      this.shops.set(alias, shop);
+    }
+    this.keys.push([alias, key]);
+  }
+
+  keyRing(): KeyRing {
+    if (this.keys.length === 0) throw new UserError(`${this.where} holds no key`);
+    return new KeyRing(this.keys, this.shops);
+  }
+}
+
+/**
+ * `alias=key,alias2=key2`; a bare key is alias `default`; `alias:shop=key` names the account's shop
+ * (GHN's ShopId). Messages name the alias, never the key.
+ */
 export function parseApiKeysVariable(text: string): KeyRing {
-  const entries: [string, string][] = [];
+  const entries = new KeyRingEntries(API_KEYS_ENV);
   for (const [index, part] of text.split(',').entries()) {
     const item = part.trim();
     if (item === '') continue;
     const eq = item.indexOf('=');
-    const alias = eq === -1 ? 'default' : item.slice(0, eq).trim();
+    const account = eq === -1 ? 'default' : item.slice(0, eq).trim();
     const key = eq === -1 ? item : item.slice(eq + 1).trim();
+    const colon = account.indexOf(':');
+    const alias = colon === -1 ? account : account.slice(0, colon);
     checkAlias(alias, `${API_KEYS_ENV} entry ${index + 1}`);
-    if (key === '') throw new UserError(`${API_KEYS_ENV}: account ${alias} has an empty key`);
-    if (entries.some(([a]) => a === alias)) throw new UserError(`${API_KEYS_ENV}: account ${alias} is given twice`);
-    entries.push([alias, key]);
+    entries.add(alias, key, colon === -1 ? undefined : account.slice(colon + 1));
   }
-  if (entries.length === 0) throw new UserError(`${API_KEYS_ENV} holds no key`);
-  return new KeyRing(entries);
+  return entries.keyRing();
+}
+
+/** A key given in a file: its text, or `{key, shopId}` for an account with a shop. */
+function addFileEntry(entries: KeyRingEntries, alias: string, value: unknown, where: string): void {
+  if (typeof value === 'string') {
+    entries.add(alias, value.trim());
+    return;
+  }
+  const account = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  const shop = account.shopId;
+  if (typeof account.key !== 'string' || (shop !== undefined && typeof shop !== 'string' && typeof shop !== 'number'))
+    throw new UserError(
+      `${where}: the key of account ${alias} must be a non-empty string, or {"key": "...", "shopId": 885}`,
+    );
+  entries.add(alias, account.key.trim(), shop === undefined ? undefined : String(shop));
+}
+
+/** The key ring of an object `{alias: key}` (or `{alias: {key, shopId}}`) read from `where`. */
+export function keyRingOfObject(object: Record<string, unknown>, where: string): KeyRing {
+  const entries = new KeyRingEntries(where);
+  for (const [alias, value] of Object.entries(object)) addFileEntry(entries, alias, value, where);
+  return entries.keyRing();
 }
 
 /** The text of a file holding a secret (`what` names it in messages), refused when other users can read it. */
@@ -63,16 +119,7 @@ export async function readKeysFile(path: string): Promise<KeyRing> {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new UserError(`keys file ${path}: expected a JSON object {"alias": "key", ...}`);
-  const entries = Object.entries(parsed as Record<string, unknown>);
-  if (entries.length === 0) throw new UserError(`keys file ${path} holds no key`);
-  return new KeyRing(
-    entries.map(([alias, key]) => {
-      checkAlias(alias, `keys file ${path}`);
-      if (typeof key !== 'string' || key.trim() === '')
-        throw new UserError(`keys file ${path}: the key of account ${alias} must be a non-empty string`);
-      return [alias, key.trim()] as const;
-    }),
-  );
+  return keyRingOfObject(parsed as Record<string, unknown>, `keys file ${path}`);
 }
 
 const ORIGIN_RANK: Readonly<Record<SettingOrigin['kind'], number>> = { flag: 0, environment: 1, file: 2, default: 3 };
@@ -88,8 +135,19 @@ export async function settingsKeyRing(settings: ResolvedSettings<Settings>): Pro
   if (values.keysFile !== undefined && keysFileRank <= apiKeysRank) return readKeysFile(values.keysFile);
   const apiKeys = values.apiKeys;
   if (typeof apiKeys === 'string') return parseApiKeysVariable(apiKeys);
-  if (apiKeys !== undefined) return new KeyRing(Object.entries(apiKeys));
+  if (apiKeys !== undefined) return keyRingOfObject(apiKeys, 'apiKeys of the configuration');
   throw new UserError(
     `no API keys: set ${API_KEYS_ENV}=alias=key,..., give --keys-file FILE, or keysFile (apiKeys in a mode 600 file) in the configuration; keys never go on the command line`,
   );
+}
+
+/** The key ring, when every account names a shop where `carrier` asks for one; refused before any lookup otherwise. */
+export function withAccountShops(keys: KeyRing, carrier: string): KeyRing {
+  const known = findCarrier(carrier);
+  const without = known?.accountShops ? keys.aliases.filter((alias) => keys.shopOf(alias) === undefined) : [];
+  if (without.length > 0)
+    throw new UserError(
+      `account ${without.join(', ')} names no shop, which ${known!.name} asks beside the key: give alias:shop=key in ${API_KEYS_ENV}, or {"key": "...", "shopId": 885} in the keys file`,
+    );
+  return keys;
 }

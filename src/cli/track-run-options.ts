@@ -3,13 +3,13 @@ import type { TrackingSettings } from '../../jobs/job-definition.js';
 import { RUN_EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { parseShard } from '../pipeline/tracking/shard.js';
-import { QuotaPolicySchema } from '../quota/quota-policy.js';
+import { carrierQuotaPolicy } from '../quota/quota-policy.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { fileSource } from '../sources/file-source.js';
 import type { OrderCodeSource } from '../sources/order-code-source.js';
 import { queryOrderCodeSource } from '../sources/query-order-codes.js';
-import { settingsKeyRing } from './api-keys-config.js';
+import { settingsKeyRing, withAccountShops } from './api-keys-config.js';
 import { querySourceOf } from './query-source-flags.js';
 import { runClock } from './run-clock.js';
 
@@ -64,7 +64,7 @@ export async function trackingOptions(
     shard: v['track.shard'] === undefined ? undefined : parseShard(v['track.shard']),
     sources,
     carrier: v.carrier,
-    keys: await settingsKeyRing(settings),
+    keys: withAccountShops(await settingsKeyRing(settings), v.carrier),
     dataDir: v.dataDir,
     client: {
       trackingUrl,
@@ -72,7 +72,7 @@ export async function trackingOptions(
       maxAnswerBytes: v['track.maxAnswerBytes'],
       connections: Math.min(concurrency, 256),
     },
-    quota: QuotaPolicySchema.parse({
+    quota: carrierQuotaPolicy(v.carrier, {
       perKeyDaily: v['track.perKeyLimit'],
       globalDaily: v['track.globalLimit'],
       reservePerKey: v['track.reservePerKey'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { findCarrier } from '../carriers/known-carriers.js';
 
 export const QuotaPolicySchema = z.object({
   /** Lookups one key may make per carrier day (the carrier answers APIKEY_LIMIT past it). */
@@ -23,3 +24,26 @@ export type QuotaPolicyInput = z.input<typeof QuotaPolicySchema>;
 
 /** The alias under which the ledger keeps the total of all keys. */
 export const TOTAL_ALIAS = '*';
+
+/**
+ * A policy of calls as a policy of lookups of up to `callsPerLookup` calls each: the daily limits and
+ * the rate divided, rounded so that the calls never exceed them; the reserves rounded up.
+ */
+export function lookupPolicy(calls: QuotaPolicy, callsPerLookup: number): QuotaPolicy {
+  if (callsPerLookup === 1) return calls;
+  const lookups = (n: number) => Math.floor(n / callsPerLookup);
+  const reserved = (n: number) => Math.ceil(n / callsPerLookup);
+  return {
+    ...calls,
+    perKeyDaily: lookups(calls.perKeyDaily),
+    globalDaily: lookups(calls.globalDaily),
+    reservePerKey: reserved(calls.reservePerKey),
+    reserveGlobal: reserved(calls.reserveGlobal),
+    ...(calls.requestsPerSecond === undefined ? {} : { requestsPerSecond: calls.requestsPerSecond / callsPerLookup }),
+  };
+}
+
+/** The policy of a run of `carrier`: the settings' limits of calls, as its lookups. */
+export function carrierQuotaPolicy(carrier: string, calls: QuotaPolicyInput): QuotaPolicy {
+  return lookupPolicy(QuotaPolicySchema.parse(calls), findCarrier(carrier)?.callsPerLookup ?? 1);
+}

@@ -1,3 +1,4 @@
+import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { CHARGE_CHECKS } from './charges-report.js';
 import { COD_CHECKS } from './cod-report.js';
 
@@ -25,9 +26,12 @@ function markdownTable(header: readonly string[], rows: readonly (readonly strin
 /** The table of the charge checks, one row per check, as docs/reports.md shows it. */
 export function chargeChecksTable(): string {
   return markdownTable(
-    ['check', 'billed', 'expected', 'tolerance', 'at stake'],
+    ['check', 'carriers', 'billed', 'expected', 'tolerance', 'at stake'],
     CHARGE_CHECKS.map((check) => [
       `\`${check.name}\``,
+      KNOWN_CARRIERS.filter((known) => known.charges.checks.includes(check.name))
+        .map((known) => known.name)
+        .join(', '),
       check.billedText,
       check.expectedText,
       check.toleranceText ?? check.tolerance,

@@ -1,6 +1,9 @@
 import { z } from 'zod';
-import { PUBLISHED_PRICING, STATUS } from '../carriers/247express/contract.js';
+import { PUBLISHED_PRICING } from '../carriers/247express/contract.js';
+import type { ChargeCheckName } from '../carriers/charge-check-names.js';
+import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { sumMoney } from '../carriers/money.js';
+import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
 import { AUDITED_ORDER_AMOUNTS, CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
 import { ofOrdersIn } from '../warehouse/order-keys.js';
 import {
@@ -25,7 +28,8 @@ const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount
  * tolerances are decimal texts, put into SQL as exact DECIMAL literals.
  */
 export const ChargeRulesSchema = z.object({
-  volumetricDivisor: z.number().int().positive().default(PUBLISHED_PRICING.volumetricDivisor),
+  /** One divisor for every carrier; unset, each carrier's published one (CarrierCharges). */
+  volumetricDivisor: z.number().int().positive().optional(),
   fuelShare: share.default(PUBLISHED_PRICING.fuelShare),
   vatShare: share.default(PUBLISHED_PRICING.vatShare),
   /** Money differences up to this many dong pass (the carrier rounds shares to whole dong). */
@@ -53,7 +57,7 @@ export type CheckTolerance = 'money' | 'weight' | 'quote' | 'none';
 
 /** One charge check: what it compares, how far apart the two may be, and whether the difference is money. */
 export interface ChargeCheck {
-  readonly name: string;
+  readonly name: ChargeCheckName;
   /** What flags an order, in a sentence. */
   readonly what: string;
   /** The billed value: SQL over the order's audit row, and as the docs show it. */
@@ -103,8 +107,9 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     billed: 'cal_weight',
     billedText: '`cal_weight`',
     expected: ({ rules }) =>
-      `CASE WHEN length IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL THEN round(length * width * height / ${rules.volumetricDivisor}, 4) END`,
-    expectedText: '`round(length × width × height / divisor, 4)`, when all three are known',
+      `CASE WHEN length IS NOT NULL AND width IS NOT NULL AND height IS NOT NULL THEN round(length * width * height / ${volumetricDivisor(rules)}, 4) END`,
+    expectedText:
+      "`round(length × width × height / divisor, 4)`, when all three are known; the divisor is the carrier's published one unless `--volumetric-divisor` gives one",
     tolerance: 'weight',
     money: false,
   },
@@ -162,21 +167,22 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
   },
   {
     name: 'return_not_returned',
-    what: 'a return charge (price_fr) on an order that was never returning or returned (status 27/28)',
+    what: 'a return charge (price_fr) on an order that was never returning or returned',
     billed: 'coalesce(price_fr, 0)',
     billedText: '`price_fr` (0 if null)',
     expected: ({ moneyType }) => `CASE WHEN NOT returned THEN CAST(0 AS ${moneyType}) END`,
-    expectedText: `0, for an order never in status ${STATUS.RETURNING} or ${STATUS.RETURNED} (history or now)`,
+    expectedText:
+      '0, for an order never in a status that is `returning` or `returned` in the neutral set (history or now)',
     tolerance: 'money',
     money: true,
   },
   {
     name: 'cancelled_charged',
-    what: 'a charge on a cancelled order (status 18)',
+    what: 'a charge on a cancelled order',
     billed: 'coalesce(total_service_cost, 0)',
     billedText: '`total_service_cost` (0 if null)',
     expected: ({ moneyType }) => `CASE WHEN cancelled THEN CAST(0 AS ${moneyType}) END`,
-    expectedText: `0, for an order in status ${STATUS.CANCELLED} (history or now)`,
+    expectedText: '0, for an order in a status that is `cancelled` in the neutral set (history or now)',
     tolerance: 'money',
     money: true,
   },
@@ -186,7 +192,8 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     billed: 'total_service_cost',
     billedText: '`total_service_cost`',
     expected: () => 'total_at_delivery',
-    expectedText: `the total before its first \`order_changes\` row of \`total_service_cost\` seen after the delivered status (${STATUS.DELIVERED}) time`,
+    expectedText:
+      'the total before its first `order_changes` row of `total_service_cost` seen after the time of its status that is `delivered` in the neutral set',
     // A change after delivery is the finding itself, even when the total later went back.
     tolerance: 'none',
     toleranceText: 'none: any such change flags, even when the total went back',
@@ -204,6 +211,21 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     money: true,
   },
 ];
+
+/** The divisor of cal_weight: the rules' for every carrier, else each carrier's published one. */
+function volumetricDivisor(rules: ChargeRules): string {
+  if (rules.volumetricDivisor !== undefined) return String(rules.volumetricDivisor);
+  const divisors = KNOWN_CARRIERS.map((known) => `WHEN '${known.id}' THEN ${known.charges.volumetricDivisor}`);
+  return `(CASE carrier ${divisors.join(' ')} END)`;
+}
+
+/** The check's expected value, for the carriers whose answers allow the check; none for the others. */
+function forCarriersChecked(name: ChargeCheckName, expected: string): string {
+  const carriers = KNOWN_CARRIERS.filter((known) => known.charges.checks.includes(name));
+  if (carriers.length === KNOWN_CARRIERS.length) return expected;
+  if (carriers.length === 0) return 'NULL';
+  return `CASE WHEN carrier IN (${carriers.map((known) => `'${known.id}'`).join(', ')}) THEN ${expected} END`;
+}
 
 /** What a check's difference is held to, in SQL: the rule's tolerance, or none. */
 function toleranceOf(check: ChargeCheck, rules: ChargeRules): string | null {
@@ -227,7 +249,7 @@ function checkColumnsSql(
   const { name, billed } = check;
   const tolerance = toleranceOf(check, terms.rules);
   return {
-    expected: check.expected(terms),
+    expected: forCarriersChecked(name, check.expected(terms)),
     difference: check.money
       ? `CAST(${billed} - ${name}_expected AS ${terms.moneyType})`
       : `round(${billed} - ${name}_expected, 4)`,
@@ -317,8 +339,8 @@ export function chargesQuery(rules: ChargeRules, scope: ReportScope = {}, option
              price_info, CAST(lines_total AS ${moneyType}) AS lines_total,
              CAST(far_region_line_cost AS ${moneyType}) AS far_region_line_cost,
              length, width, height, real_weight, cal_weight, weight,
-             returned_in_history OR status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}') AS returned,
-             cancelled_in_history OR status = '${STATUS.CANCELLED}' AS cancelled,
+             returned_in_history OR ${neutralStatusIn(['returning', 'returned'])} AS returned,
+             cancelled_in_history OR ${neutralStatusIn(['cancelled'])} AS cancelled,
              delivered_at, quote_id, ${input('quote_total')} AS quote_total, ${input('total_at_delivery')} AS total_at_delivery, total_changed_at,
              ${invoices === undefined ? `CAST(NULL AS ${moneyType})` : 'i.invoiced_amount'} AS invoiced_amount
       FROM ${audit} AS a

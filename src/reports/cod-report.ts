@@ -1,5 +1,4 @@
-import { STATUS } from '../carriers/247express/contract.js';
-import type { PayoutCarrier } from '../sources/payout-layouts.js';
+import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';
 
@@ -13,9 +12,6 @@ export interface CodRules {
 
 /** The rules by default: a week to pay; none of a statement's exact arithmetic passes. */
 export const DEFAULT_COD_RULES: CodRules = { unpaidAfterDays: 7, moneyTolerance: 0 };
-
-/** The carrier whose orders the warehouse tracks: a delivered COD order there is owed by it. */
-const TRACKED_CARRIER: PayoutCarrier = '247express';
 
 /** What a check's SQL is computed with: the rules and the carrier day the report is run on. */
 export interface CodTerms {
@@ -151,7 +147,7 @@ function finding(name: string, values: Partial<Record<(typeof FINDING_COLUMNS)[n
 }
 
 /** The statuses of an order that is not delivered: never paid COD for. */
-const NOT_DELIVERED = `status <> '${STATUS.DELIVERED}'`;
+const NOT_DELIVERED = `NOT ${neutralStatusIn(['delivered'])}`;
 
 /**
  * The checks, in the report's order: each is a kind of finding, a line in the summary and a row in
@@ -164,10 +160,10 @@ export const COD_CHECKS: readonly CodCheck[] = [
     per: 'order',
     actualText: '0 (nothing paid)',
     expectedText:
-      "the order's `cod_amount`, when its status is 30 and its delivery day is more than N days before today",
+      "the order's `cod_amount`, when its status is `delivered` in the neutral set and its delivery day is more than N days before today; `detail` says what the carrier's answer says of the money (GHN: collected, transferred to the shop, when)",
     sql: ({ rules }) => `
       SELECT ${finding('unpaid_delivered', {
-        carrier: sqlText(TRACKED_CARRIER),
+        carrier: 'carrier',
         account_alias: 'account_alias',
         order_code: 'order_code',
         finding_day: 'delivered_day',
@@ -177,7 +173,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
         at_stake: 'cod',
         days_outstanding: 'days',
         aging: 'aging',
-        detail: `'delivered ' || days || ' days ago, no payout line'`,
+        detail: `'delivered ' || days || ' days ago, no payout line' || ${CARRIER_SAYS}`,
       })}
       FROM ${RUN_OUTSTANDING} WHERE days > ${rules.unpaidAfterDays}`,
   },
@@ -269,7 +265,7 @@ export const COD_CHECKS: readonly CodCheck[] = [
     what: 'COD paid for a tracked order whose status is not delivered (returned, cancelled, lost, or still on its way)',
     per: 'order',
     actualText: "`Σ cod_collected` of the order's COD lines",
-    expectedText: `0, for an order whose status is not ${STATUS.DELIVERED}`,
+    expectedText: '0, for an order whose status is not `delivered` in the neutral set',
     sql: () => `
       SELECT ${finding('paid_not_delivered', {
         carrier: 'carrier',
@@ -309,7 +305,8 @@ export const COD_CHECKS: readonly CodCheck[] = [
     what: 'a return fee withheld (netted over batches) for a tracked order never returning or returned',
     per: 'order',
     actualText: "`Σ` the order's fees of type `return` over its lines",
-    expectedText: `0, for an order never in status ${STATUS.RETURNING} or ${STATUS.RETURNED} (history or now)`,
+    expectedText:
+      '0, for an order never in a status that is `returning` or `returned` in the neutral set (history or now)',
     sql: ({ rules }) => `
       SELECT ${finding('return_fee_not_returned', {
         carrier: 'carrier',
@@ -418,7 +415,7 @@ function runLinesQuery(): string {
            coalesce(f.cod_fee, 0) AS cod_fee, coalesce(f.return_fee, 0) AS return_fee,
            a.order_code IS NOT NULL AS tracked, a.account_alias, a.status, a.status_name,
            ${wholeVnd('a.total_service_cost')} AS billed,
-           coalesce(a.returned_in_history OR a.status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}'), false) AS returned
+           coalesce(a.returned_in_history OR ${neutralStatusIn(['returning', 'returned'], 'a.status', 'a.carrier')}, false) AS returned
     FROM payout_lines AS l
     LEFT JOIN fees AS f USING (carrier, batch_id, order_code, line_kind)
     LEFT JOIN order_charge_audit AS a ON a.carrier = l.carrier AND a.order_code = l.order_code`;
@@ -426,24 +423,41 @@ function runLinesQuery(): string {
 
 /**
  * The delivered orders with COD and no COD line in any statement, with the carrier day of their
- * delivery (of the delivered status, else the order's date) and the days since, until `today`.
+ * delivery (of the delivered status, else the order's date) and the days since, until `today`, and
+ * what the carrier's answer says of the money where it says anything (orders' COD facts).
  */
 function outstandingQuery(today: string): string {
   const deliveredDay = carrierDate('coalesce(delivered_at, order_date)');
-  return `
-    SELECT order_code, account_alias, ${wholeVnd('cod_amount')} AS cod, ${deliveredDay} AS delivered_day,
+  const outstanding = `
+    SELECT carrier, order_code, account_alias, ${wholeVnd('cod_amount')} AS cod, ${deliveredDay} AS delivered_day,
            greatest(date_diff('day', ${deliveredDay}, ${today}), 0) AS days,
            ${agingOf(`greatest(date_diff('day', ${deliveredDay}, ${today}), 0)`)} AS aging
     FROM order_charge_audit AS a
-    WHERE status = '${STATUS.DELIVERED}' AND cod_amount > 0
+    WHERE ${neutralStatusIn(['delivered'])} AND cod_amount > 0
       AND NOT EXISTS (SELECT 1 FROM payout_lines AS p WHERE p.carrier = a.carrier AND p.order_code = a.order_code AND p.line_kind = 'cod')`;
+  // Few orders are outstanding: the orders' scan is filtered by their codes.
+  return `
+    WITH outstanding AS MATERIALIZED (${outstanding})
+    SELECT u.*, o.cod_collected, o.cod_collected_at, o.cod_transferred, o.cod_transferred_at
+    FROM outstanding AS u
+    LEFT JOIN (SELECT carrier, order_code, cod_collected, cod_collected_at, cod_transferred, cod_transferred_at
+               FROM orders WHERE order_code IN (SELECT order_code FROM outstanding)) AS o
+      ON o.carrier = u.carrier AND o.order_code = u.order_code`;
 }
+
+/** What an outstanding order's carrier says of its COD money, as a sentence for `detail`; '' when it says nothing. */
+const CARRIER_SAYS = `CASE
+  WHEN cod_transferred THEN '; the carrier says it transferred the COD' || coalesce(' on ' || CAST(${carrierDate('cod_transferred_at')} AS VARCHAR), '')
+  WHEN cod_collected THEN '; the carrier says it collected the COD' || coalesce(' on ' || CAST(${carrierDate('cod_collected_at')} AS VARCHAR), '') || ', not transferred'
+  WHEN cod_collected = false THEN '; the carrier says it has not collected the COD'
+  ELSE '' END`;
 
 /** What a COD report covers: its days (of each finding's day) and one account; absent means no limit. */
 export interface CodScope {
   readonly fromDay?: string | undefined;
   readonly toDay?: string | undefined;
   readonly account?: string | undefined;
+  readonly carrier?: string | undefined;
 }
 
 /** The condition keeping the rows of a scope whose day is `dayColumn`; `true` when none. */
@@ -453,6 +467,7 @@ function codScopeCondition(scope: CodScope, dayColumn: string | null): string {
     conditions.push(`${dayColumn} >= DATE ${sqlText(scope.fromDay)}`);
   if (dayColumn !== null && scope.toDay !== undefined) conditions.push(`${dayColumn} <= DATE ${sqlText(scope.toDay)}`);
   if (scope.account !== undefined) conditions.push(`account_alias = ${sqlText(scope.account)}`);
+  if (scope.carrier !== undefined) conditions.push(`carrier = ${sqlText(scope.carrier)}`);
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }
 
@@ -519,11 +534,11 @@ function codSummaryQuery(findings: string): string {
 function outstandingByAgingQuery(scope: CodScope): string {
   const buckets = AGING_BUCKETS.map((bucket, index) => `('${bucket}', ${index})`).join(', ');
   return `
-    SELECT ${sqlText(TRACKED_CARRIER)} AS carrier, o.account_alias, o.aging, count(*) AS orders, CAST(sum(o.cod) AS BIGINT) AS outstanding
+    SELECT o.carrier, o.account_alias, o.aging, count(*) AS orders, CAST(sum(o.cod) AS BIGINT) AS outstanding
     FROM ${RUN_OUTSTANDING} AS o JOIN (VALUES ${buckets}) AS b(aging, bucket_no) ON b.aging = o.aging
     WHERE ${codScopeCondition(scope, 'o.delivered_day')}
-    GROUP BY o.account_alias, o.aging, b.bucket_no
-    ORDER BY o.account_alias, b.bucket_no`;
+    GROUP BY o.carrier, o.account_alias, o.aging, b.bucket_no
+    ORDER BY o.carrier, o.account_alias, b.bucket_no`;
 }
 
 /**

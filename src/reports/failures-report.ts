@@ -53,7 +53,10 @@ export const ATTEMPT_COLUMNS = { time: 'attempted_at', account: 'account_alias' 
 
 /** The condition keeping the attempts of a scope's days (and of its part's condition); `true` when none. */
 function attemptDays(scope: ReportScope): string {
-  return scopeCondition({ fromDay: scope.fromDay, toDay: scope.toDay, condition: scope.condition }, ATTEMPT_COLUMNS);
+  return scopeCondition(
+    { fromDay: scope.fromDay, toDay: scope.toDay, carrier: scope.carrier, condition: scope.condition },
+    ATTEMPT_COLUMNS,
+  );
 }
 
 /**

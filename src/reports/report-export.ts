@@ -44,6 +44,7 @@ export interface ReportSummary {
   readonly report: string;
   readonly range: { readonly from: string; readonly to: string };
   readonly account: string | null;
+  readonly carrier: string | null;
   readonly files: readonly WrittenFile[];
   readonly figures: Record<string, unknown>;
   readonly lines: readonly string[];
@@ -173,7 +174,12 @@ async function everyMonth(
   const parts: ReportScope[] = [];
   for (let from = range.from; from <= range.to; from = nextMonth(from)) {
     const monthEnd = dayBefore(nextMonth(from));
-    parts.push({ fromDay: from, toDay: [monthEnd, range.to].sort()[0], account: scope.account });
+    parts.push({
+      fromDay: from,
+      toDay: [monthEnd, range.to].sort()[0],
+      account: scope.account,
+      carrier: scope.carrier,
+    });
   }
   if (scope.fromDay === undefined || scope.toDay === undefined) {
     const days = scopeCondition({ fromDay: range.from, toDay: range.to }, of.columns);
@@ -206,7 +212,7 @@ export async function scopedChargesTables(
 
 /** A failures scope with the range of codes of its days' attempts (attempts carry no account). */
 export async function withAttemptCodes(warehouse: Warehouse, scope: ReportScope): Promise<ReportScope> {
-  const days = { fromDay: scope.fromDay, toDay: scope.toDay };
+  const days = { fromDay: scope.fromDay, toDay: scope.toDay, carrier: scope.carrier };
   const { codes } = await withOrderCodes(warehouse, days, 'delivery_failures', ATTEMPT_COLUMNS);
   return { ...scope, codes };
 }
@@ -222,7 +228,7 @@ export async function scopedFailuresTables(
   range: ReportRange,
   now: number,
 ): Promise<FailuresTables> {
-  const days = { fromDay: scope.fromDay, toDay: scope.toDay };
+  const days = { fromDay: scope.fromDay, toDay: scope.toDay, carrier: scope.carrier };
   const attempts = await rowCount(warehouse, days, ATTEMPTS_BY_DAY);
   const parts = attempts <= ATTEMPTS_AT_ONCE ? [] : await everyMonth(warehouse, days, range, ATTEMPTS_BY_DAY);
   return failuresTables(await withAttemptCodes(warehouse, scope), timestampLiteral(now), {
@@ -256,7 +262,14 @@ async function exportReport(
     range,
     timeZone: request.timeZone,
   });
-  return { report, range, account: request.scope.account ?? null, files, ...(await tables.summarize(files)) };
+  return {
+    report,
+    range,
+    account: request.scope.account ?? null,
+    carrier: request.scope.carrier ?? null,
+    files,
+    ...(await tables.summarize(files)),
+  };
 }
 
 /** The charges audit; `invoices` adds the partner's invoiced amounts to compare the totals with. */

@@ -23,6 +23,8 @@ export interface ReportScope {
   readonly fromDay?: string | undefined;
   readonly toDay?: string | undefined;
   readonly account?: string | undefined;
+  /** One carrier's rows only (every table a report reads has a carrier column). */
+  readonly carrier?: string | undefined;
   /**
    * The lowest and highest order code of the scope's orders, when known and when each of their carriers
    * hands out codes in rising order (risingOrderCodes, see codeRangeOf): then an order's rows in the
@@ -86,6 +88,7 @@ export function scopeCondition(
   if (scope.toDay !== undefined)
     conditions.push(`${columns.time} < ${timestampLiteral(nextCarrierDayStart(carrierDayStart(scope.toDay)))}`);
   if (scope.account !== undefined) conditions.push(`${columns.account} = ${sqlText(scope.account)}`);
+  if (scope.carrier !== undefined) conditions.push(`carrier = ${sqlText(scope.carrier)}`);
   if (scope.condition !== undefined) conditions.push(`(${scope.condition})`);
   return conditions.length === 0 ? 'true' : conditions.join(' AND ');
 }

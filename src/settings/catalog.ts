@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
-import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
@@ -15,6 +15,7 @@ import type { SettingsCatalog, SettingsCommand } from './setting.js';
 import {
   cronExpression,
   httpUrl,
+  knownCarrierId,
   memoryLimitSchema,
   nonNegativeInt,
   numberText,
@@ -144,14 +145,26 @@ export const SETTINGS = {
     type: z.string().min(1),
     flag: '--keys-file <file>',
     configKey: 'keysFile',
-    help: 'the API keys: JSON {alias: key}, mode 600',
+    help: 'the API keys: JSON {alias: key} or {alias: {key, shopId}}, mode 600',
     commands: ['track', 'price', 'images', 'callbacks serve'],
   },
   apiKeys: {
-    type: z.union([z.string().min(1), z.record(keyAlias, z.string().min(1))]),
+    type: z.union([
+      z.string().min(1),
+      z.record(
+        keyAlias,
+        z.union([
+          z.string().min(1),
+          z.strictObject({
+            key: z.string().min(1),
+            shopId: z.union([z.string().regex(/^\d{1,20}$/), z.number().int()]),
+          }),
+        ]),
+      ),
+    ]),
     env: 'PARCEL_RECON_API_KEYS',
     configKey: 'apiKeys',
-    help: 'the API keys: alias=key,... in the environment; {alias: key} in the file, refused unless it is mode 600',
+    help: 'the API keys: alias=key,... (alias:shop=key with a GHN shop) in the environment; {alias: key} or {alias: {key, shopId}} in the file, refused unless it is mode 600',
     commands: ['track', 'price', 'images', 'callbacks serve'],
     secret: true,
   },
@@ -164,16 +177,13 @@ export const SETTINGS = {
     commands: ['track'],
   },
   carrier: {
-    type: z.string().refine((id) => findCarrier(id) !== undefined, {
-      error: (issue) =>
-        `${JSON.stringify(issue.input)} is not a carrier the product knows: give ${KNOWN_CARRIERS.map((c) => c.id).join(' or ')}`,
-    }),
+    type: knownCarrierId,
     default: DEFAULT_CARRIER_ID,
     flag: '--carrier <carrier>',
     configKey: 'carrier',
     env: 'PARCEL_RECON_CARRIER',
     help: `the carrier whose orders are looked up (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its address`,
-    commands: ['track'],
+    commands: ['track', 'quota'],
   },
   baseUrl: {
     type: httpUrl,
@@ -298,7 +308,7 @@ export const SETTINGS = {
     default: DOCUMENTED_LIMITS.lookupsPerKeyPerDay,
     flag: '--per-key-limit <n>',
     configKey: 'track.perKeyLimit',
-    help: 'lookups per key per carrier day',
+    help: 'calls per key per carrier day (a GHN lookup is two calls)',
     commands: ['track', 'quota'],
   },
   'track.globalLimit': {
@@ -307,7 +317,7 @@ export const SETTINGS = {
     default: DOCUMENTED_LIMITS.lookupsPerDay,
     flag: '--global-limit <n>',
     configKey: 'track.globalLimit',
-    help: 'lookups per carrier day over all keys',
+    help: 'calls per carrier day over all keys',
     commands: ['track', 'quota'],
   },
   'track.reservePerKey': {
@@ -316,7 +326,7 @@ export const SETTINGS = {
     default: 0,
     flag: '--reserve-per-key <n>',
     configKey: 'track.reservePerKey',
-    help: 'lookups per key left for other systems using the same keys',
+    help: 'calls per key left for other systems using the same keys',
     commands: ['track'],
   },
   'track.reserveGlobal': {
@@ -325,7 +335,7 @@ export const SETTINGS = {
     default: 0,
     flag: '--reserve-global <n>',
     configKey: 'track.reserveGlobal',
-    help: 'lookups in total left for other systems',
+    help: 'calls in total left for other systems',
     commands: ['track'],
   },
   'track.concurrency': {
@@ -343,7 +353,7 @@ export const SETTINGS = {
     defaultText: 'no cap',
     flag: '--rate <n>',
     configKey: 'track.rate',
-    help: 'lookups started per second at most, over all keys',
+    help: 'calls started per second at most, over all keys',
     commands: ['track'],
   },
   'track.timeoutMs': {

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { parseShard } from '../pipeline/tracking/shard.js';
 
 /** The value types settings share; the flags' and variables' text is turned into them before the check. */
@@ -54,3 +55,9 @@ export const cronExpression = z.string().refine(
   },
   { message: 'not a cron expression (minute hour day-of-month month day-of-week, e.g. "0 2 * * *")' },
 );
+
+/** The id of a carrier the product knows (known-carriers.ts). */
+export const knownCarrierId = z.string().refine((id) => findCarrier(id) !== undefined, {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a carrier the product knows: give ${KNOWN_CARRIERS.map((c) => c.id).join(' or ')}`,
+});

@@ -1,4 +1,5 @@
-import { PRICE_SERVICE, STATUS } from '../carriers/247express/contract.js';
+import { PRICE_SERVICE } from '../carriers/247express/contract.js';
+import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 
@@ -79,11 +80,11 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
     ),
     history AS (
       SELECT carrier, order_code,
-             bool_or(status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}')) AS returned,
-             bool_or(status = '${STATUS.CANCELLED}') AS cancelled,
-             max("time") FILTER (WHERE status = '${STATUS.DELIVERED}') AS delivered_at
+             bool_or(${neutralStatusIn(['returning', 'returned'])}) AS returned,
+             bool_or(${neutralStatusIn(['cancelled'])}) AS cancelled,
+             max("time") FILTER (WHERE ${neutralStatusIn(['delivered'])}) AS delivered_at
       -- Only the statuses the checks look at: an order without any has no row, which reads the same.
-      FROM ${history?.statuses ?? 'order_statuses'} ${ofHistory([`status IN ('${STATUS.RETURNING}', '${STATUS.RETURNED}', '${STATUS.CANCELLED}', '${STATUS.DELIVERED}')`])}
+      FROM ${history?.statuses ?? 'order_statuses'} ${ofHistory([neutralStatusIn(['returning', 'returned', 'cancelled', 'delivered'])])}
       GROUP BY carrier, order_code
     ),
     quotes AS (

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { neutralStatusOf } from '../../src/carriers/carrier-definition.js';
 import {
   checkGhnDetailAnswer,
+  checkGhnFeesAnswer,
   classifyGhnError,
   findGhnFailureReason,
   findGhnStatus,
@@ -93,6 +94,25 @@ describe("GHN's order detail", () => {
     ]);
     expect(classifyGhnError({ code: 400, message: 'something new', codeMessage: null }).code).toBe('GHN_OTHER_ERROR');
     expect(classifyGhnError({ code: 429, message: '', codeMessage: null }).transient).toBe(true);
+  });
+});
+
+describe("GHN's order fees", () => {
+  it('reads the documented sample: each fee, and the payments that add to them', async () => {
+    const result = checkGhnFeesAnswer(await sample('fees-returned.json'));
+    if (!result.ok || result.value.kind !== 'ok') throw new Error('the sample is not read as fees');
+    const fees = result.value.value;
+    expect(fees.order_code).toBe('S5ENLKKHD');
+    expect(fees.detail).toMatchObject({ main_service: '29700', insurance: '11000', return: '22000', coupon: '0' });
+    expect(fees.payment.map((payment) => payment.value)).toEqual(['40700', '22000']);
+    // GHN's unset date reads as none.
+    expect(fees.payment[0]!.paid_date).toBeNull();
+  });
+
+  it('reads the documented answer for an order without fees as an error that settles nothing', () => {
+    const result = checkGhnFeesAnswer({ code: 404, message: 'Không tìm thấy thông tin đơn hàng', data: null });
+    if (!result.ok || result.value.kind !== 'error') throw new Error('not an error answer');
+    expect(classifyGhnError(result.value.error).code).toBe('GHN_ORDER_NOT_FOUND');
   });
 });
 

@@ -21,7 +21,7 @@ const sample = async (name: string) =>
 /** The names a select list gives its columns, in order. */
 const columnNames = (selectList: string) => [...selectList.matchAll(/ AS (\w+)(?:,|$)/gm)].map((m) => m[1]);
 
-describe("GHN's detail as the warehouse reads it", () => {
+describe("GHN's detail and fees as the warehouse reads them", () => {
   let dir: string;
   let file: string;
   let longestLineBytes = 0;
@@ -33,7 +33,13 @@ describe("GHN's detail as the warehouse reads it", () => {
     const documented = await sample('detail-by-client-code-returning.json');
     // The lookup by GHN's code answers the order itself, where the documented sample lists it.
     const returning = { ...documented, data: (documented.data as Record<string, unknown>[])[0] };
-    const lines = [fresh, returning].map((answer, i) =>
+    // As a lookup keeps them (tracked-answer.ts): a fresh order's fees are not asked; the returning
+    // one's are GHN's published fee sample, of an order returned.
+    const answers = [
+      { detail: fresh, fees: null },
+      { detail: returning, fees: await sample('fees-returned.json') },
+    ];
+    const lines = answers.map((answer, i) =>
       JSON.stringify({ runId: 'run-1', accountAlias: 'shop-1', seenAt: `2024-08-0${6 + i}T01:00:00.000000Z`, answer }),
     );
     longestLineBytes = Math.max(...lines.map((line) => Buffer.byteLength(line)));
@@ -78,6 +84,9 @@ describe("GHN's detail as the warehouse reads it", () => {
       cal_weight: 0.2,
       weight: 40,
       cod_amount: '50000.0000',
+      price: null,
+      total_service_cost: null,
+      price_info: [],
       delivery_date: null,
       last_run_id: 'run-1',
       statuses: [],
@@ -87,8 +96,16 @@ describe("GHN's detail as the warehouse reads it", () => {
       order_code: 'Z82T1',
       external_code: 'Tin1234567',
       status: 'return',
-      price_info: [],
       trackings: [],
+      // The fees' parts, each a line, add to what the two payments add to.
+      price: '29700.0000',
+      price_fr: '22000.0000',
+      total_service_cost: '62700.0000',
+      price_info: [
+        { serviceID: 'main_service', serviceName: 'main_service', cost: '29700' },
+        { serviceID: 'insurance', serviceName: 'insurance', cost: '11000' },
+        { serviceID: 'return', serviceName: 'return', cost: '22000' },
+      ],
     });
     const statuses = returning!.statuses as { status: string; time: string }[];
     expect(statuses.map((entry) => entry.status)).toEqual([

@@ -3,6 +3,7 @@
  * status changes with their COD states as the clock moves, fees, and the injector's faults.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STATUS } from '../../src/carriers/247express/contract.js';
 import { neutralStatusOf } from '../../src/carriers/carrier-definition.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { HttpStatusFailure, RateLimitedFailure } from '../../src/carriers/client/lookup-failures.js';
@@ -114,12 +115,19 @@ describe("the sandbox's GHN API", () => {
     expect([body.code, body.data.map((order) => order.order_code)]).toEqual([200, [plan.code]]);
   });
 
-  it("tells a run what GHN's answers do to a lookup: an order, a settled order, a refused token", async () => {
+  it("tells a run what GHN's answers do to a lookup: an order with its fees, a settled order, a refused token or shop", async () => {
     const accounts = sandbox.state.ghnWorld.accounts;
-    const tokens = new KeyRing([
-      ['shop', accounts[0]!.apiKey],
-      ['stranger', 'not-a-token'],
-    ]);
+    const tokens = new KeyRing(
+      [
+        ['shop', accounts[0]!.apiKey],
+        ['stranger', 'not-a-token'],
+        ['wrong-shop', accounts[0]!.apiKey],
+      ],
+      new Map([
+        ['shop', account.shopId],
+        ['wrong-shop', '1'],
+      ]),
+    );
     const tracker = new GhnTracker(
       {
         baseUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
@@ -128,19 +136,37 @@ describe("the sandbox's GHN API", () => {
         connections: 1,
       },
       tokens,
-      new Map([['shop', account.shopId]]),
     );
     try {
       const now = sandbox.state.clock.now();
-      const existing = plans().find((plan) => plan.createdAt <= now)!.code;
-      expect(await tracker.lookup('shop', existing)).toMatchObject({ kind: 'snapshot', orderCode: existing });
+      const picked = plans().find((plan) => plan.events.some((e) => e.status === STATUS.PICKED_UP && e.at <= now))!;
+      const fresh = plans().find(
+        (plan) => plan.createdAt <= now && plan.events.filter((e) => e.at <= now).length === 1,
+      );
+      const answer = await tracker.lookup('shop', picked.code);
+      expect(answer).toMatchObject({ kind: 'snapshot', orderCode: picked.code });
+      // The detail and the fee call's answer, each as it came.
+      const kept = JSON.parse(answer.body.toString()) as { detail: { data: unknown }; fees: { data: unknown } };
+      expect(kept.detail.data).toMatchObject({ order_code: picked.code });
+      expect(kept.fees.data).toMatchObject({ order_code: picked.code, detail: { main_service: expect.any(Number) } });
+      if (fresh !== undefined) {
+        // Not picked up: GHN charges nothing yet, and its fees are not asked.
+        const pending = await tracker.lookup('shop', fresh.code);
+        expect(JSON.parse(pending.body.toString())).toMatchObject({ fees: null });
+      }
       // A number past the account's orders: no such order.
       const unknown = await tracker.lookup('shop', sandbox.state.ghnWorld.orderCode(0, 99_999_998));
       expect(unknown).toMatchObject({ kind: 'carrier_error', errorCode: 'GHN_ORDER_NOT_FOUND', effect: 'final' });
       expect(SETTLING_ERROR_CODES).toContain('GHN_ORDER_NOT_FOUND');
-      expect(await tracker.lookup('stranger', existing)).toMatchObject({
+      expect(await tracker.lookup('stranger', picked.code)).toMatchObject({
         kind: 'carrier_error',
         errorCode: 'GHN_TOKEN_REFUSED',
+        effect: 'key_refused',
+      });
+      // The detail needs the token alone; the fee call refuses the shop, and with it the key.
+      expect(await tracker.lookup('wrong-shop', picked.code)).toMatchObject({
+        kind: 'carrier_error',
+        errorCode: 'GHN_SHOP_REFUSED',
         effect: 'key_refused',
       });
     } finally {

@@ -4,6 +4,25 @@ import { CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../../src/warehouse/charge
 import { MIGRATIONS, WAREHOUSE_MARKER_TABLE } from '../../src/warehouse/migrations.js';
 import { type SqlRunner, Warehouse } from '../../src/warehouse/warehouse.js';
 
+/** The columns of the orders schema version 8 added. */
+const CARRIER_COD_FACT_COLUMNS = ['cod_collected', 'cod_collected_at', 'cod_transferred', 'cod_transferred_at'];
+
+/** Takes an open warehouse back to schema version 7: its orders without the carriers' COD facts. */
+async function toSchemaVersionSeven(warehouse: SqlRunner): Promise<void> {
+  for (const column of CARRIER_COD_FACT_COLUMNS) await warehouse.run(`ALTER TABLE orders DROP COLUMN ${column}`);
+  await warehouse.run('DELETE FROM schema_migrations WHERE version > 7');
+}
+
+/** Takes the warehouse at `path` back to schema version 7 (see toSchemaVersionSeven). */
+export async function backToSchemaVersionSeven(path: string): Promise<void> {
+  const warehouse = await Warehouse.open(path);
+  try {
+    await toSchemaVersionSeven(warehouse);
+  } finally {
+    await warehouse.close();
+  }
+}
+
 /** The CREATE statements of the tables and views of schema version 4, from a database in memory. */
 async function schemaFourCatalog(): Promise<{ tables: Map<string, string>; views: string[] }> {
   const instance = await DuckDBInstance.create(':memory:');
@@ -31,6 +50,7 @@ async function schemaFourCatalog(): Promise<{ tables: Map<string, string>; views
  * schema_migrations row after 4.
  */
 async function toSchemaVersionFour(warehouse: SqlRunner): Promise<void> {
+  await toSchemaVersionSeven(warehouse);
   const { tables, views } = await schemaFourCatalog();
   const columns = (
     await warehouse.readAll(

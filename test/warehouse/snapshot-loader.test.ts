@@ -62,7 +62,7 @@ describe('loadLookupBatch', () => {
     const ghnAnswer = (entries: number) => {
       const log = sample.data[0]!.log.slice(0, entries) as { status: string }[];
       const order = { ...sample.data[0]!, order_code: code, status: log.at(-1)!.status, log };
-      return { orderCode: code, body: JSON.stringify({ ...sample, data: order }) };
+      return { orderCode: code, body: JSON.stringify({ detail: { ...sample, data: order }, fees: null }) };
     };
     await loadLookupBatch(
       warehouse,

@@ -1,5 +1,12 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
-import { DELAY_REASONS, ORDER_STATUSES, SETTLING_TRACKING_ERRORS, TRACKING_STEPS } from './reference-data.js';
+import { CHARGE_CHECK_NAMES } from '../charge-check-names.js';
+import {
+  DELAY_REASONS,
+  ORDER_STATUSES,
+  PUBLISHED_PRICING,
+  SETTLING_TRACKING_ERRORS,
+  TRACKING_STEPS,
+} from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const EXPRESS_247: CarrierDefinition = {
@@ -12,4 +19,8 @@ export const EXPRESS_247: CarrierDefinition = {
   risingOrderCodes: true,
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
+  // Its answer gives every part of its published price relations.
+  callsPerLookup: 1,
+  accountShops: false,
+  charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },
 };

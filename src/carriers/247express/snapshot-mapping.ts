@@ -1,5 +1,5 @@
 import { carrierInstant, type JsonFields, moneyDecimal } from '../answer-sql.js';
-import type { SnapshotMapping } from '../snapshot-mapping.js';
+import { NO_COD_FACTS, type SnapshotMapping } from '../snapshot-mapping.js';
 
 /** Money and instants are read as text and converted by moneyDecimal and carrierInstant. */
 const MONEY = 'VARCHAR';
@@ -74,7 +74,7 @@ const ANSWER_FIELDS: JsonFields = {
 
 /**
  * Select list over a spool row `s`: the orders columns a snapshot carries (snake_case), its history
- * lists and its run bookkeeping. The loader adds is_terminal and first_seen_at, which need the
+ * lists and its run bookkeeping. Its answer says nothing of the COD money but its amount. The loader adds is_terminal and first_seen_at, which need the
  * warehouse.
  */
 const STAGED_SNAPSHOT_COLUMNS = `
@@ -114,6 +114,7 @@ const STAGED_SNAPSHOT_COLUMNS = `
   s.senderName AS sender_name,
   s.postOfficeAcceptID AS post_office_accept_id,
   ${moneyDecimal('s.codAmount')} AS cod_amount,
+  ${NO_COD_FACTS},
   s.estimateRoutes AS estimate_routes,
   s.confirmImage AS confirm_image,
   s.seenAt AS last_seen_at,

@@ -12,7 +12,11 @@ export class KeyRing {
   /** The distinct keys, longest first, so a key inside another is never cleared before the longer one. */
   private readonly longestFirst: readonly string[];
 
-  constructor(entries: Iterable<readonly [alias: string, apiKey: string]>) {
+  constructor(
+    entries: Iterable<readonly [alias: string, apiKey: string]>,
+    /** Each account's shop at the carrier, where the carrier asks for one beside the key (GHN's ShopId). */
+    private readonly shops: ReadonlyMap<string, string> = new Map(),
+  ) {
     this.keys = new Map(entries);
     this.longestFirst = [...new Set(this.keys.values())]
       .filter((key) => key !== '')
@@ -36,6 +40,11 @@ export class KeyRing {
     const key = this.keys.get(alias);
     if (key === undefined) throw new RangeError(`no API key for account ${alias}`);
     return key;
+  }
+
+  /** The shop of an alias, where one is given; not a secret. */
+  shopOf(alias: string): string | undefined {
+    return this.shops.get(alias);
   }
 
   /** The alias whose key this is, or undefined. */

@@ -1,6 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
-import { GHN_FAILURE_REASONS, GHN_STATUSES } from './reference-data.js';
+import { GHN_FAILURE_REASONS, GHN_STATUSES, GHN_VOLUMETRIC_DIVISOR_KG } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const GHN: CarrierDefinition = {
@@ -14,4 +14,20 @@ export const GHN: CarrierDefinition = {
   risingOrderCodes: false,
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
+  // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
+  callsPerLookup: 2,
+  accountShops: true,
+  charges: {
+    volumetricDivisor: GHN_VOLUMETRIC_DIVISOR_KG,
+    // Its fees add to its payments; its chargeable weight the product computes, and it publishes no
+    // fuel or VAT share, no far-region line, and no quote the product keeps.
+    checks: [
+      'lines_sum',
+      'cal_weight',
+      'return_not_returned',
+      'cancelled_charged',
+      'changed_after_delivery',
+      'invoice',
+    ],
+  },
 };

@@ -119,3 +119,14 @@ export function findGhnFailureReason(code: string): GhnFailureReason | undefined
 
 /** GHN converts dimensions to weight as length × width × height / 5 (cm to grams). */
 export const GHN_VOLUMETRIC_DIVISOR = 5;
+
+/** In cm³ per kilogram, as the charge checks compare weights in kilograms. */
+export const GHN_VOLUMETRIC_DIVISOR_KG = GHN_VOLUMETRIC_DIVISOR * 1000;
+
+/**
+ * GHN charges an order from its pick-up on: its fees are asked once its status is past the pending
+ * ones (an unknown status is asked too).
+ */
+export function ghnFeesDue(statusCode: string): boolean {
+  return GHN_STATUSES.find((s) => s.code === statusCode)?.neutral !== 'pending';
+}

@@ -2,28 +2,54 @@ import { carrierInstant, type JsonFields, moneyDecimal } from '../answer-sql.js'
 import type { SnapshotMapping } from '../snapshot-mapping.js';
 import { GHN_STATUSES } from './reference-data.js';
 
+/** GHN's fees (`/soc`'s `detail`) that add to what the order costs, and the one that takes from it. */
+export const GHN_CHARGED_FEES = ['main_service', 'insurance', 'station_do', 'station_pu', 'return', 'r2s'] as const;
+export const GHN_DISCOUNT_FEE = 'coupon';
+
 /**
- * The fields of GHN's order detail the loader reads, under the envelope's `data`. Amounts are read as
- * text, since GHN writes them either as JSON numbers or as text.
+ * The fields of a GHN lookup's answer (tracked-answer.ts) the loader reads: the detail's, and the fee
+ * call's, each under its envelope's `data`. Amounts are read as text, since GHN writes them either
+ * as JSON numbers or as text.
  */
-const GHN_DETAIL_ANSWER_FIELDS: JsonFields = {
-  data: {
-    order_code: 'VARCHAR',
-    client_order_code: 'VARCHAR',
-    status: 'VARCHAR',
-    weight: 'DOUBLE',
-    length: 'DOUBLE',
-    width: 'DOUBLE',
-    height: 'DOUBLE',
-    converted_weight: 'DOUBLE',
-    service_type_id: 'VARCHAR',
-    cod_amount: 'VARCHAR',
-    order_date: 'VARCHAR',
-    pickup_time: 'VARCHAR',
-    finish_date: 'VARCHAR',
-    log: [{ status: 'VARCHAR', updated_date: 'VARCHAR' }],
+const GHN_TRACKED_ANSWER_FIELDS: JsonFields = {
+  fees: {
+    data: {
+      detail: Object.fromEntries([...GHN_CHARGED_FEES, GHN_DISCOUNT_FEE].map((fee) => [fee, 'VARCHAR'])),
+      payment: [{ value: 'VARCHAR' }],
+    },
+  },
+  detail: {
+    data: {
+      order_code: 'VARCHAR',
+      client_order_code: 'VARCHAR',
+      status: 'VARCHAR',
+      weight: 'DOUBLE',
+      length: 'DOUBLE',
+      width: 'DOUBLE',
+      height: 'DOUBLE',
+      converted_weight: 'DOUBLE',
+      service_type_id: 'VARCHAR',
+      cod_amount: 'VARCHAR',
+      is_cod_collected: 'BOOLEAN',
+      cod_collect_date: 'VARCHAR',
+      is_cod_transferred: 'BOOLEAN',
+      cod_transfer_date: 'VARCHAR',
+      order_date: 'VARCHAR',
+      pickup_time: 'VARCHAR',
+      finish_date: 'VARCHAR',
+      log: [{ status: 'VARCHAR', updated_date: 'VARCHAR' }],
+    },
   },
 };
+
+/**
+ * The order's charge lines: each fee GHN charged (not 0), and its coupon as a line taking from the
+ * total. Null fees (not asked yet) give none.
+ */
+const GHN_CHARGE_LINES = `list_filter([
+    ${GHN_CHARGED_FEES.map((fee) => `{serviceID: '${fee}', serviceName: '${fee}', cost: s.fees.detail."${fee}"}`).join(',\n    ')},
+    {serviceID: '${GHN_DISCOUNT_FEE}', serviceName: '${GHN_DISCOUNT_FEE}', cost: CAST(-${moneyDecimal(`s.fees.detail.${GHN_DISCOUNT_FEE}`)} AS VARCHAR)}
+  ], line -> coalesce(${moneyDecimal('line.cost')} <> 0, false))`;
 
 /** A GHN date-time column, NULL where GHN says it is not set (ghn-fields.ts lists how). */
 function ghnInstant(text: string): string {
@@ -41,8 +67,10 @@ function ghnDisplayName(status: string): string {
  * accountAlias and seenAt): the columns every carrier's mapping gives (SnapshotMapping), GHN's where
  * it has them and NULL where it has none. Weights come in grams and are kept in kilograms,
  * as 247Express's; GHN's chargeable weight is the larger of the real and the converted one. The
- * status log is the order's status history; GHN's detail has no handling steps and no fees. Its COD
- * facts (collected, transferred, when) are checked by the contract and not kept here.
+ * status log is the order's status history; GHN's detail has no handling steps. The fee call gives
+ * the charges: the main service is the price, the return fee the return charge, what the order's
+ * payments add to its total, and each fee a charge line. Its COD facts (collected, transferred to
+ * the shop, when) are kept beside the amount.
  */
 const GHN_STAGED_SNAPSHOT_COLUMNS = `
   s.order_code AS order_code,
@@ -69,23 +97,27 @@ const GHN_STAGED_SNAPSHOT_COLUMNS = `
   s.converted_weight / 1000 AS cal_weight,
   greatest(s.weight, s.converted_weight) / 1000 AS weight,
   CAST(NULL AS INTEGER) AS quantity,
-  CAST(NULL AS DECIMAL(20,4)) AS price,
-  CAST(NULL AS DECIMAL(20,4)) AS price_fr,
+  ${moneyDecimal('s.fees.detail.main_service')} AS price,
+  ${moneyDecimal('s.fees.detail."return"')} AS price_fr,
   CAST(NULL AS DECIMAL(20,4)) AS far_region_fee_amount,
   CAST(NULL AS DECIMAL(20,4)) AS fuel_fee_amount,
   CAST(NULL AS DECIMAL(20,4)) AS vat_amount,
-  CAST(NULL AS DECIMAL(20,4)) AS total_service_cost,
+  CASE WHEN s.fees IS NOT NULL THEN CAST(coalesce(list_sum(list_transform(s.fees.payment, p -> ${moneyDecimal('p.value')})), 0) AS DECIMAL(20,4)) END AS total_service_cost,
   CAST(NULL AS JSON) AS edt_from,
   CAST(NULL AS JSON) AS edt_to,
   CAST(NULL AS JSON) AS sender_id,
   CAST(NULL AS JSON) AS sender_name,
   CAST(NULL AS JSON) AS post_office_accept_id,
   ${moneyDecimal('s.cod_amount')} AS cod_amount,
+  s.is_cod_collected AS cod_collected,
+  ${ghnInstant('s.cod_collect_date')} AS cod_collected_at,
+  s.is_cod_transferred AS cod_transferred,
+  ${ghnInstant('s.cod_transfer_date')} AS cod_transferred_at,
   CAST(NULL AS JSON) AS estimate_routes,
   CAST(NULL AS JSON) AS confirm_image,
   s.seenAt AS last_seen_at,
   s.runId AS last_run_id,
-  CAST([] AS STRUCT(serviceID VARCHAR, serviceName VARCHAR, cost VARCHAR)[]) AS price_info,
+  CASE WHEN s.fees IS NULL THEN CAST([] AS STRUCT(serviceID VARCHAR, serviceName VARCHAR, cost VARCHAR)[]) ELSE ${GHN_CHARGE_LINES} END AS price_info,
   list_transform(coalesce(s.log, []), entry -> {
     "time": ${ghnInstant('entry.updated_date')}, status: entry.status, statusName: entry.status,
     trackingName: CAST(NULL AS VARCHAR), provinceName: CAST(NULL AS VARCHAR), postOfficeName: CAST(NULL AS VARCHAR)
@@ -93,9 +125,9 @@ const GHN_STAGED_SNAPSHOT_COLUMNS = `
   CAST([] AS STRUCT(statusID VARCHAR, statusName VARCHAR, postOfficeID VARCHAR, postOfficeName VARCHAR,
     provinceID VARCHAR, provinceName VARCHAR, dateChange TIMESTAMPTZ, notes VARCHAR)[]) AS trackings`;
 
-/** How the loader reads GHN's order detail: the fields of its envelope's `data`. */
+/** How the loader reads a GHN lookup's answer: the fields of its detail's `data`, beside its fees' `data`. */
 export const GHN_SNAPSHOT_MAPPING: SnapshotMapping = {
-  answerFields: GHN_DETAIL_ANSWER_FIELDS,
-  answerColumns: 'unnest(answer.data)',
+  answerFields: GHN_TRACKED_ANSWER_FIELDS,
+  answerColumns: 'unnest(answer.detail.data), answer.fees.data AS fees',
   stagedColumns: GHN_STAGED_SNAPSHOT_COLUMNS,
 };

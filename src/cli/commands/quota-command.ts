@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import { carrierDayOf, isCalendarDay } from '../../carriers/247express/contract.js';
 import { UserError } from '../../errors/user-error.js';
-import { RUN_CARRIER } from '../../pipeline/run-carrier.js';
-import { QuotaPolicySchema, TOTAL_ALIAS } from '../../quota/quota-policy.js';
+import { carrierQuotaPolicy, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
@@ -22,7 +21,8 @@ export function quotaCommand(): Command {
     .option('--json', 'print JSON')
     .action(async (flags: { day?: string; json?: boolean }) => {
       const { values } = await loadSettings('quota', flags, process.env);
-      const policy = QuotaPolicySchema.parse({
+      const carrier = values.carrier;
+      const policy = carrierQuotaPolicy(carrier, {
         perKeyDaily: values['track.perKeyLimit'],
         globalDaily: values['track.globalLimit'],
         dayUtcOffsetMinutes: values.dayUtcOffset,
@@ -31,8 +31,8 @@ export function quotaCommand(): Command {
       const day = flags.day ?? carrierDayOf(runClock(process.env)(), policy.dayUtcOffsetMinutes);
       const warehouse = await openWarehouseForCommand(values.warehouse, { readOnly: true }, WAREHOUSE_BUSY_WAIT_MS);
       try {
-        const usage = await readQuotaUsage(warehouse, RUN_CARRIER, day);
-        const limitReports = await readQuotaLimitReports(warehouse, RUN_CARRIER, day);
+        const usage = await readQuotaUsage(warehouse, carrier, day);
+        const limitReports = await readQuotaLimitReports(warehouse, carrier, day);
         const keys = [...usage.entries()]
           .filter(([alias]) => alias !== TOTAL_ALIAS)
           .sort(([a], [b]) => a.localeCompare(b));

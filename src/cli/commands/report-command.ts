@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { KNOWN_CARRIERS } from '../../carriers/known-carriers.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import { UserError } from '../../errors/user-error.js';
 import { ChargeRulesSchema } from '../../reports/charges-report.js';
@@ -24,7 +25,7 @@ import { SETTINGS, type Settings } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import type { ResolvedSettings } from '../../settings/resolve-settings.js';
-import { memoryLimitSchema } from '../../settings/value-types.js';
+import { knownCarrierId, memoryLimitSchema } from '../../settings/value-types.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -46,6 +47,7 @@ const CommonFlagsSchema = z.object({
   from: carrierDaySchema.optional(),
   to: carrierDaySchema.optional(),
   account: z.string().min(1).optional(),
+  carrier: knownCarrierId.optional(),
   format: z.enum(REPORT_FORMATS).default('csv'),
   out: z.string().default('data/reports'),
   json: z.boolean().default(false),
@@ -64,6 +66,10 @@ function withScopeOptions(command: Command): Command {
     )
     .option('--to <YYYY-MM-DD>', 'last carrier-local day of the range (default: today, $PARCEL_RECON_NOW-aware)')
     .option('--account <alias>', 'one account only (one that matches no order is a warning naming the accounts)')
+    .option(
+      '--carrier <id>',
+      `one carrier only (${KNOWN_CARRIERS.map((known) => known.id).join(', ')}); default: every carrier`,
+    )
     .option('--json', 'print the summary as JSON')
     .option(
       '--memory-limit <size>',
@@ -84,7 +90,7 @@ function printSummary(summary: ReportSummary, json: boolean): void {
     process.stdout.write(`${JSON.stringify(rest)}\n`);
     return;
   }
-  const scope = `${summary.range.from} to ${summary.range.to}${summary.account === null ? '' : `, account ${summary.account}`}`;
+  const scope = `${summary.range.from} to ${summary.range.to}${summary.account === null ? '' : `, account ${summary.account}`}${summary.carrier === null ? '' : `, carrier ${summary.carrier}`}`;
   process.stdout.write(`${summary.report} report, ${scope}\n`);
   for (const line of summary.lines) process.stdout.write(`  ${line}\n`);
   for (const file of summary.files) {
@@ -161,7 +167,7 @@ async function runReport(
 /** The export request the flags of a file report name. */
 function requestOf(flags: CommonFlags, settings: ResolvedSettings<Settings>, now: number): ReportRequest {
   return {
-    scope: { fromDay: flags.from, toDay: flags.to, account: flags.account },
+    scope: { fromDay: flags.from, toDay: flags.to, account: flags.account, carrier: flags.carrier },
     now,
     format: flags.format as ReportFormat,
     outDir: flags.out,
@@ -221,7 +227,10 @@ function chargesCommand(): Command {
       'Audit the charges the carrier billed: one row per order, a flag per check, and a summary per check and account.',
     ),
   )
-    .option('--volumetric-divisor <n>', 'cal_weight = length x width x height / this', '6000')
+    .option(
+      '--volumetric-divisor <n>',
+      "cal_weight = length x width x height / this, for every carrier (default: each carrier's published divisor)",
+    )
     .option('--fuel-share <share>', 'fuel fee as a share of price', '0.2')
     .option('--vat-share <share>', 'VAT as a share of price + price_fr + far-region fee + fuel', '0.1')
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
@@ -237,7 +246,8 @@ function chargesCommand(): Command {
     .action(async (raw: Record<string, unknown>) => {
       const flags = checkFlags(CommonFlagsSchema, raw);
       const settings = await loadSettings('report', raw, process.env);
-      const rules = checkFlags(ChargeRulesSchema, { ...raw, volumetricDivisor: Number(raw.volumetricDivisor) });
+      const divisor = raw.volumetricDivisor === undefined ? {} : { volumetricDivisor: Number(raw.volumetricDivisor) };
+      const rules = checkFlags(ChargeRulesSchema, { ...raw, ...divisor });
       const invoices = await partnerSource(
         '--invoices',
         typeof raw.invoices === 'string' ? raw.invoices : undefined,
@@ -378,6 +388,7 @@ function htmlCommand(): Command {
             from: flags.from,
             to: flags.to,
             account: flags.account,
+            carrier: flags.carrier,
             now,
             timeZone: settings.values.timeZone,
             out,
@@ -386,6 +397,7 @@ function htmlCommand(): Command {
             report: 'html',
             range,
             account: flags.account ?? null,
+            carrier: flags.carrier ?? null,
             files: [],
             figures: page,
             lines: [`${page.path}: ${page.bytes} bytes`],

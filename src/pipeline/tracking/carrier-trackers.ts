@@ -17,14 +17,13 @@ export interface TrackerOptions {
   readonly connections: number;
 }
 
-/** The tracker of a run's carrier, with the accounts' keys (GHN's tokens) of the key ring. */
+/** The tracker of a run's carrier, with the accounts' keys (GHN's tokens and shops) of the key ring. */
 export function carrierTracker(carrier: string, options: TrackerOptions, keys: KeyRing): CarrierTracker {
   switch (carrier) {
     case EXPRESS_247.id:
       return new ExpressTracker(options, keys);
     case GHN.id:
-      // The order detail needs the token alone; a shop id is for the fee calls.
-      return new GhnTracker({ ...options, baseUrl: options.trackingUrl }, keys, new Map());
+      return new GhnTracker({ ...options, baseUrl: options.trackingUrl }, keys);
     default:
       throw new RangeError(`no tracker for carrier ${carrier}`);
   }

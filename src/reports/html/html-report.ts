@@ -35,6 +35,8 @@ export interface HtmlReportOptions {
   readonly from?: string | undefined;
   readonly to?: string | undefined;
   readonly account?: string | undefined;
+  /** One carrier only; absent, every carrier side by side. */
+  readonly carrier?: string | undefined;
   /** Epoch milliseconds: the time orders awaiting handling have waited until, and the page's date. */
   readonly now: number;
   /** Rows a table shows at most (the CSV reports have them all). */
@@ -331,7 +333,11 @@ async function codSection(
   limit: number,
 ): Promise<string> {
   const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
-  const report = codTables(DEFAULT_COD_RULES, { toDay: scope.toDay, account: scope.account }, today);
+  const report = codTables(
+    DEFAULT_COD_RULES,
+    { toDay: scope.toDay, account: scope.account, carrier: scope.carrier },
+    today,
+  );
   await prepareReportTables(warehouse, report);
   const outstanding = await allRows(warehouse, zone, reportTable(report, 'cod-outstanding').query);
   const summary = await allRows(warehouse, zone, reportTable(report, 'cod-summary').query);
@@ -585,7 +591,12 @@ async function failuresSections(
  * statements (temporary tables) on `warehouse`, which may be read-only.
  */
 export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportOptions): Promise<string> {
-  const scope: ReportScope = { fromDay: options.from, toDay: options.to, account: options.account };
+  const scope: ReportScope = {
+    fromDay: options.from,
+    toDay: options.to,
+    account: options.account,
+    carrier: options.carrier,
+  };
   const limit = options.rowLimit ?? HTML_ROW_LIMIT;
   const runs = await runsSection(warehouse, options.timeZone, scope);
   const charges = await chargesSection(warehouse, options.timeZone, scope, options.now, limit);
@@ -594,7 +605,7 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
   const period = `${options.from ?? 'the earliest day'} to ${options.to ?? 'today'} (carrier days, UTC+07:00)`;
   return htmlPage({
     title: `parcel-recon report${options.account === undefined ? '' : `: ${options.account}`}`,
-    subtitle: `${period}${options.account === undefined ? ', all accounts' : `, account ${options.account}`}; made ${formatDisplayTime(options.now, options.timeZone)} (times in ${options.timeZone})`,
+    subtitle: `${period}${options.account === undefined ? ', all accounts' : `, account ${options.account}`}${options.carrier === undefined ? '' : `, carrier ${options.carrier}`}; made ${formatDisplayTime(options.now, options.timeZone)} (times in ${options.timeZone})`,
     sections: [
       { id: 'runs', title: 'Runs and quota', html: runs },
       { id: 'charges', title: 'Charge findings', html: charges },

@@ -1,8 +1,9 @@
 import { STATUS } from '../../carriers/247express/contract.js';
 import { epochMsToInstant } from '../../carriers/carrier-time.js';
+import type { ChargeCheckName } from '../../carriers/charge-check-names.js';
 import type { GhnOrderDetailWire, GhnOrderFeesWire } from '../../carriers/ghn/contract.js';
 import { GHN_VOLUMETRIC_DIVISOR } from '../../carriers/ghn/contract.js';
-import type { Account, OrderPlan, StatusEvent } from '../world/order-plan.js';
+import type { Account, AnomalyKind, OrderPlan, StatusEvent } from '../world/order-plan.js';
 
 /**
  * GHN's orders in the sandbox are the plans of a world of their own, each planned status change told
@@ -48,15 +49,39 @@ function grams(plan: OrderPlan): number {
   return Math.round(plan.realWeight * 1000);
 }
 
+/**
+ * The world's planted billing anomalies that GHN's answers can show, each with the check that finds
+ * it; an order planted with another kind is charged as it should be.
+ */
+export const GHN_PLANTED_CHECKS: Partial<Readonly<Record<AnomalyKind, ChargeCheckName>>> = {
+  total_mismatch: 'lines_sum',
+  wrong_cal_weight: 'cal_weight',
+  return_charge_not_returned: 'return_not_returned',
+  charge_on_cancelled: 'cancelled_charged',
+};
+
+/** What a planted total mismatch adds to the payments, and a planted wrong converted weight to it (grams). */
+const OVERBILLED_BY = 5_000;
+const WRONG_WEIGHT_BY = 700;
+
+/** The converted weight GHN answers, in grams: by its divisor, or off by a planted anomaly. */
+function convertedGrams(plan: OrderPlan): number {
+  const converted = Math.floor((plan.length * plan.width * plan.height) / GHN_VOLUMETRIC_DIVISOR);
+  return plan.anomaly === 'wrong_cal_weight' ? converted + WRONG_WEIGHT_BY : converted;
+}
+
+/** When GHN starts charging the order: its first status past the pending ones (pick-up, or a cancel). */
+export function ghnChargedFrom(plan: OrderPlan, now: number): number | undefined {
+  return ghnEvents(plan, now).find((e) => !['ready_to_pick', 'picking'].includes(e.status))?.at;
+}
+
 /** What GHN charges the order, by its fee names, as of `now`. */
 export function ghnFeeDetail(plan: OrderPlan, now: number) {
   const statuses = ghnEvents(plan, now).map((e) => e.status);
-  const converted = Math.floor((plan.length * plan.width * plan.height) / GHN_VOLUMETRIC_DIVISOR);
-  const chargeable = Math.max(grams(plan), converted);
-  const mainService = statuses.includes('cancel')
-    ? 0
-    : BASE_FEE + FEE_PER_HALF_KG * Math.max(0, Math.ceil((chargeable - 1000) / 500));
-  const returned = statuses.includes('return');
+  const chargeable = Math.max(grams(plan), convertedGrams(plan));
+  const price = BASE_FEE + FEE_PER_HALF_KG * Math.max(0, Math.ceil((chargeable - 1000) / 500));
+  const mainService = statuses.includes('cancel') && plan.anomaly !== 'charge_on_cancelled' ? 0 : price;
+  const returned = statuses.includes('return') || plan.anomaly === 'return_charge_not_returned';
   const attempts = statuses.filter((s) => s === 'delivery_fail').length;
   return {
     main_service: mainService,
@@ -89,7 +114,7 @@ export function ghnOrderDetail(plan: OrderPlan, now: number): GhnOrderDetailWire
     length: plan.length,
     width: plan.width,
     height: plan.height,
-    converted_weight: Math.floor((plan.length * plan.width * plan.height) / GHN_VOLUMETRIC_DIVISOR),
+    converted_weight: convertedGrams(plan),
     service_type_id: 2,
     payment_type_id: 1,
     cod_amount: plan.codAmount,
@@ -115,15 +140,16 @@ export function ghnOrderDetail(plan: OrderPlan, now: number): GhnOrderDetailWire
 export function ghnOrderFees(plan: OrderPlan, now: number): GhnOrderFeesWire | undefined {
   if (plan.createdAt > now) return undefined;
   const detail = ghnFeeDetail(plan, now);
-  const total = Object.values(detail).reduce((sum, fee) => sum + fee, 0);
-  const pickedUp = ghnEvents(plan, now).find((e) => e.status === 'picked');
+  const fees = Object.values(detail).reduce((sum, fee) => sum + fee, 0);
+  const total = plan.anomaly === 'total_mismatch' ? fees + OVERBILLED_BY : fees;
+  const chargedFrom = ghnChargedFrom(plan, now);
   return {
     order_code: plan.code,
     detail,
     payment:
-      pickedUp === undefined
+      chargedFrom === undefined || total === 0
         ? []
-        : [{ value: total, payment_type: 1, paid_date: iso(pickedUp.at), created_date: iso(pickedUp.at) }],
+        : [{ value: total, payment_type: 1, paid_date: iso(chargedFrom), created_date: iso(chargedFrom) }],
     cod_collect_date: '0001-01-01T00:00:00Z',
     transaction_id: `${plan.code}-fees`,
   };

@@ -9,6 +9,7 @@ import {
 } from '../../carriers/247express/contract.js';
 import { FAULT_KINDS } from '../fault-injector.js';
 import { ghnShopId } from '../ghn/ghn-orders.js';
+import { ghnAnomalies } from '../ghn/ghn-truth.js';
 import { SandboxOptionsSchema } from '../sandbox-options.js';
 import type { SandboxState } from '../sandbox-state.js';
 import { statementCsv } from '../world/payout-statements.js';
@@ -150,6 +151,8 @@ export async function handleControl(
       return;
     }
     case 'GET /_sandbox/truth/anomalies':
+      // ?carrier=ghn: the GHN world's, with the check that must find each.
+      if (params.get('carrier') === 'ghn') return sendJson(res, 200, ghnAnomalies(state.ghnWorld, state.clock.now()));
       return sendJson(res, 200, state.truth.anomalies());
     case 'GET /_sandbox/truth/orders': {
       res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8' });

@@ -6,6 +6,7 @@ import { migration as payoutStatements } from './v4-payout-statements.js';
 import { migration as carriers } from './v5-carriers.js';
 import { migration as findingMarks } from './v6-finding-marks.js';
 import { migration as bankDeposits } from './v7-bank-deposits.js';
+import { migration as carrierCodFacts } from './v8-carrier-cod-facts.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   carriers,
   findingMarks,
   bankDeposits,
+  carrierCodFacts,
 ];
