@@ -45,6 +45,7 @@ describe('a warehouse written by an earlier schema version', () => {
         { version: 5, name: 'carriers' },
         { version: 6, name: 'cod finding marks' },
         { version: 7, name: 'bank deposits' },
+        { version: 8, name: 'carrier COD facts' },
       ],
     });
     const again = await cli(['upgrade', '--db', db], {});
@@ -189,6 +190,7 @@ describe('a warehouse of schema version 2, written before the marker', () => {
         { version: 5, name: 'carriers' },
         { version: 6, name: 'cod finding marks' },
         { version: 7, name: 'bank deposits' },
+        { version: 8, name: 'carrier COD facts' },
       ],
     });
 
