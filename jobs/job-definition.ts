@@ -29,6 +29,11 @@ export interface JobSettings {
   readonly timeZone: string;
   /** The tracking step's options; throws the user's error when the configuration lacks a source, keys or URL. */
   readonly tracking: () => Promise<TrackingSettings>;
+  /** The carriers tracked after it (`alsoTrack`), each with its tracking step's options. */
+  readonly alsoTracked: readonly {
+    readonly carrier: string;
+    readonly tracking: () => Promise<TrackingSettings>;
+  }[];
   /** The configuration's `track.memoryLimit`: DuckDB's memory limit while the tracking step runs, in place of `track`'s default. */
   readonly trackMemoryLimit: string | undefined;
   /** What the nightly job prunes after tracking (`prune --older-than`), and whether it then compacts the warehouse. */

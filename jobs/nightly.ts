@@ -7,7 +7,7 @@ import { trackingStep } from './tracking-step.js';
 
 /**
  * The nightly reconciliation: load the journaled callbacks, track the configured source within the
- * quotas, prune the old runs' data when the configuration has a retention section, then export the
+ * quotas, then each other carrier's of `alsoTrack` within its own, prune the old runs' data when the configuration has a retention section, then export the
  * charges and failures reports for the period ending with the carrier day, and the HTML page of them
  * beside their files, and last, when the configuration has an export section, the warehouse's Parquet
  * snapshot. A retention section that asks for it compacts the warehouse once the job is done.
@@ -22,6 +22,7 @@ export const nightly: JobDefinition = {
     const callbacks = await callbacksStep(context);
     if (callbacks !== undefined) steps.push(callbacks);
     steps.push(await trackingStep(context, 'nightly'));
+    for (const other of context.settings.alsoTracked) steps.push(await trackingStep(context, 'nightly', other));
     const retention = context.settings.retention;
     if (retention !== undefined) steps.push(await retentionStep(context, retention));
     const request = jobReportRequest(context, 'nightly');

@@ -3,14 +3,22 @@ import { runTracking } from '../src/pipeline/tracking/track-run.js';
 import { trackingWarehouseOptions } from '../src/pipeline/tracking/tracking-warehouse-options.js';
 import { REDIS_KEY_PREFIX } from '../src/quota/quota-limiting.js';
 import { connectRedis } from '../src/quota/redis-connection.js';
-import type { JobContext, JobStepResult } from './job-definition.js';
+import type { JobContext, JobStepResult, TrackingSettings } from './job-definition.js';
+
+/** Another carrier the job tracks (`alsoTrack`): its step and run are named after it. */
+export interface OtherCarrier {
+  readonly carrier: string;
+  readonly tracking: () => Promise<TrackingSettings>;
+}
 
 /**
  * Looks up the configured source's codes within the quotas, as `track` does (with its DuckDB settings),
- * under the job's name; with a Redis, as one of the workers sharing the quota through it.
+ * under the job's name; with a Redis, as one of the workers sharing the quota through it. `other`: a
+ * carrier of `alsoTrack` in place of the configured one.
  */
-export async function trackingStep(context: JobContext, job: string): Promise<JobStepResult> {
-  const { redisUrl, ...tracking } = await context.settings.tracking();
+export async function trackingStep(context: JobContext, job: string, other?: OtherCarrier): Promise<JobStepResult> {
+  const suffix = other === undefined ? '' : `-${other.carrier}`;
+  const { redisUrl, ...tracking } = await (other?.tracking ?? context.settings.tracking)();
   // Connected before anything is spent: a Redis down at the start fails the step with nothing looked up.
   const redis = redisUrl === undefined ? undefined : await connectRedis(redisUrl);
   const trackingWarehouse = trackingWarehouseOptions(context.settings.trackMemoryLimit);
@@ -20,7 +28,7 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
       await context.warehouse.run('CHECKPOINT');
       return runTracking({
         ...tracking,
-        job: `${job}-track`,
+        job: `${job}-track${suffix}`,
         warehouse: context.warehouse,
         stop: context.stop,
         sharedQuota: redis && { redis, prefix: REDIS_KEY_PREFIX },
@@ -28,7 +36,7 @@ export async function trackingStep(context: JobContext, job: string): Promise<Jo
       });
     });
     return {
-      step: 'track',
+      step: `track${suffix}`,
       exitState: summary.exitState,
       exitCode: summary.exitCode,
       summary: { ...summary },

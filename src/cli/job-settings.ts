@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobSettings } from '../../jobs/job-definition.js';
 import type { JobNotifySettings } from '../../jobs/job-notification.js';
-import { NotifySectionSchema, type Settings } from '../settings/catalog.js';
+import { type AlsoTrack, NotifySectionSchema, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { retentionDays } from '../settings/value-types.js';
 import { codRulesOf } from './cod-rules.js';
@@ -44,5 +44,36 @@ export function jobSettings(settings: ResolvedSettings<Settings>, env: NodeJS.Pr
         : { olderThanDays: retentionDays(olderThan)!, compact: v['retention.compact'] },
     pricing: () => customerRunOptions(settings, env, logger, 'finance-audit-price'),
     tracking: () => trackingOptions(settings, env, logger, { wording: 'job' }),
+    alsoTracked: v.alsoTrack.map((section) => ({
+      carrier: section.carrier,
+      tracking: () => trackingOptions(carrierSettings(settings, section), env, logger, { wording: 'job' }),
+    })),
   };
+}
+
+/**
+ * The settings with a carrier's section of `alsoTrack` in place of the configured carrier's: its
+ * carrier, address and source, and its keys file when it names one (the same keys otherwise).
+ */
+function carrierSettings(settings: ResolvedSettings<Settings>, section: AlsoTrack): ResolvedSettings<Settings> {
+  const inSection = settings.origins.alsoTrack;
+  const { source } = section;
+  const values = {
+    ...settings.values,
+    carrier: section.carrier,
+    trackingUrl: section.trackingUrl,
+    'source.inputs': source.inputs,
+    'source.delimiter': source.delimiter,
+    'source.fromDuckdb': source.fromDuckdb,
+    'source.fromPostgres': source.fromPostgres,
+    'source.fromMysql': source.fromMysql,
+    'source.mysqlPasswordFile': source.mysqlPasswordFile,
+    'source.query': source.query,
+    ...(section.keysFile === undefined ? {} : { keysFile: section.keysFile, apiKeys: undefined }),
+  };
+  const origins = {
+    ...settings.origins,
+    ...(section.keysFile === undefined ? {} : { keysFile: inSection, apiKeys: { kind: 'default' as const } }),
+  };
+  return { ...settings, values, origins };
 }

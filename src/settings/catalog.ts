@@ -67,7 +67,35 @@ const redisUrlWithoutPassword = redisUrl.refine(
   (url) => !URL.canParse(url) || new URL(url).password === '',
   `the URL holds a password; give the whole URL in ${REDIS_URL_ENV} instead`,
 );
+/** The types of a tracking source's settings, also those of a carrier's section of `alsoTrack`. */
+const sourceTypes = {
+  inputs: z.array(z.string().min(1)),
+  delimiter: z.enum([',', ';']),
+  fromDuckdb: z.string().min(1),
+  fromDatabase: z.union([z.string().min(1), z.literal(true)]),
+  mysqlPasswordFile: z.string().min(1),
+  query: z.string().min(1),
+};
+
 const keyAlias = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'an alias of 1 to 64 letters, digits, ., _ or -');
+
+/** A carrier the nightly job tracks beside the configured `carrier`: its address, keys and source. */
+export const AlsoTrackSchema = z.strictObject({
+  carrier: knownCarrierId,
+  trackingUrl: httpUrl,
+  keysFile: z.string().min(1).optional(),
+  source: z.strictObject({
+    inputs: sourceTypes.inputs.optional(),
+    delimiter: sourceTypes.delimiter.optional(),
+    fromDuckdb: sourceTypes.fromDuckdb.optional(),
+    fromPostgres: sourceTypes.fromDatabase.optional(),
+    fromMysql: sourceTypes.fromDatabase.optional(),
+    mysqlPasswordFile: sourceTypes.mysqlPasswordFile.optional(),
+    query: sourceTypes.query.optional(),
+  }),
+});
+
+export type AlsoTrack = z.output<typeof AlsoTrackSchema>;
 
 const NOTIFY_URL_ENV = 'PARCEL_RECON_NOTIFY_URL';
 
@@ -224,7 +252,7 @@ export const SETTINGS = {
     commands: ['callbacks serve', 'callbacks ingest', 'track'],
   },
   'source.inputs': {
-    type: z.array(z.string().min(1)),
+    type: sourceTypes.inputs,
     flag: '--input <file>',
     repeatable: true,
     configKey: 'source.inputs',
@@ -233,7 +261,7 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.delimiter': {
-    type: z.enum([',', ';']),
+    type: sourceTypes.delimiter,
     defaultText: 'detected from the header',
     flag: '--delimiter <char>',
     configKey: 'source.delimiter',
@@ -242,7 +270,7 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.fromDuckdb': {
-    type: z.string().min(1),
+    type: sourceTypes.fromDuckdb,
     flag: '--from-duckdb <file>',
     configKey: 'source.fromDuckdb',
     help: 'read codes from a DuckDB file with --query',
@@ -250,7 +278,7 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.fromPostgres': {
-    type: z.union([z.string().min(1), z.literal(true)]),
+    type: sourceTypes.fromDatabase,
     flag: '--from-postgres [url]',
     configKey: 'source.fromPostgres',
     help: 'read codes from PostgreSQL with --query (postgres://user@host:port/db, no password: it comes from PGPASSWORD or ~/.pgpass; without a URL, the whole URL is taken from $PARCEL_RECON_POSTGRES_URL)',
@@ -258,7 +286,7 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.fromMysql': {
-    type: z.union([z.string().min(1), z.literal(true)]),
+    type: sourceTypes.fromDatabase,
     flag: '--from-mysql [url]',
     configKey: 'source.fromMysql',
     help: 'read codes from MySQL or MariaDB with --query (mysql://user@host:port/db, no password: it comes from $MYSQL_PWD or --mysql-password-file; without a URL, the whole URL is taken from $PARCEL_RECON_MYSQL_URL)',
@@ -266,7 +294,7 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.mysqlPasswordFile': {
-    type: z.string().min(1),
+    type: sourceTypes.mysqlPasswordFile,
     flag: '--mysql-password-file <file>',
     configKey: 'source.mysqlPasswordFile',
     help: "the --from-mysql password, the file's first line (mode 600)",
@@ -274,12 +302,19 @@ export const SETTINGS = {
     group: 'source',
   },
   'source.query': {
-    type: z.string().min(1),
+    type: sourceTypes.query,
     flag: '--query <sql>',
     configKey: 'source.query',
     help: 'SQL returning order_code and optionally account',
     commands: ['track'],
     group: 'source',
+  },
+  alsoTrack: {
+    type: z.array(AlsoTrackSchema),
+    default: [] as AlsoTrack[],
+    configKey: 'alsoTrack',
+    help: 'more carriers the nightly job tracks after `carrier`, each {carrier, trackingUrl, keysFile, source}: its own address, its keys file (mode 600; else the same keys) and source',
+    commands: ['jobs'],
   },
   postgresUrl: {
     type: z.string().min(1),

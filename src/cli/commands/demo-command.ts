@@ -3,10 +3,13 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
 import { KeyRing } from '../../carriers/client/key-ring.js';
-import { DEFAULT_CARRIER_ID } from '../../carriers/known-carriers.js';
+import { GHN } from '../../carriers/ghn/carrier.js';
+import { DEFAULT_CARRIER_ID, findCarrier } from '../../carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
-import { QuotaPolicySchema } from '../../quota/quota-policy.js';
+import { carrierQuotaPolicy } from '../../quota/quota-policy.js';
+import { ghnShopId } from '../../sandbox/ghn/ghn-orders.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../sandbox/ghn/ghn-routes.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { csvSource } from '../../sources/csv-source.js';
@@ -19,20 +22,31 @@ import { openWarehouseForCommand } from '../warehouse-access.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');
+export const SAMPLE_GHN_ORDERS = resolve(projectRoot, 'data/samples/ghn-orders.csv');
+
+/** What differs between the demo's two runs: the carrier, its sandbox address, its accounts' keys, its codes. */
+interface DemoCarrierRun {
+  readonly carrier: string;
+  readonly trackingUrl: string;
+  readonly keys: KeyRing;
+  readonly input: string;
+}
 
 /**
- * The main job on a machine with no carrier account: the sandbox in-process, the sample CSV tracked
- * through it into the warehouse, and the summary with where everything is.
+ * The main job on a machine with no carrier account: the sandbox in-process, the sample CSVs of
+ * 247Express's and GHN's orders tracked through it into one warehouse, and the summaries with where
+ * everything is.
  */
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
-      'Run the main job against the built-in carrier sandbox: track the sample CSV into the warehouse and print the summary.',
+      "Run the main job against the built-in carrier sandbox: track the sample CSVs of 247Express's and GHN's orders into one warehouse and print the summaries.",
     )
-    .option('--input <file>', 'CSV of order codes to track', SAMPLE_ORDERS)
+    .option('--input <file>', "CSV of 247Express's order codes to track", SAMPLE_ORDERS)
+    .option('--ghn-input <file>', "CSV of GHN's order codes to track", SAMPLE_GHN_ORDERS)
     .option('--db <file>', 'the warehouse', SETTINGS.warehouse.default)
     .addOption(logLevelOption('warn').default('warn'))
-    .action(async (flags: { input: string; db: string; logLevel: LogLevel }) => {
+    .action(async (flags: { input: string; ghnInput: string; db: string; logLevel: LogLevel }) => {
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({ port: 0, clockMode: 'manual' }, logger);
       // A warehouse that cannot be opened ends the demo: its sandbox would keep the process serving.
@@ -41,41 +55,63 @@ export function demoCommand(): Command {
         throw error;
       });
       const signals = stopOnSignals();
-      try {
-        const keys = new KeyRing(sandbox.state.world.accounts.map((a) => [a.alias, a.apiKey] as const));
-        const summary = await runTracking({
-          exitCodes: RUN_EXIT_CODES,
-          job: 'demo',
+      const ghnAccounts = sandbox.state.ghnWorld.accounts;
+      const runs: DemoCarrierRun[] = [
+        {
           carrier: DEFAULT_CARRIER_ID,
-          sources: [csvSource(flags.input, {})],
-          keys,
-          warehouse,
-          dataDir: defaultDataDir(flags.db),
-          client: {
-            trackingUrl: sandbox.url,
-            timeoutMs: 5_000,
-            maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
-            connections: 16,
-          },
-          quota: QuotaPolicySchema.parse({ maxConcurrent: 16 }),
-          retry: { attempts: 5, minDelayMs: 100, maxDelayMs: 2_000 },
-          batchSize: 500,
-          refreshTerminal: true,
-          now: () => sandbox.state.clock.now(),
-          logger,
-          progress: trackProgressDisplay(logger, true),
-          stop: signals.signal,
-          graceMs: 5_000,
-        });
-        process.stdout.write(describeSummary(summary, flags.db));
+          trackingUrl: sandbox.url,
+          keys: new KeyRing(sandbox.state.world.accounts.map((a) => [a.alias, a.apiKey] as const)),
+          input: flags.input,
+        },
+        {
+          carrier: GHN.id,
+          trackingUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+          keys: new KeyRing(
+            ghnAccounts.map((a) => [a.alias, a.apiKey] as const),
+            new Map(ghnAccounts.map((a) => [a.alias, String(ghnShopId(a))])),
+          ),
+          input: flags.ghnInput,
+        },
+      ];
+      try {
+        let exitCode = 0;
+        for (const run of runs) {
+          const summary = await runTracking({
+            exitCodes: RUN_EXIT_CODES,
+            job: run.carrier === DEFAULT_CARRIER_ID ? 'demo' : `demo-${run.carrier}`,
+            carrier: run.carrier,
+            sources: [csvSource(run.input, {})],
+            keys: run.keys,
+            warehouse,
+            dataDir: defaultDataDir(flags.db),
+            client: {
+              trackingUrl: run.trackingUrl,
+              timeoutMs: 5_000,
+              maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
+              connections: 16,
+            },
+            quota: carrierQuotaPolicy(run.carrier, { maxConcurrent: 16 }),
+            retry: { attempts: 5, minDelayMs: 100, maxDelayMs: 2_000 },
+            batchSize: 500,
+            refreshTerminal: true,
+            now: () => sandbox.state.clock.now(),
+            logger,
+            progress: trackProgressDisplay(logger, true),
+            stop: signals.signal,
+            graceMs: 5_000,
+          });
+          process.stdout.write(`${findCarrier(run.carrier)!.name}:\n${describeSummary(summary, flags.db)}`);
+          exitCode = Math.max(exitCode, summary.exitCode);
+          if (signals.signal.aborted) break;
+        }
         process.stdout.write(
           [
             `  carrier sandbox: ${sandbox.url} (stopped now; run it on its own with: parcel-recon sandbox --keys-out data/sandbox-keys.json)`,
-            `  query it: parcel-recon sql --db ${flags.db} "SELECT status, status_name, count(*) AS orders FROM orders GROUP BY ALL ORDER BY orders DESC"`,
+            `  query it: parcel-recon sql --db ${flags.db} "SELECT carrier, status, status_name, count(*) AS orders FROM orders GROUP BY ALL ORDER BY orders DESC"`,
             '',
           ].join('\n'),
         );
-        process.exitCode = summary.exitCode;
+        process.exitCode = exitCode;
       } finally {
         signals.dispose();
         await warehouse.close();
