@@ -60,6 +60,11 @@ export interface CarrierDefinition {
    * answer about the order itself, the same whatever key asks or when.
    */
   readonly settlingErrorCodes: readonly string[];
+  /**
+   * The code its rule gives a code it would refuse (too short, too long, a character it never uses),
+   * undefined for one it may know: such a row is rejected before any lookup.
+   */
+  readonly checkOrderCode: (code: string) => string | undefined;
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
   readonly charges: CarrierCharges;

@@ -97,6 +97,14 @@ describe("GHN's order detail", () => {
   });
 });
 
+describe("GHN's order codes", () => {
+  it('refuses before any lookup a code GHN never gives: not letters and digits, or past 40', () => {
+    for (const code of ['L6A8Q9', 'Z82T1', 'GA8Q9KL1']) expect(GHN.checkOrderCode(code)).toBeUndefined();
+    for (const code of ['', 'L6A8-Q9', 'Đơn1', 'A'.repeat(41)])
+      expect(GHN.checkOrderCode(code)).toBe('GHN_ORDER_CODE_FORMAT');
+  });
+});
+
 describe("GHN's order fees", () => {
   it('reads the documented sample: each fee, and the payments that add to them', async () => {
     const result = checkGhnFeesAnswer(await sample('fees-returned.json'));

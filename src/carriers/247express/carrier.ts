@@ -7,6 +7,7 @@ import {
   SETTLING_TRACKING_ERRORS,
   TRACKING_STEPS,
 } from './reference-data.js';
+import { checkOrderCode } from './order-code.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const EXPRESS_247: CarrierDefinition = {
@@ -18,6 +19,7 @@ export const EXPRESS_247: CarrierDefinition = {
   // Its order codes are a prefix and a counter of the order's creation (docs/carriers/247express.md).
   risingOrderCodes: true,
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
+  checkOrderCode,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
   // Its answer gives every part of its published price relations.
   callsPerLookup: 1,

@@ -1,5 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
+import { checkGhnOrderCode } from './order-code.js';
 import { GHN_FAILURE_REASONS, GHN_STATUSES, GHN_VOLUMETRIC_DIVISOR_KG } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
@@ -13,6 +14,7 @@ export const GHN: CarrierDefinition = {
   // GHN's order codes are letters and digits in no order (docs/carriers/ghn.md).
   risingOrderCodes: false,
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
+  checkOrderCode: checkGhnOrderCode,
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
   // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,

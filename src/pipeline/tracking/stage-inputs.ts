@@ -1,4 +1,5 @@
-import { checkOrderCode, epochMsToInstant } from '../../carriers/247express/contract.js';
+import { epochMsToInstant } from '../../carriers/247express/contract.js';
+import { findCarrier } from '../../carriers/known-carriers.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import {
@@ -50,6 +51,7 @@ export async function stageInputs(
 ): Promise<number> {
   let seq = startSeq;
   let batch: StagedRow[] = [];
+  const { checkOrderCode } = findCarrier(carrier) ?? { checkOrderCode: () => undefined };
   const flush = async () => {
     if (batch.length === 0) return;
     await appendRunInputs(warehouse, runId, batch, spoolDir, carrier);
