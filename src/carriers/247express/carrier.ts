@@ -1,5 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { CHARGE_CHECK_NAMES } from '../charge-check-names.js';
+import { checkOrderCode } from './order-code.js';
 import {
   DELAY_REASONS,
   ORDER_STATUSES,
@@ -7,7 +8,6 @@ import {
   SETTLING_TRACKING_ERRORS,
   TRACKING_STEPS,
 } from './reference-data.js';
-import { checkOrderCode } from './order-code.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
 export const EXPRESS_247: CarrierDefinition = {

@@ -1,6 +1,6 @@
 import { epochMsToInstant } from '../../carriers/247express/contract.js';
-import { findCarrier } from '../../carriers/known-carriers.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
+import { findCarrier } from '../../carriers/known-carriers.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import {
   appendRunInputs,
