@@ -1,3 +1,4 @@
+import type { CarrierCallbacks } from './carrier-callbacks.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
 
@@ -53,6 +54,8 @@ export interface CarrierDefinition {
   readonly settlingErrorCodes: readonly string[];
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
+  /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
+  readonly callbacks?: CarrierCallbacks;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

@@ -665,6 +665,13 @@ export const SETTINGS = {
     commands: ['callbacks serve'],
     secret: true,
   },
+  callbackToken: {
+    type: z.string().min(16, 'at least 16 characters'),
+    env: 'PARCEL_RECON_CALLBACK_TOKEN',
+    help: 'the secret token of the address registered with a carrier that signs nothing (GHN: /ghn/webhook?token=TOKEN); unset: its webhooks are not received',
+    commands: ['callbacks serve'],
+    secret: true,
+  },
   sandboxCallbackPassword: {
     type: z.string().min(1),
     env: 'PARCEL_RECON_SANDBOX_CALLBACK_PASSWORD',

@@ -1,4 +1,5 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
+import { EXPRESS_CALLBACKS } from './callback-message.js';
 import { DELAY_REASONS, ORDER_STATUSES, SETTLING_TRACKING_ERRORS, TRACKING_STEPS } from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 
@@ -12,4 +13,5 @@ export const EXPRESS_247: CarrierDefinition = {
   risingOrderCodes: true,
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
+  callbacks: EXPRESS_CALLBACKS,
 };

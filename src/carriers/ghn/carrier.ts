@@ -2,6 +2,7 @@ import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { GHN_FAILURE_REASONS, GHN_STATUSES } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { GHN_WEBHOOKS } from './webhook-message.js';
 
 export const GHN: CarrierDefinition = {
   id: 'ghn',
@@ -14,4 +15,5 @@ export const GHN: CarrierDefinition = {
   risingOrderCodes: false,
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
+  callbacks: GHN_WEBHOOKS,
 };
