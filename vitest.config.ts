@@ -11,6 +11,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/callback-load.test.ts',
   'test/callbacks/callback-merge.test.ts',
   'test/callbacks/callback-receiver.test.ts',
+  'test/callbacks/ghn-webhooks.test.ts',
   'test/callbacks/journal-disk-full.test.ts',
   'test/callbacks/journal-sharing.test.ts',
   'test/cli/carrier-upgrade.test.ts',
