@@ -46,6 +46,18 @@ export const SandboxOptionsSchema = z.object({
         .string()
         .regex(/^[A-Z]{1,6}$/, 'one to six capital letters')
         .default('G'),
+      /** GHN's webhooks: sent to the whole address the shop registered, again 10 times 5 s apart when not answered 200. */
+      webhooks: z
+        .object({
+          url: z.url({ protocol: /^https?$/ }).optional(),
+          maxAttempts: z.number().int().min(1).max(20).default(11),
+          retryBaseMs: nonNegativeInt.default(5_000),
+          timeoutMs: z.number().int().positive().default(5_000),
+          concurrency: z.number().int().min(1).max(256).default(8),
+          dropRate: share.default(0),
+          duplicateRate: share.default(0),
+        })
+        .prefault({}),
     })
     .prefault({}),
   lifecycle: z
