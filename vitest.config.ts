@@ -20,6 +20,7 @@ export const END_TO_END_TESTS = [
   'test/cli/disk-faults.test.ts',
   'test/cli/finding-marks.test.ts',
   'test/cli/ghn-tracking.test.ts',
+  'test/cli/ghn-webhooks.test.ts',
   'test/cli/payouts-import.test.ts',
   'test/cli/read-only-warehouse.test.ts',
   'test/cli/sandbox-payouts.test.ts',
