@@ -234,7 +234,8 @@ export class CallbackSender<S extends SenderSettings = CallbackSettings> {
 
   private async deliver(record: CallbackRecord, body: string): Promise<void> {
     const { url, maxAttempts, retryBaseMs, timeoutMs } = this.settings;
-    if (url === undefined) return;
+    // A sender stopped, or no longer configured, sends nothing more: not even what was queued.
+    if (url === undefined || this.controller.signal.aborted) return;
     const target = this.dialect.target({ ...this.settings, url });
     try {
       await pRetry(
@@ -259,6 +260,7 @@ export class CallbackSender<S extends SenderSettings = CallbackSettings> {
           factor: this.dialect.retryFactor,
           randomize: this.dialect.jitter,
           signal: this.controller.signal,
+          shouldRetry: () => !this.controller.signal.aborted,
         },
       );
       if (record.outcome !== 'delivered') record.outcome = 'delivered';

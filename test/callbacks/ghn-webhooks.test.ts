@@ -4,21 +4,21 @@
  * (fees, COD) kept; a webhook without the address's token, or malformed, is refused with the reason;
  * no token reaches the journal, the warehouse or a log line. Without a token, GHN's path is not served.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpPost } from '../sandbox/sandbox-http.js';
-import { queryWarehouse, type ReceiverProcess, startReceiverProcess } from '../support/callback-receiver-process.js';
+import {
+  filesUnder,
+  queryWarehouse,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/callback-receiver-process.js';
 
 const TOKEN = 'ghn-webhook-token-5f2c9a1e7b';
 const EXPRESS_KEY = 'k3y-of-hanoi-shop-0123456789';
 const SAMPLE_PATH = join(import.meta.dirname, '../carriers/ghn-samples/webhook-create.json');
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
 
 describe("parcel-recon callbacks: GHN's webhooks", () => {
   let dir: string;
@@ -116,13 +116,16 @@ describe("parcel-recon callbacks: GHN's webhooks", () => {
     ],
     ['a Time that is no date', () => ({ ...sample, OrderCode: 'BAD01', Time: '11/11/2021' }), TOKEN, 400, 'Time'],
     ['no Type', () => ({ ...sample, OrderCode: 'BAD02', Type: undefined }), TOKEN, 400, 'Type'],
-  ] as const)('answers %s with %i naming the problem, and stores nothing', async (_, body, token, status, named) => {
-    const answer = await post(body(), token);
-    expect(answer.status).toBe(status);
-    const parsed = JSON.parse(answer.text) as { code: number; message: string };
-    expect(parsed.code).toBe(status);
-    expect(parsed.message).toContain(named);
-  });
+  ] as const)(
+    'answers %s with the status and the reason, and stores nothing',
+    async (_, body, token, status, named) => {
+      const answer = await post(body(), token);
+      expect(answer.status).toBe(status);
+      const parsed = JSON.parse(answer.text) as { code: number; message: string };
+      expect(parsed.code).toBe(status);
+      expect(parsed.message).toContain(named);
+    },
+  );
 
   it('stores nothing refused, and no token in the journal, the warehouse or the logs', async () => {
     const codes = await queryWarehouse(dbPath, 'SELECT carrier, order_code FROM callback_events ORDER BY carrier');

@@ -5,7 +5,7 @@
  * keyed by carrier, resends stored once, GHN's statuses mapped to the neutral set, its failed
  * deliveries with GHN's reasons; no GHN token reaches the warehouse file or the logs.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallbackRecord } from '../../src/sandbox/callback-sender.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { getJson, HOUR_MS, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
-import { queryWarehouse, type ReceiverProcess, startReceiverProcess } from '../support/callback-receiver-process.js';
+import {
+  filesUnder,
+  queryWarehouse,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/callback-receiver-process.js';
 
 const WEBHOOK_TOKEN = 'shop-webhook-token-9c41d2e07f5a';
 
@@ -146,8 +151,7 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
   });
 
   it('keeps no GHN token in the warehouse, the journal or the logs', async () => {
-    const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-    const files = entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const files = await filesUnder(dir);
     expect(files).toContain(db);
     const texts = [receiverLog.join('\n')];
     for (const file of files) texts.push((await readFile(file)).toString('latin1'));

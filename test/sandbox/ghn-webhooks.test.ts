@@ -131,4 +131,21 @@ describe("the sandbox's GHN webhooks", () => {
     const state = await getJson<{ ghnWebhooks: { url: string } }>(`${sandbox.url}/_sandbox/state`);
     expect(state.ghnWebhooks.url).toBe(`${endpoint.url}/ghn/webhook`);
   });
+
+  it('stops at once with webhooks still queued and failing: none is sent again after the stop', async () => {
+    const endpoint = await startEndpoint(false);
+    await endpoint.stop();
+    const sandbox = await startTestSandbox({
+      seed: 7,
+      ghn: { ordersPerAccount: 40, webhooks: { url: `${endpoint.url}/ghn/webhook`, retryBaseMs: 1_000 } },
+    });
+    await postControl(sandbox, '/_sandbox/clock', { advanceMs: 3 * DAY_MS });
+    const queued = sandbox.state.ghnWebhooks.history();
+    expect(queued.length).toBeGreaterThan(8);
+    const started = Date.now();
+    await sandbox.stop();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const attempts = sandbox.state.ghnWebhooks.history().reduce((sum, record) => sum + record.attempts, 0);
+    expect(attempts).toBeLessThanOrEqual(8);
+  });
 });
