@@ -79,16 +79,19 @@ async function authenticatorFrom(
   return { authenticator: basicAuthenticator(user, password), keys };
 }
 
+/** The carriers' callbacks the receiver takes, and lines saying which it does not take and why. */
+interface ReceivedCallbacks {
+  readonly endpoints: [CallbackEndpoint, ...CallbackEndpoint[]];
+  readonly notReceived: readonly { readonly carrier: string; readonly path: string; readonly why: string }[];
+}
+
 /**
  * Each known carrier's callbacks, on its path: a carrier that sends a key back is checked by --auth;
  * one that signs nothing by the token of the address registered with it, and not received without one.
  */
-function callbackEndpoints(
-  authenticator: CallbackAuthenticator,
-  token: string | undefined,
-  logger: Logger,
-): [CallbackEndpoint, ...CallbackEndpoint[]] {
+function callbackEndpoints(authenticator: CallbackAuthenticator, token: string | undefined): ReceivedCallbacks {
   const endpoints: CallbackEndpoint[] = [];
+  const notReceived: ReceivedCallbacks['notReceived'][number][] = [];
   for (const carrier of KNOWN_CARRIERS) {
     const { callbacks } = carrier;
     if (callbacks === undefined) continue;
@@ -97,15 +100,16 @@ function callbackEndpoints(
     } else if (token !== undefined) {
       endpoints.push({ carrier: carrier.id, callbacks, authenticator: urlTokenAuthenticator(token) });
     } else {
-      logger.info(
-        { carrier: carrier.id, path: callbacks.path },
-        `${carrier.name}'s webhooks are not received: set $${CALLBACK_TOKEN_ENV} and register ${callbacks.path}?token=TOKEN with ${carrier.name}`,
-      );
+      notReceived.push({
+        carrier: carrier.id,
+        path: callbacks.path,
+        why: `${carrier.name}'s webhooks are not received: set $${CALLBACK_TOKEN_ENV} and register ${callbacks.path}?token=TOKEN with ${carrier.name}`,
+      });
     }
   }
   const [first, ...rest] = endpoints;
   if (first === undefined) throw new UserError('no carrier sends callbacks the receiver can check');
-  return [first, ...rest];
+  return { endpoints: [first, ...rest], notReceived };
 }
 
 function serveCommand(): Command {
@@ -161,7 +165,7 @@ another process.`,
       const logger = createLogger({ level: flags.logLevel });
       const settings = await loadSettings('callbacks serve', raw, process.env);
       const { authenticator, keys } = await authenticatorFrom(flags, settings);
-      const endpoints = callbackEndpoints(authenticator, settings.values.callbackToken, logger);
+      const received = callbackEndpoints(authenticator, settings.values.callbackToken);
       // Listening from the start, and for every signal: a signal during startup or a second one while
       // draining must not kill the process with callbacks acknowledged but not yet loaded.
       let signalled: (signal: NodeJS.Signals) => void = () => undefined;
@@ -172,7 +176,7 @@ another process.`,
         await serveUntilSignalled(
           flags,
           { dbPath: settings.values.warehouse, journalDir: settings.values.callbackJournal },
-          { endpoints, keys },
+          { received, keys },
           logger,
           stopRequested,
         );
@@ -186,7 +190,7 @@ another process.`,
 async function serveUntilSignalled(
   flags: z.output<typeof ServeFlagsSchema>,
   { dbPath, journalDir }: { dbPath: string; journalDir: string },
-  { endpoints, keys }: { endpoints: [CallbackEndpoint, ...CallbackEndpoint[]]; keys: KeyRing | undefined },
+  { received, keys }: { received: ReceivedCallbacks; keys: KeyRing | undefined },
   logger: Logger,
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
@@ -195,7 +199,7 @@ async function serveUntilSignalled(
     receiver = await startCallbackReceiver({
       host: flags.host,
       port: flags.port,
-      endpoints,
+      endpoints: received.endpoints,
       keys,
       maxBodyBytes: flags.maxBodyBytes,
       journalDir,
@@ -215,10 +219,11 @@ async function serveUntilSignalled(
     if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
     throw error;
   }
+  for (const { carrier, path, why } of received.notReceived) logger.info({ carrier, path }, why);
   logger.info(
     {
       url: receiver.url,
-      endpoints: endpoints.map(({ carrier, callbacks, authenticator }) => ({
+      endpoints: received.endpoints.map(({ carrier, callbacks, authenticator }) => ({
         carrier,
         path: callbacks.path,
         auth: authenticator.method,
