@@ -104,6 +104,22 @@ describe("parcel-recon callbacks: GHN's webhooks", () => {
     expect(JSON.parse(ghn.body!)).toEqual(sample);
   });
 
+  it('keeps a fee update without Status, its status empty and its fees in the body', async () => {
+    const update = { ...sample, OrderCode: 'Z82FEE', Type: 'update_fee', Status: undefined, TotalFee: 80_400 };
+    const answer = await post(update);
+    expect(answer.status, answer.text).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          await queryWarehouse<Record<string, string>>(
+            dbPath,
+            "SELECT status, event_id, body->>'TotalFee' AS total FROM callback_events WHERE order_code = 'Z82FEE'",
+          ),
+        { timeout: 20_000, interval: 200 },
+      )
+      .toEqual([{ status: '', event_id: 'Z82FEE|update_fee|2021-11-11T03:52:50.158000Z', total: '80400' }]);
+  });
+
   it.each([
     ['no token', () => sample, '', 401, 'token'],
     ['a wrong token', () => sample, 'not-the-token-at-all', 401, 'token'],
@@ -128,8 +144,11 @@ describe("parcel-recon callbacks: GHN's webhooks", () => {
   );
 
   it('stores nothing refused, and no token in the journal, the warehouse or the logs', async () => {
-    const codes = await queryWarehouse(dbPath, 'SELECT carrier, order_code FROM callback_events ORDER BY carrier');
-    expect(codes.map((r) => `${r.carrier}:${r.order_code}`)).toEqual(['247express:Z82BS', 'ghn:Z82BS']);
+    const codes = await queryWarehouse(
+      dbPath,
+      'SELECT carrier, order_code FROM callback_events ORDER BY carrier, order_code',
+    );
+    expect(codes.map((r) => `${r.carrier}:${r.order_code}`)).toEqual(['247express:Z82BS', 'ghn:Z82BS', 'ghn:Z82FEE']);
     const texts = [receiver.logLines.join('\n')];
     for (const file of await filesUnder(dir)) texts.push((await readFile(file)).toString('latin1'));
     for (const text of texts) for (const secret of [TOKEN, EXPRESS_KEY]) expect(text.includes(secret)).toBe(false);
