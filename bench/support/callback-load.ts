@@ -4,8 +4,7 @@
  * shares, and records how each was answered. Bounded: `total` requests, each with a timeout.
  */
 import { Pool } from 'undici';
-import { callbackEventId } from '../../src/callbacks/callback-event.js';
-import { parseCarrierInstant } from '../../src/carriers/247express/contract.js';
+import { callbackEventId, parseCarrierInstant } from '../../src/carriers/247express/contract.js';
 
 export type LoadKind = 'good' | 'duplicate' | 'bad_credential' | 'not_json' | 'schema_breach' | 'oversized';
 

@@ -8,14 +8,23 @@ export interface CallbackIdentity {
   readonly accountAlias: string | null;
 }
 
-/** Checks a callback's credential: the body's ApiKey or the request's Authorization header. */
+/** What a callback may carry to prove who sent it. */
+export interface CallbackCredentials {
+  readonly authorization: string | undefined;
+  /** The `token` of the address's query. */
+  readonly urlToken: string | undefined;
+  /** The key in the body's field the carrier sends it in (apikey only: the others are checked before the body is read). */
+  readonly bodyKey: unknown;
+}
+
+/**
+ * Checks a callback's credential: the key in its body (apikey), the request's Authorization header
+ * (basic) or the token of the address it was sent to (token).
+ */
 export interface CallbackAuthenticator {
   readonly method: CallbackAuthMethod;
   /** The identity, or undefined when the credential is missing or wrong. */
-  authenticate(request: {
-    readonly authorization: string | undefined;
-    readonly apiKey: unknown;
-  }): CallbackIdentity | undefined;
+  authenticate(credentials: CallbackCredentials): CallbackIdentity | undefined;
 }
 
 /**
@@ -27,16 +36,16 @@ function digest(text: string): Buffer {
 }
 
 /**
- * Accepts the body's `ApiKey` when it is one of the partner's own keys (the carrier sends the
+ * Accepts the key in the body when it is one of the partner's own keys (the carrier sends the
  * account's key back), and names that key's alias. Every key is compared, whichever matches.
  */
 export function apiKeyAuthenticator(keys: KeyRing): CallbackAuthenticator {
   const expected = keys.aliases.map((alias) => ({ alias, digest: digest(keys.keyOf(alias)) }));
   return {
     method: 'apikey',
-    authenticate({ apiKey }) {
-      if (typeof apiKey !== 'string' || apiKey === '') return undefined;
-      const given = digest(apiKey);
+    authenticate({ bodyKey }) {
+      if (typeof bodyKey !== 'string' || bodyKey === '') return undefined;
+      const given = digest(bodyKey);
       let match: string | undefined;
       for (const key of expected) if (timingSafeEqual(given, key.digest) && match === undefined) match = key.alias;
       return match === undefined ? undefined : { method: 'apikey', accountAlias: match };
@@ -59,6 +68,21 @@ export function basicAuthenticator(user: string, password: string): CallbackAuth
       const userOk = timingSafeEqual(digest(decoded.slice(0, colon)), expectedUser);
       const passwordOk = timingSafeEqual(digest(decoded.slice(colon + 1)), expectedPassword);
       return userOk && passwordOk ? { method: 'basic', accountAlias: null } : undefined;
+    },
+  };
+}
+
+/**
+ * Accepts a callback sent to an address whose query carries `token`, for a carrier that signs
+ * nothing: the partner registers `https://…/path?token=SECRET` with it.
+ */
+export function urlTokenAuthenticator(token: string): CallbackAuthenticator {
+  const expected = digest(token);
+  return {
+    method: 'token',
+    authenticate({ urlToken }) {
+      if (urlToken === undefined || urlToken === '') return undefined;
+      return timingSafeEqual(digest(urlToken), expected) ? { method: 'token', accountAlias: null } : undefined;
     },
   };
 }

@@ -1,12 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import {
-  CALLBACK_PATH,
-  CallbackMessageSchema,
-  checkPayload,
-  epochMsToInstant,
-} from '../carriers/247express/contract.js';
+import type { CarrierCallbacks } from '../carriers/carrier-callbacks.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
 import { redactDecoded } from '../carriers/client/key-redaction.js';
 import type { KeyRing } from '../carriers/client/key-ring.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
@@ -17,10 +13,19 @@ import { JournalWriter } from './callback-journal.js';
 import { ingestCallbackJournal, type JournalIngestResult, journalBacklogBytes } from './journal-ingest.js';
 import type { JournalSpaceReport } from './journal-space.js';
 
+/** One carrier's callbacks as the receiver takes them: on the carrier's path, checked by `authenticator`. */
+export interface CallbackEndpoint {
+  /** The carrier's id, the `carrier` of each callback it sends. */
+  readonly carrier: string;
+  readonly callbacks: CarrierCallbacks;
+  readonly authenticator: CallbackAuthenticator;
+}
+
 export interface CallbackReceiverOptions {
   readonly host: string;
   readonly port: number;
-  readonly authenticator: CallbackAuthenticator;
+  /** The first one's answers serve a request on no carrier's path. */
+  readonly endpoints: readonly [CallbackEndpoint, ...CallbackEndpoint[]];
   /** The partner's keys, cleared out of every text of a callback before it is journaled or answered. */
   readonly keys?: KeyRing | undefined;
   /** A body past this many bytes is answered 413 and not read further. */
@@ -75,8 +80,6 @@ export interface RunningReceiver {
   /** Stops accepting, finishes the requests under way, closes the journal and loads it when the warehouse is free. */
   stop(): Promise<{ drained: boolean; backlogBytes: number }>;
 }
-
-const ACCEPTED_ANSWER = JSON.stringify({ IsError: false, ErrorMessage: '' });
 
 class Rejection extends Error {
   constructor(
@@ -156,14 +159,29 @@ function dropRestOfBody(req: IncomingMessage, res: ServerResponse, closeNow: boo
   req.resume();
 }
 
+/** Why a callback was refused for its credential, with the header that asks for one. */
+function unauthorized(authenticator: CallbackAuthenticator): Rejection {
+  switch (authenticator.method) {
+    case 'basic':
+      return new Rejection(401, 'wrong or missing HTTP Basic credentials', {
+        'www-authenticate': 'Basic realm="parcel-recon"',
+      });
+    case 'token':
+      return new Rejection(401, "wrong or missing token in the address's query");
+    case 'apikey':
+      return new Rejection(401, 'wrong or missing ApiKey');
+  }
+}
+
 /**
- * The carrier's status callback endpoint: `POST /IntergrationAPI`, authenticated, validated with the
- * contract, each accepted event journaled to disk before it is acknowledged; the journal is loaded
- * into the warehouse every `ingestIntervalMs` when the warehouse is free (the nightly run may hold
- * it: then the receiver just keeps journaling). `GET /health` reports the backlog and the last load.
+ * Each carrier's status callback endpoint, on its own path (247Express's `POST /IntergrationAPI`,
+ * GHN's `POST /ghn/webhook`): authenticated, validated with the carrier's contract, each accepted
+ * event journaled to disk with its carrier before it is acknowledged; the journal is loaded into the
+ * warehouse every `ingestIntervalMs` when the warehouse is free (the nightly run may hold it: then the
+ * receiver just keeps journaling). `GET /health` reports the backlog and the last load.
  */
 export async function startCallbackReceiver(options: CallbackReceiverOptions): Promise<RunningReceiver> {
-  const { logger, authenticator } = options;
+  const { logger, endpoints } = options;
   const journal = await JournalWriter.open(options.journalDir, {
     segmentBytes: options.segmentBytes,
     reserveBytes: options.reserveBytes,
@@ -179,8 +197,10 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
   let linesAtLastIngest = -1;
   let ingesting: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
+  const paths = endpoints.map((endpoint) => `POST ${endpoint.callbacks.path}`).join(' or ');
 
-  async function accept(req: IncomingMessage): Promise<void> {
+  async function accept(req: IncomingMessage, endpoint: CallbackEndpoint, query: URLSearchParams): Promise<void> {
+    const { authenticator, callbacks } = endpoint;
     const contentType = req.headers['content-type'] ?? '';
     if (!/^application\/json\b/i.test(contentType))
       throw new Rejection(
@@ -188,15 +208,13 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
         `Content-Type must be application/json, not ${JSON.stringify(contentType.slice(0, 60))}`,
       );
     const authorization = req.headers.authorization;
-    const unauthorized = () =>
-      new Rejection(
-        401,
-        authenticator.method === 'basic' ? 'wrong or missing HTTP Basic credentials' : 'wrong or missing ApiKey',
-        authenticator.method === 'basic' ? { 'www-authenticate': 'Basic realm="parcel-recon"' } : {},
-      );
+    const urlToken = query.get('token') ?? undefined;
+    // A credential outside the body is checked before the body is read.
     let identity =
-      authenticator.method === 'basic' ? authenticator.authenticate({ authorization, apiKey: undefined }) : undefined;
-    if (authenticator.method === 'basic' && identity === undefined) throw unauthorized();
+      authenticator.method === 'apikey'
+        ? undefined
+        : authenticator.authenticate({ authorization, urlToken, bodyKey: undefined });
+    if (authenticator.method !== 'apikey' && identity === undefined) throw unauthorized(authenticator);
     const body = await readBody(req, options.maxBodyBytes);
     let raw: unknown;
     try {
@@ -207,12 +225,23 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
       throw new Rejection(400, 'body is not a JSON object');
     const fields = raw as Record<string, unknown>;
-    identity ??= authenticator.authenticate({ authorization, apiKey: fields.ApiKey });
-    if (identity === undefined) throw unauthorized();
+    const credentialField = callbacks.credential.kind === 'body-key' ? callbacks.credential.field : undefined;
+    identity ??= authenticator.authenticate({
+      authorization,
+      urlToken,
+      bodyKey: credentialField === undefined ? undefined : fields[credentialField],
+    });
+    if (identity === undefined) throw unauthorized(authenticator);
     const kept = options.keys === undefined ? fields : (redactDecoded(fields, options.keys) as Record<string, unknown>);
-    const checked = checkPayload(CallbackMessageSchema, kept, 'callback');
-    if (!checked.ok) throw new Rejection(400, checked.message);
-    const record = callbackEventRecord(checked.value, kept, identity, epochMsToInstant(options.now()));
+    const parsed = callbacks.parse(kept);
+    if (!parsed.ok) throw new Rejection(400, parsed.message);
+    const record = callbackEventRecord(
+      endpoint.carrier,
+      parsed.value,
+      { body: kept, credentialField },
+      identity,
+      epochMsToInstant(options.now()),
+    );
     try {
       await journal.append(JSON.stringify(record));
     } catch {
@@ -223,34 +252,41 @@ export async function startCallbackReceiver(options: CallbackReceiverOptions): P
     }
     acknowledged++;
     logger.debug(
-      { eventId: record.eventId, orderCode: record.orderCode, status: record.status, account: record.accountAlias },
+      {
+        carrier: record.carrier,
+        eventId: record.eventId,
+        orderCode: record.orderCode,
+        status: record.status,
+        account: record.accountAlias,
+      },
       'callback journaled',
     );
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '').split('?', 1)[0] ?? '';
+    const url = req.url ?? '';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const queryText = queryAt === -1 ? '' : url.slice(queryAt + 1);
     if (req.method === 'GET' && path === '/health') return answer(res, 200, JSON.stringify(await health()));
+    const endpoint = endpoints.find((candidate) => candidate.callbacks.path === path);
+    const callbacks = (endpoint ?? endpoints[0]).callbacks;
     try {
-      if (path !== CALLBACK_PATH)
-        throw new Rejection(404, `no such path: ${path.slice(0, 80)} (callbacks go to POST ${CALLBACK_PATH})`);
+      if (endpoint === undefined)
+        throw new Rejection(404, `no such path: ${path.slice(0, 80)} (callbacks go to ${paths})`);
       if (req.method !== 'POST')
-        throw new Rejection(405, `method ${req.method} not allowed: POST ${CALLBACK_PATH}`, { allow: 'POST' });
-      await accept(req);
-      answer(res, 200, ACCEPTED_ANSWER);
+        throw new Rejection(405, `method ${req.method} not allowed: POST ${path}`, { allow: 'POST' });
+      await accept(req, endpoint, new URLSearchParams(queryText));
+      answer(res, 200, callbacks.answer(200));
     } catch (error) {
       if (!(error instanceof Rejection)) logger.error({ error: (error as Error).message }, 'callback handling failed');
       const rejection =
         error instanceof Rejection ? error : new Rejection(500, 'the callback could not be handled; send it again');
       rejected[rejection.status] = (rejected[rejection.status] ?? 0) + 1;
+      // The path only: the address's query may carry a token.
       if (rejection.status !== 503)
         logger.info({ status: rejection.status, reason: rejection.message, path }, 'callback rejected');
-      answer(
-        res,
-        rejection.status,
-        JSON.stringify({ IsError: true, ErrorMessage: rejection.message }),
-        rejection.headers,
-      );
+      answer(res, rejection.status, callbacks.answer(rejection.status, rejection.message), rejection.headers);
       if (rejection.status === 413) dropRestOfBody(req, res, rejection.headers.connection === 'close');
     }
   }

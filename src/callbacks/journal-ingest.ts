@@ -1,7 +1,7 @@
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { RUN_CARRIER } from '../pipeline/run-carrier.js';
+import { DEFAULT_CARRIER_ID } from '../carriers/known-carriers.js';
 import { loadCallbackJournalSlice, readCallbackJournalProgress } from '../warehouse/callback-event-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { listJournalSegments, readJournalLines, segmentWriterEnded } from './callback-journal.js';
@@ -80,7 +80,8 @@ export async function ingestCallbackJournal(
         warehouse,
         { segment, endOffset: slice.endOffset, lines: readable, lineCount: slice.lines.length },
         options.spoolDir,
-        RUN_CARRIER,
+        // Records of the previous release name no carrier: it knew 247Express's callbacks only.
+        DEFAULT_CARRIER_ID,
       );
       lines += slice.lines.length;
       unreadableLines += slice.lines.length - readable.length;

@@ -1,3 +1,4 @@
+import type { CarrierCallbacks } from './carrier-callbacks.js';
 import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
@@ -75,6 +76,8 @@ export interface CarrierDefinition {
   readonly callsPerLookup: number;
   /** Each account names its shop beside its key (GHN's ShopId), given with the key, never on the command line. */
   readonly accountShops: boolean;
+  /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
+  readonly callbacks?: CarrierCallbacks;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

@@ -15,35 +15,70 @@ import type { SandboxWorld } from './world/sandbox-world.js';
 import { deriveSeed, SeededRandom } from './world/seeded-random.js';
 import { statusDisplayName, statusName } from './world/tracking-snapshot.js';
 
-export interface CallbackSettings {
-  /** The partner's own address; callbacks go to `${url}/IntergrationAPI`. Unset: none are sent. */
+/** How any carrier's callbacks are sent: where, how often, how hard. */
+export interface SenderSettings {
+  /** Where callbacks go; unset: none are sent. */
   readonly url?: string | undefined;
-  readonly auth: 'apikey' | 'basic';
-  readonly basicUser?: string | undefined;
-  readonly basicPassword?: string | undefined;
   readonly maxAttempts: number;
+  /** Wait before the first retry (see CallbackDialect.retryFactor). */
   readonly retryBaseMs: number;
   readonly timeoutMs: number;
   readonly concurrency: number;
-  /** Share of status changes the sandbox never sends (to test missed-callback detection). */
+  /** Share of callbacks the sandbox never sends (to test missed-callback detection). */
   readonly dropRate: number;
   /** Share of callbacks sent twice, as a carrier's retry would. */
   readonly duplicateRate: number;
 }
 
+export interface CallbackSettings extends SenderSettings {
+  /** The partner's own address; callbacks go to `${url}/IntergrationAPI`. Unset: none are sent. */
+  readonly url?: string | undefined;
+  readonly auth: 'apikey' | 'basic';
+  readonly basicUser?: string | undefined;
+  readonly basicPassword?: string | undefined;
+}
+
 export type CallbackOutcome = 'pending' | 'delivered' | 'dropped' | 'failed';
 
 export interface CallbackRecord {
+  /** The callback's identity: 247Express's TransactionId, GHN's order, type and time. */
   readonly transactionId: string;
   readonly orderCode: string;
   readonly account: string;
   readonly status: string;
+  /** What the callback tells of, where the carrier names it (GHN's Type). */
+  readonly type?: string;
   readonly time: string;
   readonly delayCode: string | null;
   outcome: CallbackOutcome;
   attempts: number;
   duplicated: boolean;
   lastError: string | null;
+}
+
+/** One callback to send, of one status change. */
+export interface OutgoingCallback {
+  readonly id: string;
+  readonly status: string;
+  readonly type?: string;
+  readonly time: string;
+  readonly delayCode: string | null;
+  readonly body: object;
+}
+
+/** What one carrier's callbacks are: their bodies, where they go, what answer accepts them, how they are retried. */
+export interface CallbackDialect<S extends SenderSettings> {
+  /** Names the seed of each callback's drop and duplicate draws. */
+  readonly seedName: string;
+  /** The callbacks of the order's `eventIndex`-th status change. */
+  callbacksOf(plan: OrderPlan, eventIndex: number, settings: S): OutgoingCallback[];
+  /** The address and headers of every POST. */
+  target(settings: S & { readonly url: string }): { readonly url: string; readonly headers: Record<string, string> };
+  accepted(statusCode: number, answerText: string): boolean;
+  /** Each wait is the one before times this: 1 keeps the waits fixed. */
+  readonly retryFactor: number;
+  /** Spread the waits at random. */
+  readonly jitter: boolean;
 }
 
 interface Logger {
@@ -79,12 +114,53 @@ export function transactionIdOf(plan: OrderPlan, eventIndex: number): string {
   return `${plan.code}-${String(eventIndex + 1).padStart(2, '0')}`;
 }
 
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Sends one POST per status change to the partner's endpoint as the sandbox's clock passes it,
- * retrying with exponential backoff until the partner answers IsError false. Every change is recorded
- * with its outcome so tests can check what the partner should hold.
+ * 247Express's callbacks: one per status change to `URL/IntergrationAPI`, the key in the body or HTTP
+ * Basic, accepted when the partner answers IsError false; retried with a doubling, jittered wait.
  */
-export class CallbackSender {
+export const EXPRESS_CALLBACK_DIALECT: CallbackDialect<CallbackSettings> = {
+  seedName: 'callback',
+  callbacksOf(plan, eventIndex, settings) {
+    const event = plan.events[eventIndex]!;
+    return [
+      {
+        id: transactionIdOf(plan, eventIndex),
+        status: event.status,
+        time: formatCarrierDateTime(event.at),
+        delayCode: event.delayCode,
+        body: callbackMessage(plan, eventIndex, settings.auth === 'apikey'),
+      },
+    ];
+  },
+  target({ url, auth, basicUser, basicPassword }) {
+    const headers: Record<string, string> =
+      auth === 'basic'
+        ? { authorization: `Basic ${Buffer.from(`${basicUser ?? ''}:${basicPassword ?? ''}`).toString('base64')}` }
+        : {};
+    return { url: `${url}${CALLBACK_PATH}`, headers };
+  },
+  accepted(statusCode, answerText) {
+    const parsed = CallbackAnswerSchema.safeParse(safeJson(answerText));
+    return statusCode < 300 && parsed.success && !parsed.data.IsError;
+  },
+  retryFactor: 2,
+  jitter: true,
+};
+
+/**
+ * Sends a carrier's callbacks of each status change to the partner's endpoint as the sandbox's clock
+ * passes it, retrying as the carrier does until the partner accepts. Every callback is recorded with
+ * its outcome so tests can check what the partner should hold.
+ */
+export class CallbackSender<S extends SenderSettings = CallbackSettings> {
   private cursor: number;
   private readonly records: CallbackRecord[] = [];
   private readonly inFlight = new Set<Promise<void>>();
@@ -94,18 +170,19 @@ export class CallbackSender {
   constructor(
     private readonly world: SandboxWorld,
     private readonly clock: SandboxClock,
-    private settings: CallbackSettings,
+    private settings: S,
+    private readonly dialect: CallbackDialect<S>,
     private readonly logger: Logger,
   ) {
     this.cursor = clock.now();
     this.limit = pLimit(settings.concurrency);
   }
 
-  configure(settings: Partial<CallbackSettings>): void {
+  configure(settings: Partial<S>): void {
     this.settings = { ...this.settings, ...settings };
   }
 
-  get current(): CallbackSettings {
+  get current(): S {
     return this.settings;
   }
 
@@ -127,59 +204,63 @@ export class CallbackSender {
   }
 
   private queue(plan: OrderPlan, index: number): void {
-    const event = plan.events[index]!;
-    const transactionId = transactionIdOf(plan, index);
-    const rng = new SeededRandom(deriveSeed(this.world.options.seed, 'callback', transactionId));
-    const dropped = rng.chance(this.settings.dropRate);
-    const duplicated = !dropped && rng.chance(this.settings.duplicateRate);
-    const record: CallbackRecord = {
-      transactionId,
-      orderCode: plan.code,
-      account: plan.account.alias,
-      status: event.status,
-      time: formatCarrierDateTime(event.at),
-      delayCode: event.delayCode,
-      outcome: dropped ? 'dropped' : 'pending',
-      attempts: 0,
-      duplicated,
-      lastError: null,
-    };
-    this.records.push(record);
-    if (dropped) return;
-    const body = JSON.stringify(callbackMessage(plan, index, this.settings.auth === 'apikey'));
-    const sends = duplicated ? 2 : 1;
-    for (let i = 0; i < sends; i++) {
-      const delivery = this.limit(() => this.deliver(record, body)).finally(() => this.inFlight.delete(delivery));
-      this.inFlight.add(delivery);
+    for (const callback of this.dialect.callbacksOf(plan, index, this.settings)) {
+      const rng = new SeededRandom(deriveSeed(this.world.options.seed, this.dialect.seedName, callback.id));
+      const dropped = rng.chance(this.settings.dropRate);
+      const duplicated = !dropped && rng.chance(this.settings.duplicateRate);
+      const record: CallbackRecord = {
+        transactionId: callback.id,
+        orderCode: plan.code,
+        account: plan.account.alias,
+        status: callback.status,
+        ...(callback.type === undefined ? {} : { type: callback.type }),
+        time: callback.time,
+        delayCode: callback.delayCode,
+        outcome: dropped ? 'dropped' : 'pending',
+        attempts: 0,
+        duplicated,
+        lastError: null,
+      };
+      this.records.push(record);
+      if (dropped) continue;
+      const body = JSON.stringify(callback.body);
+      const sends = duplicated ? 2 : 1;
+      for (let i = 0; i < sends; i++) {
+        const delivery = this.limit(() => this.deliver(record, body)).finally(() => this.inFlight.delete(delivery));
+        this.inFlight.add(delivery);
+      }
     }
   }
 
   private async deliver(record: CallbackRecord, body: string): Promise<void> {
     const { url, maxAttempts, retryBaseMs, timeoutMs } = this.settings;
+    // A sender stopped, or no longer configured, sends nothing more: not even what was queued.
+    if (url === undefined || this.controller.signal.aborted) return;
+    const target = this.dialect.target({ ...this.settings, url });
     try {
       await pRetry(
         async () => {
           record.attempts++;
-          const answer = await request(`${url}${CALLBACK_PATH}`, {
+          const answer = await request(target.url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...this.authHeader() },
+            headers: { 'content-type': 'application/json', ...target.headers },
             body,
             headersTimeout: timeoutMs,
             bodyTimeout: timeoutMs,
             signal: this.controller.signal,
           });
           const text = await answer.body.text();
-          const parsed = CallbackAnswerSchema.safeParse(safeJson(text));
-          if (answer.statusCode >= 300 || !parsed.success || parsed.data.IsError) {
+          if (!this.dialect.accepted(answer.statusCode, text)) {
             throw new Error(`partner answered HTTP ${answer.statusCode}: ${text.slice(0, 200)}`);
           }
         },
         {
           retries: maxAttempts - 1,
           minTimeout: retryBaseMs,
-          factor: 2,
-          randomize: true,
+          factor: this.dialect.retryFactor,
+          randomize: this.dialect.jitter,
           signal: this.controller.signal,
+          shouldRetry: () => !this.controller.signal.aborted,
         },
       );
       if (record.outcome !== 'delivered') record.outcome = 'delivered';
@@ -193,12 +274,6 @@ export class CallbackSender {
     }
   }
 
-  private authHeader(): Record<string, string> {
-    const { auth, basicUser, basicPassword } = this.settings;
-    if (auth !== 'basic') return {};
-    return { authorization: `Basic ${Buffer.from(`${basicUser ?? ''}:${basicPassword ?? ''}`).toString('base64')}` };
-  }
-
   /** Resolves when every queued callback is delivered or given up. */
   async idle(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -210,13 +285,5 @@ export class CallbackSender {
 
   stop(): void {
     this.controller.abort();
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -21,6 +21,19 @@ const instantOption = z.union([z.number(), z.string()]).transform((value, ctx): 
   return instantToEpochMs(instant);
 });
 
+/** Where a carrier's callbacks go and how hard they are sent (SenderSettings); unset url: none are sent. */
+function senderOptions(defaults: { maxAttempts: number; retryBaseMs: number }) {
+  return {
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    maxAttempts: z.number().int().min(1).max(20).default(defaults.maxAttempts),
+    retryBaseMs: nonNegativeInt.default(defaults.retryBaseMs),
+    timeoutMs: z.number().int().positive().default(5_000),
+    concurrency: z.number().int().min(1).max(256).default(8),
+    dropRate: share.default(0),
+    duplicateRate: share.default(0),
+  };
+}
+
 export const SandboxOptionsSchema = z.object({
   host: z.string().default('127.0.0.1'),
   /** 0 picks a free port. */
@@ -46,6 +59,8 @@ export const SandboxOptionsSchema = z.object({
         .string()
         .regex(/^[A-Z]{1,6}$/, 'one to six capital letters')
         .default('G'),
+      /** GHN's webhooks: sent to the whole address the shop registered, again 10 times 5 s apart when not answered 200. */
+      webhooks: z.object(senderOptions({ maxAttempts: 11, retryBaseMs: 5_000 })).prefault({}),
     })
     .prefault({}),
   lifecycle: z
@@ -82,16 +97,10 @@ export const SandboxOptionsSchema = z.object({
     .prefault({}),
   callbacks: z
     .object({
-      url: z.url({ protocol: /^https?$/ }).optional(),
+      ...senderOptions({ maxAttempts: 5, retryBaseMs: 500 }),
       auth: z.enum(['apikey', 'basic']).default('apikey'),
       basicUser: z.string().optional(),
       basicPassword: z.string().optional(),
-      maxAttempts: z.number().int().min(1).max(20).default(5),
-      retryBaseMs: nonNegativeInt.default(500),
-      timeoutMs: z.number().int().positive().default(5_000),
-      concurrency: z.number().int().min(1).max(256).default(8),
-      dropRate: share.default(0),
-      duplicateRate: share.default(0),
     })
     .prefault({}),
   /** Header that carries the API key on the price and images operations (the spec does not say). */

@@ -1,5 +1,6 @@
-import { CallbackSender } from './callback-sender.js';
+import { CallbackSender, EXPRESS_CALLBACK_DIALECT } from './callback-sender.js';
 import { FaultInjector } from './fault-injector.js';
+import { GHN_WEBHOOK_DIALECT, type GhnWebhookSettings } from './ghn/ghn-webhooks.js';
 import { GroundTruth } from './ground-truth.js';
 import { LookupQuota } from './lookup-quota.js';
 import { SandboxClock } from './sandbox-clock.js';
@@ -22,6 +23,8 @@ export class SandboxState {
   readonly quota: LookupQuota;
   readonly faults: FaultInjector;
   readonly callbacks: CallbackSender;
+  /** GHN's webhooks of GHN's orders. */
+  readonly ghnWebhooks: CallbackSender<GhnWebhookSettings>;
   readonly truth: GroundTruth;
   readonly trackingAnswers = new TrackingAnswerCache();
 
@@ -52,13 +55,19 @@ export class SandboxState {
     });
     this.quota = new LookupQuota(options.limits, this.clock);
     this.faults = new FaultInjector(options.faults, options.seed);
-    this.callbacks = new CallbackSender(this.world, this.clock, options.callbacks, logger);
+    this.callbacks = new CallbackSender(this.world, this.clock, options.callbacks, EXPRESS_CALLBACK_DIALECT, logger);
+    this.ghnWebhooks = new CallbackSender(this.ghnWorld, this.clock, options.ghn.webhooks, GHN_WEBHOOK_DIALECT, logger);
     this.truth = new GroundTruth(this.world, this.clock);
   }
 
-  /** Moves the clock forward and queues the callbacks of the status changes it passed. */
+  /** Moves the clock forward and queues the callbacks and GHN's webhooks of the status changes it passed. */
   moveClockTo(instantMs: number): number {
     this.clock.moveTo(instantMs);
-    return this.callbacks.dispatchDue();
+    return this.dispatchDue();
+  }
+
+  /** Queues the callbacks and GHN's webhooks of the status changes up to now; how many status changes. */
+  dispatchDue(): number {
+    return this.callbacks.dispatchDue() + this.ghnWebhooks.dispatchDue();
   }
 }

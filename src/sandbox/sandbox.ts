@@ -62,9 +62,7 @@ export async function startSandbox(
   baseUrl = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`;
 
   const tick =
-    options.clockMode === 'realtime'
-      ? setInterval(() => state.callbacks.dispatchDue(), REALTIME_CALLBACK_TICK_MS)
-      : undefined;
+    options.clockMode === 'realtime' ? setInterval(() => state.dispatchDue(), REALTIME_CALLBACK_TICK_MS) : undefined;
   tick?.unref();
 
   return {
@@ -76,8 +74,8 @@ export async function startSandbox(
       if (tick) clearInterval(tick);
       for (const timer of hanging) clearTimeout(timer);
       hanging.clear();
-      state.callbacks.stop();
-      await state.callbacks.idle();
+      for (const sender of [state.callbacks, state.ghnWebhooks]) sender.stop();
+      await Promise.all([state.callbacks.idle(), state.ghnWebhooks.idle()]);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -686,7 +686,7 @@ export const SETTINGS = {
     type: z.string().min(1),
     env: NOTIFY_URL_ENV,
     help: "the webhook of the jobs' alerts, unless notify.urlEnv names another variable",
-    commands: [],
+    commands: ['jobs'],
     secret: true,
   },
   jobs: {
@@ -710,10 +710,24 @@ export const SETTINGS = {
     commands: ['callbacks serve'],
     secret: true,
   },
+  callbackToken: {
+    type: z.string().min(16, 'at least 16 characters'),
+    env: 'PARCEL_RECON_CALLBACK_TOKEN',
+    help: 'the secret token of the address registered with a carrier that signs nothing (GHN: /ghn/webhook?token=TOKEN); unset: its webhooks are not received',
+    commands: ['callbacks serve'],
+    secret: true,
+  },
   sandboxCallbackPassword: {
     type: z.string().min(1),
     env: 'PARCEL_RECON_SANDBOX_CALLBACK_PASSWORD',
     help: "the sandbox's HTTP Basic password for the callbacks it sends",
+    commands: [],
+    secret: true,
+  },
+  sandboxGhnWebhookUrl: {
+    type: z.string().min(1),
+    env: 'PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL',
+    help: "the address the sandbox sends GHN's webhooks to, as a shop registers it with GHN (its token included)",
     commands: [],
     secret: true,
   },

@@ -52,13 +52,14 @@ function firstClause(help: string): string {
   return help.split(/: |; |, | \(/)[0]!;
 }
 
-/** The environment variables: each with what it sets and the flag and key it stands beside; brief: only those. */
+/** The environment variables: each with what it sets and the flag and key it stands beside; brief: only those, of the variables a command reads. */
 function environmentTable(catalog: SettingsCatalog, detail: TableDetail): string {
   const withVariable = Object.values(catalog).filter((setting) => setting.env !== undefined);
   if (detail === 'brief')
     return markdownTable(
       ['variable', 'what (its flag, its configuration key)'],
-      withVariable.map((setting) => {
+      // Brief where bytes count: what no command reads (the sandbox's own, the tests') is in the full table only.
+      withVariable.filter((setting) => setting.commands.length > 0).map((setting) => {
         const places = [flagOnly(setting), setting.configKey].filter((place) => place !== undefined).map(code);
         return [
           `${code(setting.env)}${setting.secret ? ' (secret)' : ''}`,

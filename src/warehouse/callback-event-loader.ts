@@ -1,3 +1,4 @@
+import { findCarrier } from '../carriers/known-carriers.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
@@ -15,6 +16,7 @@ export interface CallbackJournalSlice {
 
 /** The SQL types of each journal field; the names are CallbackEventRecord's. */
 const JOURNAL_FIELDS = {
+  carrier: 'VARCHAR',
   eventId: 'VARCHAR',
   orderCode: 'VARCHAR',
   status: 'VARCHAR',
@@ -31,6 +33,7 @@ const JOURNAL_FIELDS = {
   description: 'VARCHAR',
   externalCode: 'VARCHAR',
   referenceCode: 'VARCHAR',
+  failedAttempt: 'BOOLEAN',
   accountAlias: 'VARCHAR',
   authMethod: 'VARCHAR',
   receivedAt: 'TIMESTAMPTZ',
@@ -46,19 +49,24 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
 }
 
 /**
- * Loads a slice of a journal segment in one transaction: its events into `callback_events` (an event
- * already there is left as it is, so the carrier's retries and a re-read slice add nothing), its failed
- * delivery attempts (status 16; without a delay code the reason is unknown, as tracking records it) into
- * `delivery_failures` (identity order and time to the second, so the same attempt seen by tracking
- * makes one row; of one attempt's callbacks, one with a delay code first), and the segment's new offset.
- * Returns how many events were new. The callbacks are `carrier`'s.
+ * Loads a slice of a journal segment in one transaction: its events into `callback_events`, each under
+ * the carrier its record names (an event already there is left as it is, so the carrier's retries and
+ * a re-read slice add nothing), its failed delivery attempts (without a delay code the reason is
+ * unknown, as tracking records it) into `delivery_failures` (identity carrier, order and time to the
+ * second, so the same attempt seen by tracking makes one row; of one attempt's callbacks, one with a
+ * delay code first), and the segment's new offset. Returns how many events were new. A record the
+ * previous release wrote names no carrier and no failed attempt: it is `legacyCarrier`'s, a failed
+ * attempt when its status is one of that carrier's failed-attempt statuses.
  */
 export async function loadCallbackJournalSlice(
   warehouse: Warehouse,
   slice: CallbackJournalSlice,
   spoolDir: string,
-  carrier: string,
+  legacyCarrier: string,
 ): Promise<number> {
+  const legacyFailedStatuses = findCarrier(legacyCarrier)?.callbacks?.failedAttemptStatuses ?? [];
+  const legacyFailed =
+    legacyFailedStatuses.length === 0 ? 'false' : `status IN (${legacyFailedStatuses.map(sqlText).join(', ')})`;
   return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {
     const file = slice.lines.length === 0 ? undefined : await spool.write(slice.lines);
     return warehouse.loadTransaction(async (sql) => {
@@ -66,8 +74,10 @@ export async function loadCallbackJournalSlice(
       if (file !== undefined) {
         await sql.run(
           `CREATE OR REPLACE TEMP TABLE ${STAGED} AS
-           SELECT ${sqlText(carrier)} AS carrier, * FROM ${spoolFileRows('$file', file, JOURNAL_FIELDS)}
-           QUALIFY row_number() OVER (PARTITION BY eventId ORDER BY receivedAt) = 1`,
+           SELECT * REPLACE (coalesce(carrier, ${sqlText(legacyCarrier)}) AS carrier,
+                             coalesce(failedAttempt, carrier IS NULL AND ${legacyFailed}) AS failedAttempt)
+           FROM ${spoolFileRows('$file', file, JOURNAL_FIELDS)}
+           QUALIFY row_number() OVER (PARTITION BY coalesce(carrier, ${sqlText(legacyCarrier)}), eventId ORDER BY receivedAt) = 1`,
           { file: file.path },
         );
         inserted = await sql.run(
@@ -82,8 +92,8 @@ export async function loadCallbackJournalSlice(
           `INSERT INTO delivery_failures (carrier, order_code, attempted_at, delay_code, delay_note, observed_at, source, callback_event_id)
            SELECT carrier, orderCode, date_trunc('second', eventTime), delayCode, delayNotes, receivedAt, 'callback', eventId
            FROM ${STAGED}
-           WHERE status = '16'
-           QUALIFY row_number() OVER (PARTITION BY orderCode, date_trunc('second', eventTime) ORDER BY delayCode IS NULL, receivedAt) = 1
+           WHERE failedAttempt
+           QUALIFY row_number() OVER (PARTITION BY carrier, orderCode, date_trunc('second', eventTime) ORDER BY delayCode IS NULL, receivedAt) = 1
            ON CONFLICT DO NOTHING`,
         );
         await sql.run(`DROP TABLE ${STAGED}`);

@@ -3,14 +3,19 @@
  * the right instants; credentials, bodies and sizes are checked; nothing rejected is stored; the key
  * never reaches the journal, the warehouse or a log line.
  */
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpGet, httpPost } from '../sandbox/sandbox-http.js';
-import { queryWarehouse, type ReceiverProcess, startReceiverProcess } from '../support/callback-receiver-process.js';
+import {
+  filesUnder,
+  queryWarehouse,
+  type ReceiverProcess,
+  startReceiverProcess,
+} from '../support/callback-receiver-process.js';
 
 const KEY = 'k3y-of-hanoi-shop-0123456789';
 const OTHER_KEY = 'k3y-of-saigon-shop-9876543210';
@@ -36,11 +41,6 @@ const PUBLISHED_EXAMPLE = {
   ReferenceCode: null,
   SomethingNew: { kept: true },
 };
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
 
 describe('parcel-recon callbacks (ApiKey)', () => {
   let dir: string;

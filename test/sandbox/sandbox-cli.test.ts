@@ -90,6 +90,16 @@ describe('sandbox flags', () => {
     expect([...changedLeaves, 'callbacks.basicPassword'].sort()).toEqual(optionLeaves().sort());
   });
 
+  it("takes the address of GHN's webhooks (it carries the shop's token) from the environment, never from a flag", () => {
+    expect(sandboxCommand().options.some((o) => /webhook-url/i.test(o.long ?? ''))).toBe(false);
+    const env = { PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: 'http://127.0.0.1:9/ghn/webhook?token=shop-secret' };
+    const options = SandboxOptionsSchema.parse(sandboxOptionsFromFlags({ start: START }, env));
+    expect(options.ghn.webhooks.url).toBe(env.PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL);
+    expect(() =>
+      sandboxOptionsFromFlags({ start: START }, { PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: 'not an address' }),
+    ).toThrow('$PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: not an http(s) address');
+  });
+
   it('takes the Basic callback password from the environment, never from a flag', () => {
     expect(sandboxCommand().options.some((o) => /password/i.test(o.long ?? ''))).toBe(false);
     expect(optionsFrom(['--callback-auth', 'basic', '--callback-basic-user', 'u']).callbacks.basicPassword).toBe(

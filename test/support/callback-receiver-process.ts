@@ -1,5 +1,6 @@
 /** `parcel-recon callbacks` as a real child process on a free loopback port, and the warehouse it fills. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -88,4 +89,10 @@ export async function queryWarehouse<T = Record<string, unknown>>(dbPath: string
       await warehouse.close();
     }
   }
+}
+
+/** Every file below `dir`, at any depth. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }

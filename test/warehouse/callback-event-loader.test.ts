@@ -79,4 +79,45 @@ describe('loading callbacks', () => {
       },
     ]);
   });
+
+  it("loads each record under the carrier it names, a record without one (the previous release's) as 247express", async () => {
+    const { warehouse, dir } = await temp.open();
+    const ghn = (eventId: string, status: string, failedAttempt: boolean) =>
+      JSON.stringify({
+        ...JSON.parse(record(eventId, 'GZ82BS', status, 'GHN-DFC1A4', '2026-11-20T07:05:10Z')),
+        carrier: 'ghn',
+        failedAttempt,
+        authMethod: 'token',
+      });
+    const lines = [
+      // One event id under two carriers: two events.
+      record('ev-1', 'EX100000001', '16', null, '2026-11-20T07:05:10Z'),
+      ghn('ev-1', 'delivery_fail', true),
+      ghn('ev-1', 'delivery_fail', true),
+      // GHN's own status 16 is no failed attempt: only the record's failedAttempt says.
+      ghn('ev-2', '16', false),
+    ];
+    const inserted = await loadCallbackJournalSlice(
+      warehouse,
+      { segment: 'callbacks-2.ndjson', endOffset: 1_000, lines, lineCount: lines.length },
+      join(dir, 'spool'),
+      DEFAULT_CARRIER_ID,
+    );
+    expect(inserted).toBe(3);
+    const events = (
+      await warehouse.readAll('SELECT carrier, event_id, auth_method FROM callback_events ORDER BY carrier, event_id')
+    ).getRowObjectsJson();
+    expect(events).toEqual([
+      { carrier: '247express', event_id: 'ev-1', auth_method: 'apikey' },
+      { carrier: 'ghn', event_id: 'ev-1', auth_method: 'token' },
+      { carrier: 'ghn', event_id: 'ev-2', auth_method: 'token' },
+    ]);
+    const failures = (
+      await warehouse.readAll('SELECT carrier, order_code, delay_code FROM delivery_failures ORDER BY carrier')
+    ).getRowObjectsJson();
+    expect(failures).toEqual([
+      { carrier: '247express', order_code: 'EX100000001', delay_code: null },
+      { carrier: 'ghn', order_code: 'GZ82BS', delay_code: 'GHN-DFC1A4' },
+    ]);
+  });
 });

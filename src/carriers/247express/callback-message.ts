@@ -1,5 +1,9 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { CarrierCallbacks, ParsedCallback } from '../carrier-callbacks.js';
 import { carrierDateTime } from '../field-types.js';
+import { checkPayload } from '../payload-validation.js';
+import { STATUS } from './reference-data.js';
 
 /** The path the carrier POSTs status callbacks to, on the partner's own address (spelling exact). */
 export const CALLBACK_PATH = '/IntergrationAPI';
@@ -40,3 +44,52 @@ export const CallbackAnswerSchema = z.looseObject({
 export type CallbackMessage = z.output<typeof CallbackMessageSchema>;
 export type CallbackMessageWire = z.input<typeof CallbackMessageSchema>;
 export type CallbackAnswer = z.output<typeof CallbackAnswerSchema>;
+
+/**
+ * The identity of a callback, so the carrier's retries are stored once: its TransactionId when it has
+ * one, else a SHA-256 of order, status and time (the UTC instant, so two spellings of one time agree).
+ */
+export function callbackEventId(
+  message: Pick<CallbackMessage, 'TransactionId' | 'OrderCode' | 'Status' | 'Time'>,
+): string {
+  const transactionId = message.TransactionId?.trim();
+  if (transactionId) return transactionId;
+  return `sha256:${createHash('sha256').update(`${message.OrderCode}\n${message.Status}\n${message.Time}`).digest('hex')}`;
+}
+
+/** A failed delivery attempt: the parcel awaits handling. */
+const FAILED_ATTEMPT_STATUSES: readonly string[] = [STATUS.AWAITING_HANDLING];
+
+function parsedCallback(message: CallbackMessage): ParsedCallback {
+  return {
+    eventId: callbackEventId(message),
+    orderCode: message.OrderCode,
+    status: message.Status,
+    statusName: message.StatusName ?? null,
+    eventTime: message.Time,
+    transactionId: message.TransactionId ?? null,
+    deliveryDate: message.DeliveryDate ?? null,
+    receiverName: message.ReceiverName ?? null,
+    mailman: message.Mailman ?? null,
+    deliveryNotes: message.DeliveryNotes ?? null,
+    delayCode: message.DelayCode ?? null,
+    delayNotes: message.DelayNotes ?? null,
+    requestFeedbackCount: message.RequestFeedbackCount ?? null,
+    description: message.Description ?? null,
+    externalCode: message.ExternalCode ?? null,
+    referenceCode: message.ReferenceCode ?? null,
+    failedAttempt: FAILED_ATTEMPT_STATUSES.includes(message.Status),
+  };
+}
+
+/** 247Express's status callbacks: on CALLBACK_PATH, the account's key in the body's ApiKey (or HTTP Basic). */
+export const EXPRESS_CALLBACKS: CarrierCallbacks = {
+  path: CALLBACK_PATH,
+  credential: { kind: 'body-key', field: 'ApiKey' },
+  failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
+  parse(body) {
+    const checked = checkPayload(CallbackMessageSchema, body, 'callback');
+    return checked.ok ? { ok: true, value: parsedCallback(checked.value) } : checked;
+  },
+  answer: (_status, reason) => JSON.stringify({ IsError: reason !== undefined, ErrorMessage: reason ?? '' }),
+};

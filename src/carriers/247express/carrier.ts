@@ -1,5 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { CHARGE_CHECK_NAMES } from '../charge-check-names.js';
+import { EXPRESS_CALLBACKS } from './callback-message.js';
 import { checkOrderCode } from './order-code.js';
 import {
   DELAY_REASONS,
@@ -21,8 +22,9 @@ export const EXPRESS_247: CarrierDefinition = {
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   checkOrderCode,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
-  // Its answer gives every part of its published price relations.
   callsPerLookup: 1,
   accountShops: false,
+  // Its answer gives every part of its published price relations.
   charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },
+  callbacks: EXPRESS_CALLBACKS,
 };

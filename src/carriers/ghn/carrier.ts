@@ -3,6 +3,7 @@ import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { checkGhnOrderCode } from './order-code.js';
 import { GHN_FAILURE_REASONS, GHN_STATUSES, GHN_VOLUMETRIC_DIVISOR_KG } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { GHN_WEBHOOKS } from './webhook-message.js';
 
 export const GHN: CarrierDefinition = {
   id: 'ghn',
@@ -32,4 +33,5 @@ export const GHN: CarrierDefinition = {
       'invoice',
     ],
   },
+  callbacks: GHN_WEBHOOKS,
 };

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import type { CarrierCallbacks, ParsedCallback } from '../carrier-callbacks.js';
 import { measure } from '../field-types.js';
+import { checkPayload } from '../payload-validation.js';
 import { ghnAmount, ghnDateTime, ghnRequiredDateTime } from './ghn-fields.js';
+import { findGhnFailureReason, GHN_STATUSES } from './reference-data.js';
 
 /** The fees a webhook carries (`Fee`), GHN's names as they come. */
 export const GhnWebhookFeeSchema = z.looseObject({
@@ -64,3 +67,57 @@ export type GhnWebhookWire = z.input<typeof GhnWebhookSchema>;
 export function ghnWebhookEventId(webhook: GhnWebhook): string {
   return `${webhook.OrderCode}|${webhook.Type}|${webhook.Time}`;
 }
+
+/** Where `callbacks serve` receives GHN's webhooks, on the address the shop registers with GHN. */
+export const GHN_WEBHOOK_PATH = '/ghn/webhook';
+
+/** A delivery attempt that failed, when a webhook reports it as a status change. */
+const FAILED_ATTEMPT_STATUSES: readonly string[] = ['delivery_fail'];
+
+/** An empty text is GHN's way of sending none. */
+function textOrNull(text: string | null | undefined): string | null {
+  return text === undefined || text === null || text === '' ? null : text;
+}
+
+function parsedWebhook(webhook: GhnWebhook): ParsedCallback {
+  // GHN does not say whether its update_* webhooks carry Status: one without it is kept, its status empty.
+  const status = webhook.Status ?? '';
+  const reasonCode = textOrNull(webhook.ReasonCode);
+  const statusChange = webhook.Type === 'switch_status';
+  return {
+    eventId: ghnWebhookEventId(webhook),
+    orderCode: webhook.OrderCode,
+    status,
+    statusName: GHN_STATUSES.find((known) => known.code === status)?.name ?? null,
+    eventTime: webhook.Time,
+    transactionId: null,
+    deliveryDate: statusChange && status === 'delivered' ? webhook.Time : null,
+    receiverName: null,
+    mailman: null,
+    deliveryNotes: null,
+    // The reference table writes GHN's reasons with their `GHN-` prefix; a code it does not hold is kept as sent.
+    delayCode: reasonCode === null ? null : (findGhnFailureReason(reasonCode)?.code ?? reasonCode),
+    delayNotes: textOrNull(webhook.Reason),
+    requestFeedbackCount: null,
+    description: textOrNull(webhook.Description),
+    externalCode: textOrNull(webhook.ClientOrderCode),
+    referenceCode: null,
+    failedAttempt: statusChange && FAILED_ATTEMPT_STATUSES.includes(status),
+  };
+}
+
+/**
+ * GHN's webhooks: GHN signs nothing and sends no key, so the shop registers an address that carries
+ * a secret token (docs/carriers/ghn.md). GHN wants HTTP 200; its answer's body is not specified, so
+ * the receiver answers in GHN's own envelope.
+ */
+export const GHN_WEBHOOKS: CarrierCallbacks = {
+  path: GHN_WEBHOOK_PATH,
+  credential: { kind: 'none' },
+  failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
+  parse(body) {
+    const checked = checkPayload(GhnWebhookSchema, body, 'GHN webhook');
+    return checked.ok ? { ok: true, value: parsedWebhook(checked.value) } : checked;
+  },
+  answer: (status, reason) => JSON.stringify({ code: status, message: reason ?? 'Success' }),
+};

@@ -1,10 +1,16 @@
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { apiKeyAuthenticator, basicAuthenticator, type CallbackAuthenticator } from '../../callbacks/callback-auth.js';
-import { startCallbackReceiver } from '../../callbacks/callback-receiver.js';
+import {
+  apiKeyAuthenticator,
+  basicAuthenticator,
+  type CallbackAuthenticator,
+  urlTokenAuthenticator,
+} from '../../callbacks/callback-auth.js';
+import { type CallbackEndpoint, startCallbackReceiver } from '../../callbacks/callback-receiver.js';
 import { ingestCallbackJournalAsGuest, type JournalIngestResult } from '../../callbacks/journal-ingest.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
+import { KNOWN_CARRIERS } from '../../carriers/known-carriers.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UserError } from '../../errors/user-error.js';
 import { SETTINGS, type Settings } from '../../settings/catalog.js';
@@ -21,6 +27,7 @@ import { openWarehouseForCommand } from '../warehouse-access.js';
 
 const CALLBACK_USER_ENV = SETTINGS.callbackUser.env;
 const CALLBACK_PASSWORD_ENV = SETTINGS.callbackPassword.env;
+const CALLBACK_TOKEN_ENV = SETTINGS.callbackToken.env;
 
 const positiveInt = z.coerce.number().int().positive();
 const byteCount = z.coerce.number().int().min(0);
@@ -72,15 +79,51 @@ async function authenticatorFrom(
   return { authenticator: basicAuthenticator(user, password), keys };
 }
 
+/** The carriers' callbacks the receiver takes, and lines saying which it does not take and why. */
+interface ReceivedCallbacks {
+  readonly endpoints: [CallbackEndpoint, ...CallbackEndpoint[]];
+  readonly notReceived: readonly { readonly carrier: string; readonly path: string; readonly why: string }[];
+}
+
+/**
+ * Each known carrier's callbacks, on its path: a carrier that sends a key back is checked by --auth;
+ * one that signs nothing by the token of the address registered with it, and not received without one.
+ */
+function callbackEndpoints(authenticator: CallbackAuthenticator, token: string | undefined): ReceivedCallbacks {
+  const endpoints: CallbackEndpoint[] = [];
+  const notReceived: ReceivedCallbacks['notReceived'][number][] = [];
+  for (const carrier of KNOWN_CARRIERS) {
+    const { callbacks } = carrier;
+    if (callbacks === undefined) continue;
+    if (callbacks.credential.kind === 'body-key') {
+      endpoints.push({ carrier: carrier.id, callbacks, authenticator });
+    } else if (token !== undefined) {
+      endpoints.push({ carrier: carrier.id, callbacks, authenticator: urlTokenAuthenticator(token) });
+    } else {
+      notReceived.push({
+        carrier: carrier.id,
+        path: callbacks.path,
+        why: `${carrier.name}'s webhooks are not received: set $${CALLBACK_TOKEN_ENV} and register ${callbacks.path}?token=TOKEN with ${carrier.name}`,
+      });
+    }
+  }
+  const [first, ...rest] = endpoints;
+  if (first === undefined) throw new UserError('no carrier sends callbacks the receiver can check');
+  return { endpoints: [first, ...rest], notReceived };
+}
+
 function serveCommand(): Command {
   const command = new Command('serve').description(
-    "Receive the carrier's status callbacks on POST /IntergrationAPI: journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
+    "Receive the carriers' status callbacks (247Express's on POST /IntergrationAPI, GHN's webhooks on POST /ghn/webhook): journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
   );
   return withSettingOptions(command, 'callbacks serve', SETTINGS)
     .requiredOption('--port <n>', 'port to listen on (0: any free port, logged)')
     .option('--host <address>', 'address to listen on (default: 127.0.0.1)')
     .addOption(
-      new Option('--auth <mode>', "apikey: the body's ApiKey must be one of the tracking keys; basic: HTTP Basic")
+      new Option(
+        '--auth <mode>',
+        "247Express's callbacks: apikey: the body's ApiKey must be one of the tracking keys; basic: HTTP Basic",
+      )
         .choices(['apikey', 'basic'])
         .default('apikey'),
     )
@@ -106,8 +149,10 @@ function serveCommand(): Command {
     .addHelpText(
       'after',
       `
-Answers {"IsError":false,"ErrorMessage":""} once the callback is on disk; 400 not JSON or not a valid callback,
-401 wrong or missing credential, 413 body too large, 415 not application/json, 503 the journal could not be written
+GHN's webhooks: GHN signs nothing; they are received only when $${CALLBACK_TOKEN_ENV} is set, on the address
+registered with GHN: https://HOST/ghn/webhook?token=TOKEN.
+Answers {"IsError":false,"ErrorMessage":""} (GHN: {"code":200,"message":"Success"}) once the callback is on disk; 400 not JSON or not a valid callback,
+401 wrong or missing credential or token, 413 body too large, 415 not application/json, 503 the journal could not be written
 (its disk full even after giving up the reserve: send again, it recovers by itself once there is room).
 GET /health: acknowledged and rejected counts, journal backlog and disk space, last load into the warehouse.
 The API keys (--keys-file, $PARCEL_RECON_API_KEYS): with --auth apikey what callbacks must carry; with either, cleared from every text kept.
@@ -120,6 +165,7 @@ another process.`,
       const logger = createLogger({ level: flags.logLevel });
       const settings = await loadSettings('callbacks serve', raw, process.env);
       const { authenticator, keys } = await authenticatorFrom(flags, settings);
+      const received = callbackEndpoints(authenticator, settings.values.callbackToken);
       // Listening from the start, and for every signal: a signal during startup or a second one while
       // draining must not kill the process with callbacks acknowledged but not yet loaded.
       let signalled: (signal: NodeJS.Signals) => void = () => undefined;
@@ -130,7 +176,7 @@ another process.`,
         await serveUntilSignalled(
           flags,
           { dbPath: settings.values.warehouse, journalDir: settings.values.callbackJournal },
-          { authenticator, keys },
+          { received, keys },
           logger,
           stopRequested,
         );
@@ -144,7 +190,7 @@ another process.`,
 async function serveUntilSignalled(
   flags: z.output<typeof ServeFlagsSchema>,
   { dbPath, journalDir }: { dbPath: string; journalDir: string },
-  { authenticator, keys }: { authenticator: CallbackAuthenticator; keys: KeyRing | undefined },
+  { received, keys }: { received: ReceivedCallbacks; keys: KeyRing | undefined },
   logger: Logger,
   stopRequested: Promise<NodeJS.Signals>,
 ): Promise<void> {
@@ -153,7 +199,7 @@ async function serveUntilSignalled(
     receiver = await startCallbackReceiver({
       host: flags.host,
       port: flags.port,
-      authenticator,
+      endpoints: received.endpoints,
       keys,
       maxBodyBytes: flags.maxBodyBytes,
       journalDir,
@@ -173,8 +219,18 @@ async function serveUntilSignalled(
     if (code === 'EADDRNOTAVAIL') throw new UserError(`--host ${flags.host}: not an address of this machine`);
     throw error;
   }
+  for (const { carrier, path, why } of received.notReceived) logger.info({ carrier, path }, why);
   logger.info(
-    { url: receiver.url, path: '/IntergrationAPI', auth: authenticator.method, journalDir, db: dbPath },
+    {
+      url: receiver.url,
+      endpoints: received.endpoints.map(({ carrier, callbacks, authenticator }) => ({
+        carrier,
+        path: callbacks.path,
+        auth: authenticator.method,
+      })),
+      journalDir,
+      db: dbPath,
+    },
     'callback receiver listening',
   );
   const signal = await stopRequested;

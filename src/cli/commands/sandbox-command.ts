@@ -10,6 +10,8 @@ import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */
 export const CALLBACK_PASSWORD_ENV = SETTINGS.sandboxCallbackPassword.env;
+/** Environment variable holding the address GHN's webhooks go to: it carries the shop's token, so never a flag. */
+const GHN_WEBHOOK_URL_ENV = SETTINGS.sandboxGhnWebhookUrl.env;
 
 interface Knob {
   readonly flag: string;
@@ -319,6 +321,20 @@ const KNOBS: readonly Knob[] = [
     defaultShown: '0',
   },
   {
+    flag: '--ghn-webhook-attempts <n>',
+    path: 'ghn.webhooks.maxAttempts',
+    kind: 'number',
+    description: `attempts per GHN webhook, to the address in $${GHN_WEBHOOK_URL_ENV} (none sent when unset)`,
+    defaultShown: '11',
+  },
+  {
+    flag: '--ghn-webhook-retry-ms <ms>',
+    path: 'ghn.webhooks.retryBaseMs',
+    kind: 'number',
+    description: 'wait between attempts of a GHN webhook, fixed',
+    defaultShown: '5000',
+  },
+  {
     flag: '--customer-auth-header <name>',
     path: 'customerAuthHeader',
     kind: 'text',
@@ -368,11 +384,14 @@ export function sandboxOptionsFromFlags(
   }
   const password = env[CALLBACK_PASSWORD_ENV];
   if (password !== undefined) setPath(input, 'callbacks.basicPassword', password);
+  const ghnWebhookUrl = env[GHN_WEBHOOK_URL_ENV];
+  if (ghnWebhookUrl !== undefined) setPath(input, 'ghn.webhooks.url', ghnWebhookUrl);
   const checked = SandboxOptionsSchema.safeParse(input);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const path = issue.path.join('.');
     const knob = KNOBS.find((k) => k.path === path);
+    if (path === 'ghn.webhooks.url') throw new UserError(`$${GHN_WEBHOOK_URL_ENV}: not an http(s) address`);
     throw new UserError(
       knob ? `${knob.flag.split(' ')[0]}: ${issue.message}` : describeIssues(checked.error.issues, 'sandbox options'),
     );
@@ -400,7 +419,7 @@ export function sandboxCommand(): Command {
   const command = new Command('sandbox')
     .description(
       'Run the carrier sandbox: the tracking lookup, price calculation and order images operations of the carrier, ' +
-        'with its errors, daily limits and injectable faults, over synthetic orders from a seed; it also sends status callbacks. ' +
+        'with its errors, daily limits and injectable faults, over synthetic orders from a seed; it also sends status callbacks, and GHN webhooks of its GHN orders. ' +
         'Control and ground truth under /_sandbox/ (see docs/commands.md).',
     )
     .option('--keys-out <file>', "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file")

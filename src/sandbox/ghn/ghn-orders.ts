@@ -38,11 +38,16 @@ export function ghnShopId(account: Account): number {
 
 const iso = (ms: number) => epochMsToInstant(ms);
 
+/** The GHN status a planned status change is. */
+export function ghnStatusOf(event: StatusEvent): string {
+  return GHN_STATUS_OF[event.status] ?? 'exception';
+}
+
 /** The order's status changes up to `now`, as GHN statuses. */
 export function ghnEvents(plan: OrderPlan, now: number): { status: string; at: number }[] {
   return plan.events
     .filter((event: StatusEvent) => event.at <= now)
-    .map((event) => ({ status: GHN_STATUS_OF[event.status] ?? 'exception', at: event.at }));
+    .map((event) => ({ status: ghnStatusOf(event), at: event.at }));
 }
 
 function grams(plan: OrderPlan): number {

@@ -52,6 +52,13 @@ const optionShape = SandboxOptionsSchema.shape;
 const LimitsPatchSchema = patchOf(optionShape.limits.unwrap());
 const FaultsPatchSchema = patchOf(optionShape.faults.unwrap());
 const CallbacksPatchSchema = patchOf(optionShape.callbacks.unwrap());
+const GhnWebhooksPatchSchema = patchOf(optionShape.ghn.unwrap().shape.webhooks.unwrap());
+
+/** The address GHN's webhooks go to, shown without its query: the shop's token is in it. */
+function ghnWebhookSettingsShown(state: SandboxState) {
+  const { url, ...rest } = state.ghnWebhooks.current;
+  return { ...rest, url: url === undefined ? undefined : url.split('?', 1)[0] };
+}
 
 /**
  * The sandbox's own control and ground-truth API under `/_sandbox/`: move the clock, change limits,
@@ -136,6 +143,17 @@ export async function handleControl(
       return sendJson(res, 200, { ok: true });
     case 'GET /_sandbox/truth/callbacks':
       return sendJson(res, 200, state.callbacks.history());
+    case 'POST /_sandbox/ghn/webhooks': {
+      const patch = await body(GhnWebhooksPatchSchema);
+      if (!patch) return;
+      state.ghnWebhooks.configure(patch);
+      return sendJson(res, 200, ghnWebhookSettingsShown(state));
+    }
+    case 'POST /_sandbox/ghn/webhooks/flush':
+      await state.ghnWebhooks.idle();
+      return sendJson(res, 200, { ok: true });
+    case 'GET /_sandbox/truth/ghn/webhooks':
+      return sendJson(res, 200, state.ghnWebhooks.history());
     case 'GET /_sandbox/payouts/statement':
     case 'GET /_sandbox/truth/payouts': {
       const month = params.get('month') ?? '';
@@ -187,5 +205,6 @@ function describeState(state: SandboxState) {
     limits: state.quota.current,
     faults: state.faults.current,
     callbacks: { ...state.callbacks.current, basicPassword: undefined },
+    ghnWebhooks: ghnWebhookSettingsShown(state),
   };
 }
