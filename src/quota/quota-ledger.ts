@@ -122,6 +122,8 @@ export class QuotaLedger {
           const wanted = Math.min(count, this.remaining(alias));
           const left = this.reserved.get(alias) ?? 0;
           if (wanted > left) await this.reserve(alias, wanted - left);
+          // The carrier may have answered APIKEY_LIMIT while the reservation was written: nothing more goes.
+          if (this.exhausted.has(alias)) return 0;
           // A shared store may grant less than this process expected: others spent meanwhile.
           return this.take(alias, Math.max(0, Math.min(wanted, this.reserved.get(alias) ?? 0)));
         });

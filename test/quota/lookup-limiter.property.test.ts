@@ -38,6 +38,8 @@ type Step =
   /** A new run (a new process after a crash, or after the last one settled), with its own --max-lookups. */
   | { readonly kind: 'restart'; readonly crash: boolean; readonly budget: number };
 
+const lookup = (alias: number, turnCount: number, fails: boolean): Lookup => ({ alias, turns: turnCount, fails });
+
 const aliasIndex = fc.integer({ min: 0, max: ALIASES.length - 1 });
 const budgets = fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 20 }));
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -185,5 +187,51 @@ describe('LookupLimiter, over random lookups of several keys, APIKEY_LIMIT answe
   it('keeps those rules over the warehouse quota store on a DuckDB file', async () => {
     const { warehouse } = await temp.open();
     await playOnWarehouseStore(warehouse, schedules(6), play, { numRuns: 8, timeout: 5_000 });
+  });
+
+  it('lets no lookup of a key start once its APIKEY_LIMIT answer came, while the store still writes a reservation', async () => {
+    // A schedule that found it: a lookup granted by a reservation the store wrote after the answer.
+    const found: Schedule = {
+      policy: {
+        perKeyDaily: 8,
+        globalDaily: 18,
+        reservePerKey: 2,
+        reserveGlobal: 1,
+        dayUtcOffsetMinutes: 420,
+        maxConcurrent: 2,
+      },
+      rated: false,
+      aliases: 3,
+      budget: 13,
+      steps: [
+        { kind: 'lookups', lookups: [lookup(1, 0, true), lookup(2, 2, true)], keyLimit: null },
+        { kind: 'restart', crash: false, budget: Number.POSITIVE_INFINITY },
+        { kind: 'lookups', lookups: [lookup(1, 3, true), lookup(1, 0, false), lookup(2, 0, false)], keyLimit: null },
+        {
+          kind: 'lookups',
+          lookups: [
+            lookup(0, 2, true),
+            lookup(1, 1, true),
+            lookup(2, 2, true),
+            lookup(0, 2, false),
+            lookup(1, 2, false),
+            lookup(0, 0, false),
+            lookup(2, 0, false),
+            lookup(1, 1, false),
+            lookup(1, 2, false),
+            lookup(1, 0, true),
+          ],
+          keyLimit: { alias: 0, afterStarted: 0 },
+        },
+        { kind: 'clock', minutes: 45 },
+        {
+          kind: 'lookups',
+          lookups: [lookup(2, 0, false), lookup(2, 1, false), lookup(0, 0, false), lookup(0, 1, false)],
+          keyLimit: { alias: 1, afterStarted: 8 },
+        },
+      ],
+    };
+    const { warehouse } = await temp.open();
+    await playOnWarehouseStore(warehouse, fc.constant(found), play, { numRuns: 1, timeout: 5_000 });
   });
 });
