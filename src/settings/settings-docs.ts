@@ -59,13 +59,15 @@ function environmentTable(catalog: SettingsCatalog, detail: TableDetail): string
     return markdownTable(
       ['variable', 'what (its flag, its configuration key)'],
       // Brief where bytes count: what no command reads (the sandbox's own, the tests') is in the full table only.
-      withVariable.filter((setting) => setting.commands.length > 0).map((setting) => {
-        const places = [flagOnly(setting), setting.configKey].filter((place) => place !== undefined).map(code);
-        return [
-          `${code(setting.env)}${setting.secret ? ' (secret)' : ''}`,
-          cell(`${firstClause(setting.help)}${places.length === 0 ? '' : ` (${places.join(', ')})`}`),
-        ];
-      }),
+      withVariable
+        .filter((setting) => setting.commands.length > 0)
+        .map((setting) => {
+          const places = [flagOnly(setting), setting.configKey].filter((place) => place !== undefined).map(code);
+          return [
+            `${code(setting.env)}${setting.secret ? ' (secret)' : ''}`,
+            cell(`${firstClause(setting.help)}${places.length === 0 ? '' : ` (${places.join(', ')})`}`),
+          ];
+        }),
     );
   const rows = withVariable.map((setting) => {
     const shown = defaultShown(setting);
