@@ -86,6 +86,7 @@ export async function htmlPageStep(context: JobContext, request: ReportRequest):
     to: toDay,
     now: request.now,
     timeZone: request.timeZone,
+    codRules: context.settings.cod,
     out: join(request.outDir, `report_${fromDay}_${toDay}.html`),
   });
   return {

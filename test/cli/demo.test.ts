@@ -2,7 +2,7 @@
  * `demo` tracks the sample CSVs of both carriers through the in-process sandbox into one warehouse,
  * and every report over it shows both carriers' orders.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,20 @@ describe('demo with both carriers', () => {
     expect(html.code, html.stderr).toBe(0);
     const text = await readFile(page, 'utf8');
     for (const carrier of both) expect(text).toContain(carrier);
+  });
+
+  it("gives the page's COD section the configuration's rules", async () => {
+    const codFindings = async (args: string[]) => {
+      const page = join(dir, `cod-${args.length}.html`);
+      const result = await cli(['report', 'html', '--db', db, '--out', page, ...args], {});
+      expect(result.code, result.stderr).toBe(0);
+      const text = (await readFile(page, 'utf8')).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+      return Number(/COD findings ([\d,]+)/.exec(text)![1]!.replaceAll(',', ''));
+    };
+    expect(await codFindings([])).toBeGreaterThan(0);
+    const config = join(dir, 'patient.config.json');
+    await writeFile(config, JSON.stringify({ cod: { unpaidAfterDays: 9999 } }));
+    // Nothing is overdue when the shop allows the carriers 9999 days to pay.
+    expect(await codFindings(['--config', config])).toBe(0);
   });
 });

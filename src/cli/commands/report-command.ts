@@ -29,7 +29,7 @@ import { knownCarrierId, memoryLimitSchema } from '../../settings/value-types.js
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { reportCodRules } from '../cod-rules.js';
+import { codRulesOf, reportCodRules } from '../cod-rules.js';
 import { carrierDaySchema, checkFlags } from '../flag-check.js';
 import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
@@ -391,6 +391,7 @@ function htmlCommand(): Command {
             carrier: flags.carrier,
             now,
             timeZone: settings.values.timeZone,
+            codRules: codRulesOf(settings),
             out,
           });
           return {

@@ -5,7 +5,7 @@ import { makeFolder } from '../../errors/disk-fault.js';
 import { sqlText, timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { CHARGE_CHECKS, DEFAULT_CHARGE_RULES } from '../charges-report.js';
-import { COD_CHECKS, codTables, DEFAULT_COD_RULES } from '../cod-report.js';
+import { COD_CHECKS, type CodRules, codTables, DEFAULT_COD_RULES } from '../cod-report.js';
 import { formatDisplayTime } from '../display-time.js';
 import { failuresByWeekAndReasonQuery, failuresTables } from '../failures-report.js';
 import {
@@ -43,6 +43,8 @@ export interface HtmlReportOptions {
   readonly rowLimit?: number;
   /** The time zone the page shows times in (an IANA name). */
   readonly timeZone: string;
+  /** The rules of its COD section (settings `cod.*`); the defaults when not given. */
+  readonly codRules?: CodRules;
 }
 
 /** Tables stop at this many rows, so the page stays small over a large warehouse. */
@@ -322,7 +324,7 @@ const CARRIER_AND_ACCOUNT: readonly Column[] = [
 ];
 
 /**
- * The COD check with the default rules, up to the page's last day (COD overdue since before its first
+ * The COD check with the given rules (the settings' `cod.*`), up to the page's last day (COD overdue since before its first
  * is still owed): the money outstanding per account and age, the findings per check and the top ones.
  */
 async function codSection(
@@ -331,10 +333,11 @@ async function codSection(
   scope: ReportScope,
   now: number,
   limit: number,
+  rules: CodRules,
 ): Promise<string> {
   const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
   const report = codTables(
-    DEFAULT_COD_RULES,
+    rules,
     { toDay: scope.toDay, account: scope.account, carrier: scope.carrier },
     today,
   );
@@ -601,7 +604,14 @@ export async function buildHtmlReport(warehouse: Warehouse, options: HtmlReportO
   const runs = await runsSection(warehouse, options.timeZone, scope);
   const charges = await chargesSection(warehouse, options.timeZone, scope, options.now, limit);
   const { failures, awaiting } = await failuresSections(warehouse, options.timeZone, scope, options.now, limit);
-  const cod = await codSection(warehouse, options.timeZone, scope, options.now, limit);
+  const cod = await codSection(
+    warehouse,
+    options.timeZone,
+    scope,
+    options.now,
+    limit,
+    options.codRules ?? DEFAULT_COD_RULES,
+  );
   const period = `${options.from ?? 'the earliest day'} to ${options.to ?? 'today'} (carrier days, UTC+07:00)`;
   return htmlPage({
     title: `parcel-recon report${options.account === undefined ? '' : `: ${options.account}`}`,
