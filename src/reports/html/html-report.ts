@@ -336,11 +336,7 @@ async function codSection(
   rules: CodRules,
 ): Promise<string> {
   const today = `DATE ${sqlText(scope.toDay ?? carrierDayOf(now))}`;
-  const report = codTables(
-    rules,
-    { toDay: scope.toDay, account: scope.account, carrier: scope.carrier },
-    today,
-  );
+  const report = codTables(rules, { toDay: scope.toDay, account: scope.account, carrier: scope.carrier }, today);
   await prepareReportTables(warehouse, report);
   const outstanding = await allRows(warehouse, zone, reportTable(report, 'cod-outstanding').query);
   const summary = await allRows(warehouse, zone, reportTable(report, 'cod-summary').query);
