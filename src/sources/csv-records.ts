@@ -61,8 +61,13 @@ export class CsvRecordReader {
     }
     const orderCode = fields[columns.orderCode]?.trim() ?? '';
     if (orderCode === '') return this.rejected(line, 'no order_code in this row', decodedText(content));
-    const account = columns.account === null ? '' : (fields[columns.account]?.trim() ?? '');
-    return { kind: 'code', code: { orderCode, account: account === '' ? null : account, origin: this.origin(line) } };
+    const optional = (column: number) => {
+      const text = fields[column]?.trim() ?? '';
+      return text === '' ? null : text;
+    };
+    const account = columns.account === null ? null : optional(columns.account);
+    const carrier = columns.carrier === null ? {} : { carrier: optional(columns.carrier) };
+    return { kind: 'code', code: { orderCode, account, ...carrier, origin: this.origin(line) } };
   }
 
   /** The item for a record csv-parse skipped with an error. */

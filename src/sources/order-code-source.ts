@@ -6,6 +6,8 @@ export interface SourcedCode {
   readonly orderCode: string;
   /** The `account` column (a key alias), when the source has one and the row fills it. */
   readonly account: string | null;
+  /** The `carrier` column (a carrier's id; null when the row leaves it empty), when the source has one. */
+  readonly carrier?: string | null;
   /** Where the row is, for rejects and logs: `orders.csv:12`, `postgres row 7`. */
   readonly origin: string;
 }

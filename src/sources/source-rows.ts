@@ -1,9 +1,10 @@
 import { SourceError, type SourceItem } from './order-code-source.js';
 
-/** Where a source's order code and account are among its columns (indexes into a row). */
+/** Where a source's order code, account and carrier are among its columns (indexes into a row). */
 export interface SourceColumns {
   readonly orderCode: number;
   readonly account: number | null;
+  readonly carrier: number | null;
 }
 
 /** A row of a query result: the result's column names, the row's values, and where it is. */
@@ -17,22 +18,33 @@ export interface QueryRow {
 
 const ORDER_CODE_NAMES = new Set(['order_code', 'ordercode']);
 const ACCOUNT_NAME = 'account';
+const CARRIER_NAME = 'carrier';
 const LISTED_NAMES = 20;
 const TEXT_CHARACTERS = 200;
 
 /**
- * Finds the order code column (`order_code` or `ordercode`) and the optional `account` column by name,
- * ignoring case and surrounding blanks; the first of duplicates wins. Null when there is no order code.
+ * Finds the order code column (`order_code` or `ordercode`) and the optional `account` and `carrier`
+ * columns by name, ignoring case and surrounding blanks; the first of duplicates wins. Null when there
+ * is no order code.
  */
 export function findSourceColumns(names: readonly string[]): SourceColumns | null {
   const normalized = names.map((name) => name.trim().toLowerCase());
   const orderCode = normalized.findIndex((name) => ORDER_CODE_NAMES.has(name));
   if (orderCode < 0) return null;
-  const account = normalized.indexOf(ACCOUNT_NAME);
-  return { orderCode, account: account < 0 ? null : account };
+  const optional = (name: string) => {
+    const index = normalized.indexOf(name);
+    return index < 0 ? null : index;
+  };
+  return { orderCode, account: optional(ACCOUNT_NAME), carrier: optional(CARRIER_NAME) };
 }
 
-/** The order code and account columns of `sourceName`'s columns; a SourceError naming them when it has no order code. */
+/** A column's value as a source row gives it: trimmed text, null when empty. */
+function optionalText(value: unknown): string | null {
+  const text = value === null || value === undefined ? '' : String(value).trim();
+  return text === '' ? null : text;
+}
+
+/** The order code, account and carrier columns of `sourceName`'s columns; a SourceError naming them when it has no order code. */
 export function requiredSourceColumns(sourceName: string, names: readonly string[]): SourceColumns {
   const columns = findSourceColumns(names);
   if (columns === null)
@@ -57,17 +69,19 @@ export function rejectionText(text: string): string {
 }
 
 /**
- * The item for one database row from its order code and account values: text is trimmed, other
- * values go through String() (a number, a DECIMAL, a UUID...), an empty account is null.
+ * The item for one database row from its values: text is trimmed, other values go through String()
+ * (a number, a DECIMAL, a UUID...), an empty account or carrier is null.
  */
-export function itemFromValues(orderCode: unknown, account: unknown, origin: string): SourceItem {
+export function itemFromValues(values: readonly unknown[], columns: SourceColumns, origin: string): SourceItem {
+  const orderCode = values[columns.orderCode];
   if (orderCode === null || orderCode === undefined) {
     return { kind: 'rejected', rejection: { origin, reason: 'order_code is null', text: null } };
   }
   const code = String(orderCode).trim();
   if (code === '') return { kind: 'rejected', rejection: { origin, reason: 'order_code is empty', text: null } };
-  const accountText = account === null || account === undefined ? '' : String(account).trim();
-  return { kind: 'code', code: { orderCode: code, account: accountText === '' ? null : accountText, origin } };
+  const account = columns.account === null ? null : optionalText(values[columns.account]);
+  const carrier = columns.carrier === null ? {} : { carrier: optionalText(values[columns.carrier]) };
+  return { kind: 'code', code: { orderCode: code, account, ...carrier, origin } };
 }
 
 /**
@@ -78,7 +92,7 @@ export async function* orderCodeItems(
   queryName: string,
   rows: (checkColumns: (names: readonly string[]) => void) => AsyncIterable<QueryRow>,
 ): AsyncGenerator<SourceItem> {
-  let columns: SourceColumns = { orderCode: 0, account: null };
+  let columns: SourceColumns = { orderCode: 0, account: null, carrier: null };
   for await (const { values, origin } of rows((names) => (columns = requiredSourceColumns(queryName, names))))
-    yield itemFromValues(values[columns.orderCode], columns.account === null ? null : values[columns.account], origin);
+    yield itemFromValues(values, columns, origin);
 }

@@ -15,17 +15,13 @@ export function xlsxSource(file: string, sheet?: string): OrderCodeSource {
 }
 
 async function* readXlsx(file: string, sheet: string | undefined): AsyncGenerator<SourceItem> {
-  let columns: SourceColumns = { orderCode: 0, account: null };
+  let columns: SourceColumns = { orderCode: 0, account: null, carrier: null };
   const rows = xlsxRows(file, { sheet }, (names) => (columns = requiredSourceColumns(file, names)));
   for await (const item of rows) {
     if (item.kind === 'rejected') yield item;
     else {
       const { values, origin } = item.row;
-      yield itemFromValues(
-        values[columns.orderCode],
-        columns.account === null ? null : values[columns.account],
-        origin,
-      );
+      yield itemFromValues(values, columns, origin);
     }
   }
 }

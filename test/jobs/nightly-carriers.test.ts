@@ -1,8 +1,9 @@
 /**
  * One nightly job for a shop with both carriers: 247Express as the configured carrier, GHN in
- * `alsoTrack` with its own address, keys file and source. Both land in one warehouse, each tracking
- * step named after its carrier, and the night's reports show both carriers' orders; no GHN token
- * reaches the output or the warehouse.
+ * `alsoTrack` with its own address and keys file, both reading one CSV with a `carrier` column (each
+ * run takes its own carrier's rows). Both land in one warehouse, each tracking step named after its
+ * carrier, and the night's reports show both carriers' orders; no GHN token reaches the output or the
+ * warehouse; a row naming a carrier the product does not know is rejected.
  */
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,8 +39,12 @@ describe('jobs run nightly with alsoTrack', () => {
     const ghnRows = rows(sandbox.state.ghnWorld);
     expressCodes = expressRows.map(([code]) => code!);
     ghnCodes = ghnRows.map(([code]) => code!);
-    const expressCsv = await workspace.writeCsv('247.csv', [['order_code', 'account'], ...expressRows]);
-    const ghnCsv = await workspace.writeCsv('ghn.csv', [['order_code', 'account'], ...ghnRows]);
+    const csv = await workspace.writeCsv('orders.csv', [
+      ['order_code', 'account', 'carrier'],
+      ...expressRows.map((row) => [...row, '247Express']),
+      ...ghnRows.map((row) => [...row, 'GHN']),
+      [expressCodes[0]!, expressRows[0]![1]!, 'vnpost'],
+    ]);
     const ghnKeys = join(workspace.dir, 'ghn-keys.json');
     await writeFile(
       ghnKeys,
@@ -56,13 +61,14 @@ describe('jobs run nightly with alsoTrack', () => {
       JSON.stringify({
         warehouse: workspace.dbPath,
         trackingUrl: sandbox.url,
-        source: { inputs: [expressCsv] },
+        carrier: '247express',
+        source: { inputs: [csv] },
         alsoTrack: [
           {
             carrier: 'ghn',
             trackingUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
             keysFile: ghnKeys,
-            source: { inputs: [ghnCsv] },
+            source: { inputs: [csv] },
           },
         ],
         track: { concurrency: 8, retryMinMs: 5 },
@@ -103,6 +109,29 @@ describe('jobs run nightly with alsoTrack', () => {
       ]);
       const runs = (await warehouse.readAll('SELECT job FROM runs ORDER BY job')).getRowObjectsJson();
       expect(runs.map((run) => run.job)).toEqual(expect.arrayContaining(['nightly-track', 'nightly-track-ghn']));
+      // Each run read its own rows and the unknown carrier's; the other carrier's it left alone.
+      const inputs = (
+        await warehouse.readAll(
+          `SELECT r.job, i.carrier, count(*) AS n, count(i.reject_code) AS rejected, min(i.reject_code) AS code
+           FROM run_inputs AS i JOIN runs AS r USING (run_id) GROUP BY ALL ORDER BY r.job`,
+        )
+      ).getRowObjectsJson();
+      expect(inputs).toEqual([
+        {
+          job: 'nightly-track',
+          carrier: '247express',
+          n: String(expressCodes.length + 1),
+          rejected: '1',
+          code: 'UNKNOWN_CARRIER',
+        },
+        {
+          job: 'nightly-track-ghn',
+          carrier: 'ghn',
+          n: String(ghnCodes.length + 1),
+          rejected: '1',
+          code: 'UNKNOWN_CARRIER',
+        },
+      ]);
     } finally {
       await warehouse.close();
     }

@@ -127,6 +127,15 @@ describe('csvSource: formats', () => {
     ]);
   });
 
+  it('reads a carrier column in any case, an empty one as none', async () => {
+    const path = await corpusFile('carriers.csv', 'order_code,Carrier,account\nEX1,247express,a\nG1, GHN ,\nEX2,,b\n');
+    expect((await readAll(path)).codes).toEqual([
+      { orderCode: 'EX1', account: 'a', carrier: '247express', origin: `${path}:2` },
+      { orderCode: 'G1', account: null, carrier: 'GHN', origin: `${path}:3` },
+      { orderCode: 'EX2', account: 'b', carrier: null, origin: `${path}:4` },
+    ]);
+  });
+
   it('finds the header and its delimiter after a BOM and blank or whitespace-only lines', async () => {
     const path = await corpusFile('late-header.csv', '\ufeff\r\n  \t\r\nORDER_CODE;Account\r\nEX330000001;a,b\r\n');
     expect((await readAll(path)).codes).toEqual([{ orderCode: 'EX330000001', account: 'a,b', origin: `${path}:4` }]);

@@ -1,6 +1,6 @@
 import { epochMsToInstant } from '../../carriers/247express/contract.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
-import { findCarrier } from '../../carriers/known-carriers.js';
+import { findCarrier, KNOWN_CARRIERS } from '../../carriers/known-carriers.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import {
   appendRunInputs,
@@ -16,6 +16,7 @@ import { inShard, type Shard } from './shard.js';
 export const INPUT_REJECT = {
   UNREADABLE_ROW: 'UNREADABLE_ROW',
   UNKNOWN_ACCOUNT: 'UNKNOWN_ACCOUNT',
+  UNKNOWN_CARRIER: 'UNKNOWN_CARRIER',
   ACCOUNT_REQUIRED: 'ACCOUNT_REQUIRED',
 } as const;
 
@@ -36,7 +37,9 @@ interface StagedRow {
  * the rejects file with their source line. De-duplication happens in SQL, over the staged rows.
  *
  * With a shard, rows of other shards are skipped (not this worker's work, not rejects); they still
- * take their sequence number, so every staged row is numbered as in a run over all the codes.
+ * take their sequence number, so every staged row is numbered as in a run over all the codes. Rows
+ * whose `carrier` column names another carrier the product knows are skipped the same way (that
+ * carrier's run looks them up); a carrier it does not know is a rejected row.
  */
 export async function stageInputs(
   warehouse: Warehouse,
@@ -79,9 +82,22 @@ export async function stageInputs(
         await reject(item.rejection.origin, null, INPUT_REJECT.UNREADABLE_ROW, item.rejection.reason);
       } else {
         const { orderCode, account, origin } = item.code;
+        const rowCarrier = item.code.carrier?.toLowerCase() ?? carrier;
+        if (rowCarrier !== carrier && findCarrier(rowCarrier) !== undefined) {
+          // Another carrier's row, left for its own run: one source can feed every carrier's.
+          seq++;
+          continue;
+        }
         const ruleError = checkOrderCode(orderCode);
         const alias = keys.aliasFor(account);
-        if (ruleError) {
+        if (rowCarrier !== carrier) {
+          await reject(
+            origin,
+            orderCode,
+            INPUT_REJECT.UNKNOWN_CARRIER,
+            `carrier ${JSON.stringify(item.code.carrier)} is not one the product knows: ${KNOWN_CARRIERS.map((known) => known.id).join(' or ')}`,
+          );
+        } else if (ruleError) {
           await reject(origin, orderCode, ruleError, `order code breaks the carrier's rules (${ruleError})`);
         } else if (alias === undefined) {
           if (account !== null)
