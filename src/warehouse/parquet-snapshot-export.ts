@@ -240,6 +240,7 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
     kind: write.kind,
     partitionedBy: spec.column,
     rows: partitions.reduce((sum, partition) => sum + partition.rows, 0),
+    definition: null,
     columns: write.columns,
     partitions: partitions.map((partition) => {
       if (partition.files.length > 0) return partition;
@@ -250,34 +251,44 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
   };
 }
 
-/**
- * A small table, or a view, as one file. A table is written again when its rows changed; a view each
- * time, as its rows follow the time of the export and computing them is what writing them costs.
- */
+/** A small table as one file, written again when its rows changed. */
 async function writeWhole(write: RelationWrite): Promise<SnapshotRelation> {
   const { sql, folder, id, name, kind } = write;
-  let fingerprint = '';
-  if (kind === 'table') {
-    const [stat] = (
-      await sql.readAll(`SELECT count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM ${sqlName(name)} AS r`)
-    ).getRowObjectsJS() as { rows: bigint; hash: string | null }[];
-    fingerprint = fingerprintOf(stat!.rows, stat!.hash);
-    const kept = write.before?.partitions[0];
-    if (kept !== undefined && kept.fingerprint === fingerprint)
-      return { name, kind, partitionedBy: null, rows: kept.rows, columns: write.columns, partitions: [kept] };
-  }
+  const [stat] = (
+    await sql.readAll(`SELECT count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM ${sqlName(name)} AS r`)
+  ).getRowObjectsJS() as { rows: bigint; hash: string | null }[];
+  const fingerprint = fingerprintOf(stat!.rows, stat!.hash);
+  const relation = { name, kind, partitionedBy: null, definition: null, columns: write.columns };
+  const kept = write.before?.partitions[0];
+  if (kept !== undefined && kept.fingerprint === fingerprint)
+    return { ...relation, rows: kept.rows, partitions: [kept] };
   const path = join(name, `part-${id}.parquet`);
   await mkdir(join(folder, name), { recursive: true });
   const rows = await sql.run(
     `COPY (SELECT * FROM ${sqlName(name)}) TO ${sqlText(join(folder, path))} (FORMAT parquet)`,
   );
+  return { ...relation, rows, partitions: [{ key: '', rows, fingerprint, files: [{ path, rows }] }] };
+}
+
+/**
+ * A view: its statement, not its rows. The report views are computed over every order and the time
+ * they are read; a reader computes them over the snapshot's tables, so no export writes them whole.
+ */
+async function viewOf(write: RelationWrite): Promise<SnapshotRelation> {
+  const [view] = (
+    await write.sql.readAll(
+      'SELECT sql FROM duckdb_views() WHERE database_name = current_database() AND schema_name = $1 AND view_name = $2',
+      ['main', write.name],
+    )
+  ).getRowObjectsJS() as { sql: string }[];
   return {
-    name,
-    kind,
+    name: write.name,
+    kind: 'view',
     partitionedBy: null,
-    rows,
+    rows: null,
+    definition: view!.sql,
     columns: write.columns,
-    partitions: [{ key: '', rows, fingerprint, files: [{ path, rows }] }],
+    partitions: [],
   };
 }
 
@@ -300,7 +311,8 @@ async function writeRelations(
         earlier.partitionedBy === (spec?.column ?? null) &&
         JSON.stringify(earlier.columns) === JSON.stringify(columns);
       const write: RelationWrite = { sql, folder, id, name, kind, columns, before: same ? earlier : undefined };
-      relations.push(spec === undefined ? await writeWhole(write) : await writePartitioned(write, spec));
+      if (kind === 'view') relations.push(await viewOf(write));
+      else relations.push(spec === undefined ? await writeWhole(write) : await writePartitioned(write, spec));
     }
     return relations;
   });
@@ -411,6 +423,8 @@ export function snapshotSummary(written: SnapshotExport) {
     views: relations.filter((relation) => relation.kind === 'view').length,
     partitionsWritten: written.partitionsWritten,
     partitionsKept: written.partitionsKept,
-    rows: Object.fromEntries(relations.map((relation) => [relation.name, relation.rows])),
+    rows: Object.fromEntries(
+      relations.filter((relation) => relation.kind === 'table').map((relation) => [relation.name, relation.rows]),
+    ),
   };
 }

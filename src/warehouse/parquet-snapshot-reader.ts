@@ -20,8 +20,28 @@ function relationSql(folder: string, relation: SnapshotRelation): string {
 }
 
 /**
+ * Makes the warehouse's views over the snapshot's tables, each once the views it reads are made:
+ * the manifest lists them by name, not in the order they depend on each other.
+ */
+async function createViews(warehouse: Warehouse, relations: readonly SnapshotRelation[]): Promise<void> {
+  let pending = relations.filter((relation) => relation.kind === 'view');
+  while (pending.length > 0) {
+    const waiting: SnapshotRelation[] = [];
+    let failure: unknown;
+    for (const view of pending)
+      await warehouse.run(view.definition ?? '').catch((error: unknown) => {
+        failure = error;
+        waiting.push(view);
+      });
+    if (waiting.length === pending.length) throw failure;
+    pending = waiting;
+  }
+}
+
+/**
  * Opens the snapshot `dir` names as a warehouse: an in-memory DuckDB with a view per table and view
- * of the snapshot, under its name in the warehouse, over the files its manifest names (read once, so
+ * of the snapshot, under its name in the warehouse: a table's over the files its manifest names, a
+ * view's the warehouse's statement over those (read once, so
  * an export meanwhile changes nothing this reads). Each column is cast back to its type in the
  * warehouse (Parquet keeps JSON as text), so the same SQL gives the same result as on the warehouse.
  * DuckDB reads no file but the snapshot's, `options.directories` (a report's files) and
@@ -46,7 +66,9 @@ export async function openSnapshot(
   });
   try {
     for (const relation of manifest.relations)
-      await warehouse.run(`CREATE VIEW ${sqlName(relation.name)} AS ${relationSql(folder, relation)}`);
+      if (relation.kind === 'table')
+        await warehouse.run(`CREATE VIEW ${sqlName(relation.name)} AS ${relationSql(folder, relation)}`);
+    await createViews(warehouse, manifest.relations);
     if (directories.length === 0) await warehouse.run('SET lock_configuration = true');
   } catch (error) {
     await warehouse.close();

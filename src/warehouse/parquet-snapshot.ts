@@ -10,7 +10,8 @@ import { ProductError } from '../errors/product-error.js';
  * - `DIR/<table>/carrier=<carrier>/month=<YYYY-MM>/part-<export>-<n>.parquet` for a large table: its rows
  *   of one carrier whose partitioning column (see snapshot-partitions.ts) falls in that carrier month;
  *   the files hold every column but `carrier`, which the path holds.
- * - `DIR/<relation>/part-<export>.parquet` for a small table and for a view: all its rows.
+ * - `DIR/<table>/part-<export>.parquet` for a small table: all its rows.
+ * - A view has no file: the manifest keeps its statement, which a reader runs over the tables.
  * - `DIR/manifest.json` names the files of each relation; it is replaced by a rename, so parcel-recon's
  *   readers see one whole snapshot, the old or the new. An export writes new files under new names,
  *   switches the manifest, and only then removes the files it superseded.
@@ -46,9 +47,12 @@ const SnapshotPartitionSchema = z.object({
 const SnapshotRelationSchema = z.object({
   name: z.string().min(1),
   kind: z.enum(['table', 'view']),
-  /** The column whose carrier month places a row, null when the relation is one file. */
+  /** The column whose carrier month places a row, null when the relation is one file or a view. */
   partitionedBy: z.string().nullable(),
-  rows: z.number().int().min(0),
+  /** A table's rows; null for a view, whose rows a reader computes. */
+  rows: z.number().int().min(0).nullable(),
+  /** A view's statement, as the warehouse has it: a reader makes the view over the snapshot's tables. */
+  definition: z.string().nullable(),
   columns: z.array(ColumnSchema),
   partitions: z.array(SnapshotPartitionSchema),
 });

@@ -148,6 +148,11 @@ describe('a Parquet snapshot of the warehouse', () => {
         );
     }
     expect(relationOf(manifest, 'runs')).toMatchObject({ partitionedBy: null, partitions: [{ key: '' }] });
+    // A view is its statement, which the reader runs over the snapshot's tables: the same rows as over the warehouse.
+    expect(relationOf(manifest, 'report_charges')).toMatchObject({ kind: 'view', rows: null, partitions: [] });
+    const views =
+      'SELECT (SELECT count(*) FROM report_charges) AS charges, (SELECT count(*) FROM report_failures_by_reason) AS reasons';
+    expect(await sqlJson([views, '--snapshot', snap])).toEqual(await sqlJson([views, '--db', workspace.dbPath]));
     // The plain folder holds exactly the files the manifest names.
     expect([...(await parquetFilesOf(snap)).keys()].sort()).toEqual(manifestFiles(manifest).sort());
   });
