@@ -34,7 +34,7 @@ export function exportCommand(): Command {
     .option('--json', 'print the summary as JSON')
     .action(async (flags: { to: string; memoryLimit: string; json?: boolean }) => {
       const settings = await loadSettings('export', flags, process.env);
-      const memoryLimit = memoryLimitSchema('2GB').safeParse(flags.memoryLimit);
+      const memoryLimit = memoryLimitSchema(EXPORT_MEMORY_LIMIT).safeParse(flags.memoryLimit);
       if (!memoryLimit.success) throw new UserError(`--memory-limit: ${memoryLimit.error.issues[0]!.message}`);
       const exportedAt = new Date(runClock(process.env)());
       // The folders the export writes in (the second only when it replaces a link of the layout before partitions).
