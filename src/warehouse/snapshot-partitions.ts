@@ -14,11 +14,15 @@ export interface PartitionSpec {
   readonly rows: (table: string) => string;
 }
 
-const CARRIER_ZONE = 'Asia/Ho_Chi_Minh';
+/**
+ * The carriers' time, Asia/Ho_Chi_Minh, is UTC+07:00 all year (no daylight saving since 1975): the
+ * offset added to the UTC instant, without the time zone lookup that costs several times more per row.
+ */
+const CARRIER_OFFSET_MICROS = 7 * 3600 * 1_000_000;
 
 /** The carrier month of `instant`, `YYYY-MM`; NULL for NULL. */
 export function carrierMonthSql(instant: string): string {
-  return `strftime(timezone('${CARRIER_ZONE}', ${instant}), '%Y-%m')`;
+  return `strftime(make_timestamp(epoch_us(${instant}) + ${CARRIER_OFFSET_MICROS}), '%Y-%m')`;
 }
 
 /** Rows placed by a column of their own. */
