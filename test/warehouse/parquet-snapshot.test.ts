@@ -1,4 +1,4 @@
-import { copyFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -358,6 +358,17 @@ describe('a Parquet snapshot of the warehouse', () => {
     // The folder holds exactly the files the manifest names, and reads as the warehouse does.
     expect([...after.keys()].sort()).toEqual(manifestFiles(second).sort());
     expect(await sqlJson([COUNTS, '--snapshot', lake])).toEqual(await sqlJson([COUNTS, '--db', db]));
+  });
+
+  it('replaces a snapshot of the layout before partitions, a link into DIR.snapshots/, by the folder', async () => {
+    const old = join(workspace.dir, 'old-snap');
+    await mkdir(join(`${old}.snapshots`, '20261101T000000Z-abcdef'), { recursive: true });
+    await writeFile(join(`${old}.snapshots`, '20261101T000000Z-abcdef', 'manifest.json'), '{"format": 1}\n');
+    await symlink('old-snap.snapshots/20261101T000000Z-abcdef', old);
+    expectOk(await cli(['export', '--to', old, '--db', workspace.dbPath], env));
+    expect((await lstat(old)).isDirectory()).toBe(true);
+    expect((await readdir(workspace.dir)).filter((name) => name.startsWith('old-snap'))).toEqual(['old-snap']);
+    expect(await sqlJson([COUNTS, '--snapshot', old])).toEqual(await sqlJson([COUNTS, '--db', workspace.dbPath]));
   });
 
   it('refuses --snapshot with --db, a missing snapshot, a query that writes, and an export over a folder, each in one line', async () => {
