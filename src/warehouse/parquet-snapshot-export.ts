@@ -83,18 +83,23 @@ async function previousAt(dir: string): Promise<Previous> {
   throw notSnapshot(dir);
 }
 
-/** Marks `folder` as written by this process; refused while another live export writes it. */
+/**
+ * Marks `folder` as written by this process; refused while another live export writes it. The mark is
+ * made before the others are read, so that of two exports starting at once neither goes on unseen.
+ */
 async function claim(folder: string): Promise<string> {
-  for (const entry of await readdir(folder)) {
-    const mark = EXPORT_MARK.exec(entry);
-    if (mark === null) continue;
-    const pid = Number(mark[1]);
-    if (pid !== process.pid && isProcessAlive(pid))
-      throw new SnapshotError(`another export (PID ${pid}) is writing ${folder}`, 'SNAPSHOT_PATH_TAKEN');
-    await rm(join(folder, entry), { force: true });
-  }
   const mark = join(folder, `.export-${process.pid}`);
   await writeFile(mark, '');
+  for (const entry of await readdir(folder)) {
+    const other = EXPORT_MARK.exec(entry);
+    if (other === null || Number(other[1]) === process.pid) continue;
+    const pid = Number(other[1]);
+    if (isProcessAlive(pid)) {
+      await rm(mark, { force: true });
+      throw new SnapshotError(`another export (PID ${pid}) is writing ${folder}`, 'SNAPSHOT_PATH_TAKEN');
+    }
+    await rm(join(folder, entry), { force: true });
+  }
   return mark;
 }
 

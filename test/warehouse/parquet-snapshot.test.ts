@@ -1,4 +1,4 @@
-import { copyFile, lstat, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -393,5 +393,17 @@ describe('a Parquet snapshot of the warehouse', () => {
     expect(taken.code).toBe(2);
     expect(taken.stderr.trim().split('\n')).toHaveLength(1);
     expect(taken.stderr).toContain('is not a snapshot folder');
+    // A live export's mark (this test's own process stands for it): a second export is refused, the first's files untouched.
+    const manifest = await readFile(join(snap, 'manifest.json'), 'utf8');
+    await writeFile(join(snap, `.export-${process.pid}`), '');
+    try {
+      const busy = await cli(['export', '--to', snap, '--db', workspace.dbPath], {});
+      expect(busy.code).toBe(2);
+      expect(busy.stderr.trim().split('\n')).toHaveLength(1);
+      expect(busy.stderr).toContain(`another export (PID ${process.pid}) is writing`);
+      expect(await readFile(join(snap, 'manifest.json'), 'utf8')).toBe(manifest);
+    } finally {
+      await rm(join(snap, `.export-${process.pid}`), { force: true });
+    }
   });
 });
