@@ -33,6 +33,11 @@ export interface SnapshotExport {
 /** The mark of an export under way in the snapshot folder: `.export-<pid>`. */
 const EXPORT_MARK = /^\.export-(\d+)$/;
 const PARTIAL_MANIFEST = /^manifest\.json\.partial-\d+$/;
+/**
+ * Partitions one COPY writes: DuckDB holds a row group per open partition, so a full export of ten
+ * years at once would not keep to the memory limit; each batch is one more read of the table.
+ */
+const PARTITIONS_PER_WRITE = 6;
 
 /** What is at the snapshot's path before the export. */
 type Previous =
@@ -220,16 +225,18 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
     }
   }
   const byKey = new Map<string, SnapshotFile[]>();
-  if (changed.length > 0) {
+  const target = join(folder, name);
+  // A partitioned write keeps a file open, and a row group in memory, per partition: a few at a time.
+  for (let first = 0; first < changed.length; first += PARTITIONS_PER_WRITE) {
+    const batch = changed.slice(first, first + PARTITIONS_PER_WRITE);
     const only =
-      changed.length === stats.length
+      batch.length === stats.length
         ? ''
-        : `WHERE {'c': carrier, 'm': month} IN (${changed
+        : `WHERE {'c': carrier, 'm': month} IN (${batch
             .map(
               (stat) => `{'c': ${sqlText(stat.carrier)}, 'm': ${stat.month === null ? 'NULL' : sqlText(stat.month)}}`,
             )
             .join(', ')})`;
-    const target = join(folder, name);
     const reader = await sql.readAll(
       `COPY (SELECT * FROM (${rows}) ${only}) TO ${sqlText(target)}
         (FORMAT parquet, PARTITION_BY (carrier, month), FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true, OVERWRITE_OR_IGNORE)`,
