@@ -8,6 +8,6 @@ import type { JobContext, JobStepResult } from './job-definition.js';
  */
 export async function exportStep(context: JobContext, to: string): Promise<JobStepResult> {
   const summary = snapshotSummary(await exportSnapshot(context.warehouse, to, new Date(context.now())));
-  context.logger.info({ to: summary.to, folder: summary.folder }, 'exported the snapshot');
+  context.logger.info({ to: summary.to, partitionsWritten: summary.partitionsWritten }, 'exported the snapshot');
   return { step: 'export', exitState: 'ok', exitCode: EXIT.OK, summary };
 }

@@ -91,7 +91,7 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
     return 'nothing was imported; give --layout the layout the statement is written in, or map its columns in the configuration (payouts.layouts)';
   if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';
   if (error.code === 'SNAPSHOT_PATH_TAKEN')
-    return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote`;
+    return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote; if another export writes it, wait for it to end`;
   if (error instanceof WarehouseBusyError)
     return error.readOnly
       ? 'DuckDB lets no other process open it, even read-only, while it is written; try again once that process has finished'

@@ -42,7 +42,8 @@ export const ERROR_CODES = {
   PATH_NOT_WRITABLE: 'a folder or file the program writes cannot be written',
   DISK_FULL: 'the disk has no space left, or the disk quota is exceeded',
   SNAPSHOT_NOT_FOUND: 'the path names no snapshot of the warehouse',
-  SNAPSHOT_PATH_TAKEN: 'the path of the snapshot is a file or folder that is not a link to a snapshot',
+  SNAPSHOT_PATH_TAKEN:
+    'the path of the snapshot is a file or folder that is not a snapshot folder, or another export writes it',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

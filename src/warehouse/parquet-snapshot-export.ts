@@ -1,60 +1,145 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { diskFaultOf, makeFolder } from '../errors/disk-fault.js';
 import { fsyncPath } from './durable-files.js';
 import {
-  linkFolderOf,
-  linkTargetOf,
+  filesOfManifest,
+  legacySnapshotStoreOf,
   MANIFEST_FILE,
+  NULL_PARTITION,
+  readManifest,
   SNAPSHOT_FORMAT,
   SnapshotError,
+  type SnapshotFile,
   type SnapshotManifest,
+  type SnapshotPartition,
   type SnapshotRelation,
-  snapshotIdOfTarget,
-  snapshotStoreOf,
 } from './parquet-snapshot.js';
 import { isProcessAlive } from './process-liveness.js';
+import { PARTITIONED_TABLES, type PartitionSpec } from './snapshot-partitions.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import type { SqlRunner, WarehouseSession } from './warehouse.js';
 
 export interface SnapshotExport {
-  /** The link readers open. */
+  /** The snapshot folder readers open. */
   readonly to: string;
-  /** The folder it now links to. */
-  readonly folder: string;
   readonly manifest: SnapshotManifest;
+  /** Partitions (a small table or view counts as one) written by this export, and kept from the one before. */
+  readonly partitionsWritten: number;
+  readonly partitionsKept: number;
 }
 
-const PARTIAL = /\.partial-(\d+)$/;
+/** The mark of an export under way in the snapshot folder: `.export-<pid>`. */
+const EXPORT_MARK = /^\.export-(\d+)$/;
+const PARTIAL_MANIFEST = /^manifest\.json\.partial-\d+$/;
+/**
+ * Partitions one COPY writes: DuckDB holds a row group per open partition, so a full export of ten
+ * years at once would not keep to the memory limit; each batch is one more read of the table.
+ */
+const PARTITIONS_PER_WRITE = 6;
 
-/** A partial folder this process, or another live export, is writing. */
-function isPartialOfLiveExport(pid: number): boolean {
-  return pid === process.pid || isProcessAlive(pid);
-}
-
-/** The snapshot `dir` links to now; undefined when nothing is there yet. Anything else there is refused. */
-async function currentSnapshotId(dir: string): Promise<string | undefined> {
-  const found = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (found === undefined) return undefined;
-  const id = found.isSymbolicLink() ? snapshotIdOfTarget(dir, await readlink(dir)) : undefined;
-  if (id === undefined)
-    throw new SnapshotError(
-      `${dir} is not a link to a snapshot, and an export replaces only those`,
-      'SNAPSHOT_PATH_TAKEN',
-    );
-  return id;
-}
+/** What is at the snapshot's path before the export. */
+type Previous =
+  | { readonly kind: 'none'; readonly exists: boolean }
+  | { readonly kind: 'folder'; readonly manifest: SnapshotManifest | undefined }
+  /** A link of the layout before partitions: the new folder is written beside it, then takes its place. */
+  | { readonly kind: 'link' };
 
 /** A snapshot's name: when it was exported, and a few random letters so that two exports never share one. */
-function snapshotId(exportedAt: Date): string {
+function exportId(exportedAt: Date): string {
   return `${exportedAt
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z')}-${randomBytes(3).toString('hex')}`;
+}
+
+function notSnapshot(dir: string): SnapshotError {
+  return new SnapshotError(
+    `${dir} is not a snapshot folder, and an export writes only into those`,
+    'SNAPSHOT_PATH_TAKEN',
+  );
+}
+
+/** What `dir` holds now. Anything but a snapshot folder, an empty folder, or one a killed first export left is refused. */
+async function previousAt(dir: string): Promise<Previous> {
+  const found = await lstat(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (found === undefined) return { kind: 'none', exists: false };
+  if (found.isSymbolicLink()) {
+    const target = await readlink(dir);
+    if (target.startsWith(`${basename(dir)}.snapshots/`)) return { kind: 'link' };
+    throw notSnapshot(dir);
+  }
+  if (!found.isDirectory()) throw notSnapshot(dir);
+  const entries = await readdir(dir);
+  if (entries.includes(MANIFEST_FILE)) {
+    try {
+      return { kind: 'folder', manifest: await readManifest(dir) };
+    } catch (error) {
+      if (error instanceof SnapshotError) throw notSnapshot(dir);
+      throw error;
+    }
+  }
+  if (entries.length === 0) return { kind: 'none', exists: true };
+  if (entries.some((entry) => EXPORT_MARK.test(entry))) return { kind: 'folder', manifest: undefined };
+  throw notSnapshot(dir);
+}
+
+/**
+ * Marks `folder` as written by this process; refused while another live export writes it. The mark is
+ * made before the others are read, so that of two exports starting at once neither goes on unseen.
+ */
+async function claim(folder: string): Promise<string> {
+  const mark = join(folder, `.export-${process.pid}`);
+  await writeFile(mark, '');
+  for (const entry of await readdir(folder)) {
+    const other = EXPORT_MARK.exec(entry);
+    if (other === null || Number(other[1]) === process.pid) continue;
+    const pid = Number(other[1]);
+    if (isProcessAlive(pid)) {
+      await rm(mark, { force: true });
+      throw new SnapshotError(`another export (PID ${pid}) is writing ${folder}`, 'SNAPSHOT_PATH_TAKEN');
+    }
+    await rm(join(folder, entry), { force: true });
+  }
+  return mark;
+}
+
+/** Every file under `folder`'s subfolders, relative to it. */
+async function dataFilesOf(folder: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    for (const file of await readdir(join(folder, entry.name), { recursive: true, withFileTypes: true }))
+      if (file.isFile()) files.push(relative(folder, join(file.parentPath, file.name)));
+  }
+  return files;
+}
+
+/** Removes `paths` (relative to `folder`) and then the folders they leave empty. */
+async function removeFiles(folder: string, paths: Iterable<string>): Promise<void> {
+  const parents = new Set<string>();
+  for (const path of paths) {
+    await rm(join(folder, path), { force: true });
+    for (let parent = dirname(path); parent !== '.'; parent = dirname(parent)) parents.add(parent);
+  }
+  // Deepest first, so that a partition's folder goes before its carrier's.
+  for (const parent of [...parents].sort((a, b) => b.length - a.length))
+    await rmdir(join(folder, parent)).catch(() => undefined);
+}
+
+/** Removes what a killed export left: its manifest, and the files no manifest names. */
+async function removeLeftovers(folder: string, manifest: SnapshotManifest | undefined): Promise<void> {
+  const named = new Set(manifest === undefined ? [] : filesOfManifest(manifest));
+  for (const entry of await readdir(folder))
+    if (PARTIAL_MANIFEST.test(entry)) await rm(join(folder, entry), { force: true });
+  await removeFiles(
+    folder,
+    (await dataFilesOf(folder)).filter((path) => !named.has(path)),
+  );
 }
 
 /** The tables and views of the warehouse (not the temporary ones of this connection), by name. */
@@ -83,37 +168,183 @@ async function schemaVersion(sql: SqlRunner): Promise<number | null> {
   return version === null || version === undefined ? null : Number(version);
 }
 
-/** Writes every table and view into `folder` in one transaction, so the files agree with each other. */
-async function writeRelations(warehouse: WarehouseSession, folder: string): Promise<SnapshotRelation[]> {
+function partitionKey(carrier: string, month: string | null): string {
+  return `carrier=${carrier}/month=${month ?? NULL_PARTITION}`;
+}
+
+/** What a relation's rows come to now: a count and a hash of every row, per partition. */
+function fingerprintOf(rows: bigint | number, hash: string | null): string {
+  return `${rows}:${hash ?? 0}`;
+}
+
+/** How many rows each of `files` (relative to `folder`) holds, from its Parquet footer. */
+async function rowsOfFiles(sql: SqlRunner, folder: string, files: readonly string[]): Promise<SnapshotFile[]> {
+  if (files.length === 0) return [];
+  const list = files.map((file) => sqlText(join(folder, file))).join(', ');
+  const reader = await sql.readAll(`SELECT file_name, num_rows FROM parquet_file_metadata([${list}])`);
+  const rows = new Map(
+    (reader.getRowObjectsJS() as { file_name: string; num_rows: bigint }[]).map((row) => [
+      relative(folder, row.file_name),
+      Number(row.num_rows),
+    ]),
+  );
+  return files.map((path) => ({ path, rows: rows.get(path) ?? 0 }));
+}
+
+interface RelationWrite {
+  readonly sql: SqlRunner;
+  readonly folder: string;
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'table' | 'view';
+  readonly columns: { name: string; type: string }[];
+  /** The relation in the snapshot before, when its columns are the same: its partitions may be kept. */
+  readonly before: SnapshotRelation | undefined;
+}
+
+/** A large table: the partitions whose rows changed since the snapshot before are written again, the others kept. */
+async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Promise<SnapshotRelation> {
+  const { sql, folder, id, name } = write;
+  const rows = spec.rows(name);
+  const stats = (
+    await sql.readAll(
+      `SELECT carrier, month, count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM (${rows}) AS r GROUP BY ALL ORDER BY ALL`,
+    )
+  ).getRowObjectsJS() as { carrier: string; month: string | null; rows: bigint; hash: string | null }[];
+  const before = new Map((write.before?.partitions ?? []).map((partition) => [partition.key, partition]));
+  const partitions: SnapshotPartition[] = [];
+  const changed: typeof stats = [];
+  for (const stat of stats) {
+    const key = partitionKey(stat.carrier, stat.month);
+    const fingerprint = fingerprintOf(stat.rows, stat.hash);
+    const kept = before.get(key);
+    if (kept?.fingerprint === fingerprint) partitions.push(kept);
+    else {
+      changed.push(stat);
+      partitions.push({ key, rows: Number(stat.rows), fingerprint, files: [] });
+    }
+  }
+  const byKey = new Map<string, SnapshotFile[]>();
+  const target = join(folder, name);
+  // A partitioned write keeps a file open, and a row group in memory, per partition: a few at a time.
+  for (let first = 0; first < changed.length; first += PARTITIONS_PER_WRITE) {
+    const batch = changed.slice(first, first + PARTITIONS_PER_WRITE);
+    const only =
+      batch.length === stats.length
+        ? ''
+        : `WHERE {'c': carrier, 'm': month} IN (${batch
+            .map(
+              (stat) => `{'c': ${sqlText(stat.carrier)}, 'm': ${stat.month === null ? 'NULL' : sqlText(stat.month)}}`,
+            )
+            .join(', ')})`;
+    const reader = await sql.readAll(
+      `COPY (SELECT * FROM (${rows}) ${only}) TO ${sqlText(target)}
+        (FORMAT parquet, PARTITION_BY (carrier, month), FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true, OVERWRITE_OR_IGNORE)`,
+    );
+    const written = ((reader.getRowObjectsJS()[0]?.Files ?? []) as string[]).map((file) => relative(folder, file));
+    for (const file of await rowsOfFiles(sql, folder, written)) {
+      const key = relative(target, dirname(join(folder, file.path)));
+      byKey.set(key, [...(byKey.get(key) ?? []), file]);
+    }
+  }
+  return {
+    name,
+    kind: write.kind,
+    partitionedBy: spec.column,
+    rows: partitions.reduce((sum, partition) => sum + partition.rows, 0),
+    definition: null,
+    columns: write.columns,
+    partitions: partitions.map((partition) => {
+      if (partition.files.length > 0) return partition;
+      const files = byKey.get(partition.key);
+      if (files === undefined) throw new Error(`the export wrote no file for ${name} ${partition.key}`);
+      return { ...partition, files };
+    }),
+  };
+}
+
+/** A small table as one file, written again when its rows changed. */
+async function writeWhole(write: RelationWrite): Promise<SnapshotRelation> {
+  const { sql, folder, id, name, kind } = write;
+  const [stat] = (
+    await sql.readAll(`SELECT count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM ${sqlName(name)} AS r`)
+  ).getRowObjectsJS() as { rows: bigint; hash: string | null }[];
+  const fingerprint = fingerprintOf(stat!.rows, stat!.hash);
+  const relation = { name, kind, partitionedBy: null, definition: null, columns: write.columns };
+  const kept = write.before?.partitions[0];
+  if (kept !== undefined && kept.fingerprint === fingerprint)
+    return { ...relation, rows: kept.rows, partitions: [kept] };
+  const path = join(name, `part-${id}.parquet`);
+  await mkdir(join(folder, name), { recursive: true });
+  const rows = await sql.run(
+    `COPY (SELECT * FROM ${sqlName(name)}) TO ${sqlText(join(folder, path))} (FORMAT parquet)`,
+  );
+  return { ...relation, rows, partitions: [{ key: '', rows, fingerprint, files: [{ path, rows }] }] };
+}
+
+/**
+ * A view: its statement, not its rows. The report views are computed over every order and the time
+ * they are read; a reader computes them over the snapshot's tables, so no export writes them whole.
+ */
+async function viewOf(write: RelationWrite): Promise<SnapshotRelation> {
+  const [view] = (
+    await write.sql.readAll(
+      'SELECT sql FROM duckdb_views() WHERE database_name = current_database() AND schema_name = $1 AND view_name = $2',
+      ['main', write.name],
+    )
+  ).getRowObjectsJS() as { sql: string }[];
+  return {
+    name: write.name,
+    kind: 'view',
+    partitionedBy: null,
+    rows: null,
+    definition: view!.sql,
+    columns: write.columns,
+    partitions: [],
+  };
+}
+
+/** Writes what changed of every table and view into `folder` in one transaction, so the files agree with each other. */
+async function writeRelations(
+  warehouse: WarehouseSession,
+  folder: string,
+  id: string,
+  before: SnapshotManifest | undefined,
+): Promise<SnapshotRelation[]> {
   return warehouse.transaction(async (sql) => {
     const relations: SnapshotRelation[] = [];
     for (const { name, kind } of await relationsOf(sql)) {
-      const file = `${name}.parquet`;
-      const rows = await sql.run(
-        `COPY (SELECT * FROM ${sqlName(name)}) TO ${sqlText(join(folder, file))} (FORMAT parquet)`,
-      );
-      relations.push({ name, kind, file, rows, columns: await columnsOf(sql, name) });
+      const columns = await columnsOf(sql, name);
+      const spec = kind === 'table' ? PARTITIONED_TABLES.get(name) : undefined;
+      const earlier = before?.relations.find((relation) => relation.name === name);
+      const same =
+        earlier !== undefined &&
+        earlier.kind === kind &&
+        earlier.partitionedBy === (spec?.column ?? null) &&
+        JSON.stringify(earlier.columns) === JSON.stringify(columns);
+      const write: RelationWrite = { sql, folder, id, name, kind, columns, before: same ? earlier : undefined };
+      if (kind === 'view') relations.push(await viewOf(write));
+      else relations.push(spec === undefined ? await writeWhole(write) : await writePartitioned(write, spec));
     }
     return relations;
   });
 }
 
-/**
- * Removes what earlier exports left in the store: their snapshots but the current and the one before
- * it, and the partial folders and links of exports that no longer run.
- */
-async function removeLeftovers(store: string, keep: readonly (string | undefined)[]): Promise<void> {
-  for (const entry of await readdir(store)) {
-    const partial = PARTIAL.exec(entry);
-    if (partial !== null ? isPartialOfLiveExport(Number(partial[1])) : keep.includes(entry)) continue;
-    await rm(join(store, entry), { recursive: true, force: true });
+/** Flushes the files an export wrote, and their folders, to the disk before the manifest names them. */
+async function flushWritten(folder: string, paths: readonly string[]): Promise<void> {
+  const parents = new Set<string>();
+  for (const path of paths) {
+    await fsyncPath(join(folder, path));
+    for (let parent = dirname(path); parent !== '.'; parent = dirname(parent)) parents.add(parent);
   }
+  for (const parent of parents) await fsyncPath(join(folder, parent));
 }
 
 /**
- * Exports the warehouse as a Parquet snapshot at `to` (see parquet-snapshot.ts for the layout): every
- * table and view into a new folder, flushed to disk, then a new link renamed over `to`. A kill at any
- * point leaves `to` linked to a whole snapshot; the next export removes what it left.
+ * Exports the warehouse as a Parquet snapshot into the folder `to` (see parquet-snapshot.ts for the
+ * layout): the partitions whose rows changed since the snapshot there, under new file names, flushed
+ * to disk, then a new manifest renamed over the old, then the files it no longer names removed. A kill
+ * at any point leaves the manifest naming a whole snapshot; the next export removes what it left.
  */
 export async function exportSnapshot(
   warehouse: WarehouseSession,
@@ -121,65 +352,76 @@ export async function exportSnapshot(
   exportedAt: Date,
 ): Promise<SnapshotExport> {
   const dir = resolve(to);
-  const store = snapshotStoreOf(dir);
-  // Refused before anything is made: a path that is not a link to a snapshot gets no store beside it.
-  const current = await currentSnapshotId(dir);
-  const storeMade = (await lstat(store).catch(() => undefined)) === undefined;
-  await makeFolder(store);
-  const id = snapshotId(exportedAt);
-  const partial = join(store, `${id}.partial-${process.pid}`);
-  const link = join(store, `link.partial-${process.pid}`);
+  // Refused before anything is made: a path that is not a snapshot folder gets nothing written in or beside it.
+  const previous = await previousAt(dir);
+  const folder = previous.kind === 'link' ? `${dir}.partial-${process.pid}` : dir;
+  const made = previous.kind === 'link' || (previous.kind === 'none' && !previous.exists);
+  if (previous.kind === 'link') await rm(folder, { recursive: true, force: true });
+  await makeFolder(folder);
+  const id = exportId(exportedAt);
+  const partialManifest = join(folder, `${MANIFEST_FILE}.partial-${process.pid}`);
+  let mark: string | undefined;
+  let published = false;
   try {
-    return await writeSnapshot(warehouse, { dir, store, id, partial, link, current, exportedAt });
+    mark = await claim(folder);
+    const before = previous.kind === 'folder' ? previous.manifest : undefined;
+    await removeLeftovers(folder, before);
+    const relations = await writeRelations(warehouse, folder, id, before);
+    const manifest: SnapshotManifest = {
+      format: SNAPSHOT_FORMAT,
+      schemaVersion: await schemaVersion(warehouse),
+      exportedAt: exportedAt.toISOString(),
+      relations,
+    };
+    const kept = new Set(before === undefined ? [] : filesOfManifest(before));
+    const written = filesOfManifest(manifest).filter((path) => !kept.has(path));
+    await flushWritten(folder, written);
+    await writeFile(partialManifest, `${JSON.stringify(manifest, null, 2)}\n`);
+    await fsyncPath(partialManifest);
+    await rename(partialManifest, join(folder, MANIFEST_FILE));
+    await fsyncPath(folder);
+    published = true;
+    if (previous.kind === 'link') await replaceLink(dir, folder);
+    // Only now that the manifest names the new files: the ones it no longer names go.
+    const named = new Set(filesOfManifest(manifest));
+    await removeFiles(
+      dir,
+      [...kept].filter((path) => !named.has(path)),
+    );
+    const partitions = manifest.relations.reduce((sum, relation) => sum + relation.partitions.length, 0);
+    const partitionsWritten = manifest.relations.reduce(
+      (sum, relation) =>
+        sum + relation.partitions.filter((partition) => partition.files.some((file) => !kept.has(file.path))).length,
+      0,
+    );
+    return { to: dir, manifest, partitionsWritten, partitionsKept: partitions - partitionsWritten };
   } catch (error) {
     // What this export made goes, so a full disk gets its room back; the snapshot before it stays.
-    await rm(partial, { recursive: true, force: true });
-    await rm(link, { force: true });
-    if ((await currentSnapshotId(dir).catch(() => undefined)) !== id)
-      await rm(join(store, id), { recursive: true, force: true });
-    if (storeMade) await rmdir(store).catch(() => undefined);
+    if (!published) await discard(folder, id, made, partialManifest);
     throw diskFaultOf(error) ?? error;
+  } finally {
+    if (mark !== undefined)
+      await rm(previous.kind === 'link' && published ? join(dir, basename(mark)) : mark, { force: true });
   }
 }
 
-interface SnapshotPaths {
-  readonly dir: string;
-  readonly store: string;
-  readonly id: string;
-  readonly partial: string;
-  readonly link: string;
-  /** The snapshot `dir` linked to when the export began. */
-  readonly current: string | undefined;
-  readonly exportedAt: Date;
+/** Removes what an export that failed wrote: its files, its manifest, and the folder when it made it. */
+async function discard(folder: string, id: string, made: boolean, partialManifest: string): Promise<void> {
+  if (made) {
+    await rm(folder, { recursive: true, force: true });
+    return;
+  }
+  await rm(partialManifest, { force: true });
+  const ours = (await dataFilesOf(folder).catch(() => [])).filter((path) => basename(path).startsWith(`part-${id}`));
+  await removeFiles(folder, ours).catch(() => undefined);
 }
 
-/** Writes the snapshot into its partial folder, names it, and swaps the link at `dir` to it. */
-async function writeSnapshot(warehouse: WarehouseSession, paths: SnapshotPaths): Promise<SnapshotExport> {
-  const { dir, store, id, partial, link, exportedAt } = paths;
-  await removeLeftovers(store, [paths.current]);
-  await mkdir(partial);
-  const relations = await writeRelations(warehouse, partial);
-  const manifest: SnapshotManifest = {
-    format: SNAPSHOT_FORMAT,
-    schemaVersion: await schemaVersion(warehouse),
-    exportedAt: exportedAt.toISOString(),
-    relations,
-  };
-  await writeFile(join(partial, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
-  for (const file of [MANIFEST_FILE, ...relations.map((relation) => relation.file)])
-    await fsyncPath(join(partial, file));
-  await fsyncPath(partial);
-  const folder = join(store, id);
-  await rename(partial, folder);
-  await fsyncPath(store);
-  await rm(link, { force: true });
-  await symlink(linkTargetOf(dir, id), link);
-  // Read again just before the swap: another export may have published a snapshot since this one began.
-  const replaced = await currentSnapshotId(dir);
-  await rename(link, dir);
-  await fsyncPath(linkFolderOf(dir));
-  await removeLeftovers(store, [id, replaced]);
-  return { to: dir, folder, manifest };
+/** The first export into a link of the layout before partitions: the new folder takes the link's place. */
+async function replaceLink(dir: string, folder: string): Promise<void> {
+  await rm(dir, { force: true });
+  await rename(folder, dir);
+  await fsyncPath(dirname(dir));
+  await rm(legacySnapshotStoreOf(dir), { recursive: true, force: true });
 }
 
 /** The export's figures: what a monitor reads with --json, and the lines a person reads. */
@@ -187,11 +429,14 @@ export function snapshotSummary(written: SnapshotExport) {
   const { relations } = written.manifest;
   return {
     to: written.to,
-    folder: written.folder,
     schemaVersion: written.manifest.schemaVersion,
     exportedAt: written.manifest.exportedAt,
     tables: relations.filter((relation) => relation.kind === 'table').length,
     views: relations.filter((relation) => relation.kind === 'view').length,
-    rows: Object.fromEntries(relations.map((relation) => [relation.name, relation.rows])),
+    partitionsWritten: written.partitionsWritten,
+    partitionsKept: written.partitionsKept,
+    rows: Object.fromEntries(
+      relations.filter((relation) => relation.kind === 'table').map((relation) => [relation.name, relation.rows]),
+    ),
   };
 }

@@ -1,16 +1,52 @@
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './migrations.js';
-import { resolveSnapshot, SnapshotError } from './parquet-snapshot.js';
+import { resolveSnapshot, SnapshotError, type SnapshotRelation } from './parquet-snapshot.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import { Warehouse, type WarehouseOptions } from './warehouse.js';
 
+/** A relation's rows over its files: `carrier` and `month` of a partitioned one come from the folders' names. */
+function relationSql(folder: string, relation: SnapshotRelation): string {
+  const columns = relation.columns.map(
+    (column) => `CAST(${sqlName(column.name)} AS ${column.type}) AS ${sqlName(column.name)}`,
+  );
+  const files = relation.partitions.flatMap((partition) =>
+    partition.files.map((file) => sqlText(join(folder, file.path))),
+  );
+  // A partitioned table with no rows has no file: its columns, and no row.
+  if (files.length === 0)
+    return `SELECT ${relation.columns.map((column) => `CAST(NULL AS ${column.type}) AS ${sqlName(column.name)}`).join(', ')} WHERE false`;
+  const hive = relation.partitionedBy === null ? '' : ', hive_partitioning = true, hive_types_autocast = false';
+  return `SELECT ${columns.join(', ')} FROM read_parquet([${files.join(', ')}]${hive})`;
+}
+
+/**
+ * Makes the warehouse's views over the snapshot's tables, each once the views it reads are made:
+ * the manifest lists them by name, not in the order they depend on each other.
+ */
+async function createViews(warehouse: Warehouse, relations: readonly SnapshotRelation[]): Promise<void> {
+  let pending = relations.filter((relation) => relation.kind === 'view');
+  while (pending.length > 0) {
+    const waiting: SnapshotRelation[] = [];
+    let failure: unknown;
+    for (const view of pending)
+      await warehouse.run(view.definition ?? '').catch((error: unknown) => {
+        failure = error;
+        waiting.push(view);
+      });
+    if (waiting.length === pending.length) throw failure;
+    pending = waiting;
+  }
+}
+
 /**
  * Opens the snapshot `dir` names as a warehouse: an in-memory DuckDB with a view per table and view
- * of the snapshot, under its name in the warehouse, over its Parquet file. Each column is cast back to
- * its type in the warehouse (Parquet keeps JSON as text), so the same SQL gives the same result as on
- * the warehouse. DuckDB reads no file but the snapshot's, `options.directories` (a report's
- * files) and `options.files` (its partner records); given no directory, the settings are locked once
- * the views are made, as a read-only open's are.
+ * of the snapshot, under its name in the warehouse: a table's over the files its manifest names, a
+ * view's the warehouse's statement over those (read once, so
+ * an export meanwhile changes nothing this reads). Each column is cast back to its type in the
+ * warehouse (Parquet keeps JSON as text), so the same SQL gives the same result as on the warehouse.
+ * DuckDB reads no file but the snapshot's, `options.directories` (a report's files) and
+ * `options.files` (its partner records); given no directory, the settings are locked once the views
+ * are made, as a read-only open's are.
  */
 export async function openSnapshot(
   dir: string,
@@ -29,14 +65,10 @@ export async function openSnapshot(
     directories: [folder, ...directories],
   });
   try {
-    for (const relation of manifest.relations) {
-      const columns = relation.columns.map(
-        (column) => `CAST(${sqlName(column.name)} AS ${column.type}) AS ${sqlName(column.name)}`,
-      );
-      await warehouse.run(
-        `CREATE VIEW ${sqlName(relation.name)} AS SELECT ${columns.join(', ')} FROM read_parquet(${sqlText(join(folder, relation.file))})`,
-      );
-    }
+    for (const relation of manifest.relations)
+      if (relation.kind === 'table')
+        await warehouse.run(`CREATE VIEW ${sqlName(relation.name)} AS ${relationSql(folder, relation)}`);
+    await createViews(warehouse, manifest.relations);
     if (directories.length === 0) await warehouse.run('SET lock_configuration = true');
   } catch (error) {
     await warehouse.close();

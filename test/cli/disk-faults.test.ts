@@ -7,7 +7,7 @@
  */
 
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -113,16 +113,20 @@ describe.skipIf(!CAN_MOUNT)('disk faults', () => {
     const to = join(disk, 'snapshot');
     const result = await cli(['export', '--db', workspace.dbPath, '--to', to], {});
     expect(result.code, result.stderr).toBe(2);
-    expectOneLine(result, `${to}.snapshots`, 'read-only file system');
+    expectOneLine(result, to, 'read-only file system');
     expect(await filesUnder(disk)).toEqual([]);
   });
 
-  it('a refused export --to leaves no snapshot store beside the path', async () => {
+  it('a refused export --to leaves the path as it was and makes nothing beside it', async () => {
     const to = await workspace.writeCsv('not-a-snapshot', [['a file']]);
+    const held = await readFile(to, 'utf8');
     const result = await cli(['export', '--db', workspace.dbPath, '--to', to], {});
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect((await readdir(workspace.dir)).filter((name) => name.endsWith('.snapshots'))).toEqual([]);
+    expect(await readFile(to, 'utf8')).toBe(held);
+    expect((await readdir(workspace.dir)).filter((name) => name.startsWith('not-a-snapshot'))).toEqual([
+      'not-a-snapshot',
+    ]);
   });
 
   it('images --download to a folder a read-only disk refuses: exit 1 with the count of images not written', async () => {

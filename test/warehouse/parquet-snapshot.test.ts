@@ -1,5 +1,6 @@
-import { copyFile, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, lstat, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
@@ -38,6 +39,43 @@ async function sqlJson(args: string[]): Promise<unknown> {
 }
 
 const COUNTS = 'SELECT (SELECT count(*) FROM orders) AS orders, (SELECT count(*) FROM run_inputs) AS run_inputs';
+
+interface Manifest {
+  format: number;
+  schemaVersion: number;
+  exportedAt: string;
+  relations: {
+    name: string;
+    rows: number;
+    partitionedBy: string | null;
+    partitions: { key: string; rows: number; files: { path: string; rows: number }[] }[];
+  }[];
+}
+
+async function manifestOf(dir: string): Promise<Manifest> {
+  return JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+}
+
+function relationOf(manifest: Manifest, name: string): Manifest['relations'][number] {
+  const relation = manifest.relations.find((candidate) => candidate.name === name);
+  if (relation === undefined) throw new Error(`no ${name} in the manifest`);
+  return relation;
+}
+
+/** Every Parquet file under the snapshot folder, relative to it, with its modification time. */
+async function parquetFilesOf(dir: string): Promise<Map<string, number>> {
+  const files = new Map<string, number>();
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true }))
+    if (entry.isFile() && entry.name.endsWith('.parquet')) {
+      const path = join(entry.parentPath, entry.name);
+      files.set(relative(dir, path), (await stat(path)).mtimeMs);
+    }
+  return files;
+}
+
+function manifestFiles(manifest: Manifest): string[] {
+  return manifest.relations.flatMap((relation) => relation.partitions.flatMap((p) => p.files.map((f) => f.path)));
+}
 
 describe('a Parquet snapshot of the warehouse', () => {
   let sandbox: RunningSandbox;
@@ -83,16 +121,14 @@ describe('a Parquet snapshot of the warehouse', () => {
     await workspace.dispose();
   });
 
-  it('holds every table and report view with a manifest, behind a link to its folder', async () => {
-    const target = await readlink(snap);
-    expect(target).toMatch(/^snap\.snapshots\/\d{8}T\d{6}Z-[0-9a-f]{6}$/);
-    const manifest = JSON.parse(await readFile(join(snap, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ format: 1, schemaVersion: SCHEMA_VERSION });
+  it('holds every table and report view as a Hive-partitioned folder with a manifest', async () => {
+    const manifest = await manifestOf(snap);
+    expect(manifest).toMatchObject({ format: 2, schemaVersion: SCHEMA_VERSION });
     // The pretended clock runs on from PARCEL_RECON_NOW: the export reads it a few milliseconds after the start.
     const sincePretended = Date.parse(manifest.exportedAt) - Date.parse(env.PARCEL_RECON_NOW!);
     expect(sincePretended).toBeGreaterThanOrEqual(0);
     expect(sincePretended).toBeLessThan(10_000);
-    const names = (manifest.relations as { name: string; rows: number }[]).map((relation) => relation.name);
+    const names = manifest.relations.map((relation) => relation.name);
     for (const name of [
       'orders',
       'delivery_failures',
@@ -102,9 +138,67 @@ describe('a Parquet snapshot of the warehouse', () => {
       'missed_callbacks',
     ])
       expect(names).toContain(name);
-    const orders = manifest.relations.find((relation: { name: string }) => relation.name === 'orders');
-    expect(orders.rows).toBe(90);
-    expect(await readdir(snap)).toContain('orders.parquet');
+    const orders = relationOf(manifest, 'orders');
+    expect(orders).toMatchObject({ rows: 90, partitionedBy: 'first_seen_at' });
+    for (const partition of orders.partitions) {
+      expect(partition.key).toMatch(/^carrier=247express\/month=\d{4}-\d{2}$/);
+      for (const file of partition.files)
+        expect(file.path).toMatch(
+          new RegExp(`^orders/${partition.key}/part-\\d{8}T\\d{6}Z-[0-9a-f]{6}-\\d+\\.parquet$`),
+        );
+    }
+    expect(relationOf(manifest, 'runs')).toMatchObject({ partitionedBy: null, partitions: [{ key: '' }] });
+    // A view is its statement, which the reader runs over the snapshot's tables: the same rows as over the warehouse.
+    expect(relationOf(manifest, 'report_charges')).toMatchObject({ kind: 'view', rows: null, partitions: [] });
+    const views =
+      'SELECT (SELECT count(*) FROM report_charges) AS charges, (SELECT count(*) FROM report_failures_by_reason) AS reasons';
+    expect(await sqlJson([views, '--snapshot', snap])).toEqual(await sqlJson([views, '--db', workspace.dbPath]));
+    // The plain folder holds exactly the files the manifest names.
+    expect([...(await parquetFilesOf(snap)).keys()].sort()).toEqual(manifestFiles(manifest).sort());
+  });
+
+  it('is read back by a Parquet reader that is not DuckDB: money as DECIMAL, instants in UTC, as in the warehouse', async () => {
+    const manifest = await manifestOf(snap);
+    const [partition] = relationOf(manifest, 'orders').partitions;
+    const [file] = partition!.files;
+    const buffer = await asyncBufferFromFile(join(snap, file!.path));
+    const metadata = await parquetMetadataAsync(buffer);
+    const price = metadata.schema.find((element) => element.name === 'price');
+    expect(price).toMatchObject({ logical_type: { type: 'DECIMAL', precision: 20, scale: 4 } });
+    const seen = metadata.schema.find((element) => element.name === 'first_seen_at');
+    expect(seen?.logical_type).toMatchObject({ type: 'TIMESTAMP', isAdjustedToUTC: true });
+    // The carrier is the folder's name, as Hive has it, not a column of the file.
+    expect(metadata.schema.some((element) => element.name === 'carrier')).toBe(false);
+    const rows = (await parquetReadObjects({
+      file: buffer,
+      columns: ['order_code', 'price', 'cod_amount', 'first_seen_at'],
+    })) as {
+      order_code: string;
+      price: number | null;
+      cod_amount: number | null;
+      first_seen_at: Date;
+    }[];
+    expect(rows.length).toBe(file!.rows);
+    const month = /month=(\d{4}-\d{2})/.exec(partition!.key)![1];
+    const expected = await workspace.query<{
+      order_code: string;
+      price: string | null;
+      cod_amount: string | null;
+      first_seen_at: string;
+    }>(
+      `SELECT order_code, price::VARCHAR AS price, cod_amount::VARCHAR AS cod_amount, epoch_us(first_seen_at)::VARCHAR AS first_seen_at
+         FROM orders WHERE strftime(timezone('Asia/Ho_Chi_Minh', first_seen_at), '%Y-%m') = '${month}' ORDER BY order_code`,
+    );
+    const read = rows
+      .map((row) => ({
+        order_code: row.order_code,
+        price: row.price === null ? null : row.price.toFixed(4),
+        cod_amount: row.cod_amount === null ? null : row.cod_amount.toFixed(4),
+        first_seen_at: String(row.first_seen_at.getTime() * 1000),
+      }))
+      .sort((a, b) => a.order_code.localeCompare(b.order_code));
+    expect(read).toEqual(expected);
+    expect(read.some((row) => row.price !== null && Number(row.price) > 0)).toBe(true);
   });
 
   it('gives each report over the snapshot byte for byte as over the warehouse, for the same range', {
@@ -178,9 +272,8 @@ describe('a Parquet snapshot of the warehouse', () => {
     const db = join(workspace.dir, 'kill.duckdb');
     await copyFile(workspace.dbPath, db);
     const kill = join(workspace.dir, 'kill-snap');
-    const store = `${kill}.snapshots`;
     expectOk(await cli(['export', '--to', kill, '--db', db], env));
-    const first = await readlink(kill);
+    const firstManifest = await readFile(join(kill, 'manifest.json'), 'utf8');
     const firstCounts = await sqlJson([COUNTS, '--snapshot', kill]);
     const grow = await Warehouse.open(db);
     try {
@@ -193,32 +286,89 @@ describe('a Parquet snapshot of the warehouse', () => {
 
     // Its spill folder, which a killed export cannot remove, goes under the workspace, removed after the test.
     const exporting = startCli(['export', '--to', kill, '--db', db], { ...env, TMPDIR: workspace.dir });
+    const named = new Set(manifestFiles(JSON.parse(firstManifest)));
     await until(
-      async () => (await readdir(store)).some((entry) => /\.partial-\d+$/.test(entry)) || exporting.exitCode !== null,
+      async () =>
+        ((await readdir(kill)).includes(`.export-${exporting.pid}`) &&
+          [...(await parquetFilesOf(kill)).keys()].some((path) => !named.has(path))) ||
+        exporting.exitCode !== null,
       'the export to start writing',
     );
     expect(exporting.exitCode, 'the export ended before it was killed').toBeNull();
     exporting.kill('SIGKILL');
     await exporting.ended;
     expect(exporting.signalCode).toBe('SIGKILL');
-    const left = await readdir(store);
-    expect(left.some((entry) => entry.endsWith(`.partial-${exporting.pid}`))).toBe(true);
-    expect(await readlink(kill)).toBe(first);
+    expect([...(await parquetFilesOf(kill)).keys()].some((path) => !named.has(path))).toBe(true);
+    expect(await readFile(join(kill, 'manifest.json'), 'utf8')).toBe(firstManifest);
     expect(await sqlJson([COUNTS, '--snapshot', kill])).toEqual(firstCounts);
 
     expectOk(await cli(['export', '--to', kill, '--db', db], env));
-    const second = await readlink(kill);
-    expect(second).not.toBe(first);
-    // The new snapshot and the one before it, which a reader may still be reading; nothing of the killed export.
-    expect((await readdir(store)).sort()).toEqual(
-      [first, second].map((target) => target.slice('kill-snap.snapshots/'.length)).sort(),
-    );
+    const second = await manifestOf(kill);
+    // Nothing of the killed export is left: the folder holds the files the new manifest names, and no mark.
+    expect([...(await parquetFilesOf(kill)).keys()].sort()).toEqual(manifestFiles(second).sort());
+    expect(
+      (await readdir(kill)).filter((entry) => entry.startsWith('.export-') || entry.includes('.partial-')),
+    ).toEqual([]);
     expect(await sqlJson([COUNTS, '--snapshot', kill])).toEqual([
       {
         ...(firstCounts as Record<string, string>[])[0],
         run_inputs: String(Number((firstCounts as Record<string, string>[])[0]!.run_inputs) + 3_000_000),
       },
     ]);
+  });
+
+  it('writes again only the partitions a night touched, keeping the files of the others as they were', {
+    timeout: 180_000,
+  }, async () => {
+    const db = join(workspace.dir, 'nights.duckdb');
+    await copyFile(workspace.dbPath, db);
+    // An older month: the orders of the warehouse, as first seen in August under other codes.
+    const older = await Warehouse.open(db);
+    try {
+      await older.run(`INSERT INTO orders SELECT * REPLACE ('OLD' || order_code AS order_code,
+        TIMESTAMPTZ '2026-08-10 10:00:00+07' AS first_seen_at, TIMESTAMPTZ '2026-08-10 10:00:00+07' AS last_seen_at) FROM orders`);
+    } finally {
+      await older.close();
+    }
+    const lake = join(workspace.dir, 'lake');
+    expectOk(await cli(['export', '--to', lake, '--db', db], env));
+    const first = await manifestOf(lake);
+    const before = await parquetFilesOf(lake);
+    const august = relationOf(first, 'orders').partitions.find((p) => p.key === 'carrier=247express/month=2026-08')!;
+    expect(august.rows).toBe(90);
+
+    // A night: the same codes tracked again, touching this month's orders and lookups.
+    expectOk(await cli([...trackArgs().map((arg) => (arg === workspace.dbPath ? db : arg))], env));
+    const exported = await cli(['export', '--to', lake, '--db', db, '--json'], env);
+    expectOk(exported);
+    const summary = JSON.parse(exported.stdout);
+    const second = await manifestOf(lake);
+    const after = await parquetFilesOf(lake);
+    // August's files are the same files, untouched, and the manifest names them as before.
+    for (const file of august.files) expect(after.get(file.path), file.path).toBe(before.get(file.path));
+    expect(relationOf(second, 'orders').partitions.find((p) => p.key === august.key)).toEqual(august);
+    // The night's lookups are in this month's partition of lookup_results: written again, under new names.
+    const [earlier] = relationOf(first, 'lookup_results').partitions;
+    const current = relationOf(second, 'lookup_results').partitions.find((p) => p.key === earlier!.key)!;
+    expect(current.rows).toBeGreaterThan(earlier!.rows);
+    expect(current.files.map((file) => file.path)).not.toEqual(earlier!.files.map((file) => file.path));
+    for (const file of earlier!.files) expect(after.has(file.path), file.path).toBe(false);
+    expect(summary.partitionsKept).toBeGreaterThan(0);
+    expect(summary.partitionsWritten).toBeGreaterThan(0);
+    // The folder holds exactly the files the manifest names, and reads as the warehouse does.
+    expect([...after.keys()].sort()).toEqual(manifestFiles(second).sort());
+    expect(await sqlJson([COUNTS, '--snapshot', lake])).toEqual(await sqlJson([COUNTS, '--db', db]));
+  });
+
+  it('replaces a snapshot of the layout before partitions, a link into DIR.snapshots/, by the folder', async () => {
+    const old = join(workspace.dir, 'old-snap');
+    await mkdir(join(`${old}.snapshots`, '20261101T000000Z-abcdef'), { recursive: true });
+    await writeFile(join(`${old}.snapshots`, '20261101T000000Z-abcdef', 'manifest.json'), '{"format": 1}\n');
+    await symlink('old-snap.snapshots/20261101T000000Z-abcdef', old);
+    expectOk(await cli(['export', '--to', old, '--db', workspace.dbPath], env));
+    expect((await lstat(old)).isDirectory()).toBe(true);
+    expect((await readdir(workspace.dir)).filter((name) => name.startsWith('old-snap'))).toEqual(['old-snap']);
+    expect(await sqlJson([COUNTS, '--snapshot', old])).toEqual(await sqlJson([COUNTS, '--db', workspace.dbPath]));
   });
 
   it('refuses --snapshot with --db, a missing snapshot, a query that writes, and an export over a folder, each in one line', async () => {
@@ -242,6 +392,18 @@ describe('a Parquet snapshot of the warehouse', () => {
     const taken = await cli(['export', '--to', workspace.dir, '--db', workspace.dbPath], {});
     expect(taken.code).toBe(2);
     expect(taken.stderr.trim().split('\n')).toHaveLength(1);
-    expect(taken.stderr).toContain('is not a link to a snapshot');
+    expect(taken.stderr).toContain('is not a snapshot folder');
+    // A live export's mark (this test's own process stands for it): a second export is refused, the first's files untouched.
+    const manifest = await readFile(join(snap, 'manifest.json'), 'utf8');
+    await writeFile(join(snap, `.export-${process.pid}`), '');
+    try {
+      const busy = await cli(['export', '--to', snap, '--db', workspace.dbPath], {});
+      expect(busy.code).toBe(2);
+      expect(busy.stderr.trim().split('\n')).toHaveLength(1);
+      expect(busy.stderr).toContain(`another export (PID ${process.pid}) is writing`);
+      expect(await readFile(join(snap, 'manifest.json'), 'utf8')).toBe(manifest);
+    } finally {
+      await rm(join(snap, `.export-${process.pid}`), { force: true });
+    }
   });
 });
