@@ -41,8 +41,6 @@ export interface CarrierCallbacks {
   /** The path the carrier POSTs to on the partner's address. */
   readonly path: string;
   readonly credential: CallbackCredential;
-  /** Statuses that are a failed delivery attempt when a callback reports them as a status change. */
-  readonly failedAttemptStatuses: readonly string[];
   /** Validates a decoded body; the message names each wrong field. */
   parse(body: Record<string, unknown>): PayloadCheck<ParsedCallback>;
   /** The answer's body with HTTP `status`, as the carrier expects it: accepted, or refused for `reason`. */

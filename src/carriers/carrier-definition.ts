@@ -66,6 +66,11 @@ export interface CarrierDefinition {
    * undefined for one it may know: such a row is rejected before any lookup.
    */
   readonly checkOrderCode: (code: string) => string | undefined;
+  /**
+   * Its statuses that are a failed delivery attempt (a `delivery_failures` row), in a tracking
+   * answer's history or a callback's status change; a hold after failed attempts is not one.
+   */
+  readonly failedAttemptStatuses: readonly string[];
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
   readonly charges: CarrierCharges;

@@ -64,7 +64,7 @@ export async function loadCallbackJournalSlice(
   spoolDir: string,
   legacyCarrier: string,
 ): Promise<number> {
-  const legacyFailedStatuses = findCarrier(legacyCarrier)?.callbacks?.failedAttemptStatuses ?? [];
+  const legacyFailedStatuses = findCarrier(legacyCarrier)?.failedAttemptStatuses ?? [];
   const legacyFailed =
     legacyFailedStatuses.length === 0 ? 'false' : `status IN (${legacyFailedStatuses.map(sqlText).join(', ')})`;
   return withNdjsonSpool(spoolDir, 'callbacks', async (spool) => {

@@ -1,5 +1,5 @@
 import { moneyDecimal } from '../carriers/answer-sql.js';
-import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
+import { failedAttemptStatusIn } from '../carriers/neutral-status-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlRunner } from './warehouse.js';
 
@@ -107,7 +107,7 @@ export async function recordDeliveryFailures(sql: SqlRunner, staged: string): Pr
            SELECT carrier, order_code, date_trunc('second', entry."time") AS attempted_at, entry.provinceName AS province_name,
                   entry.postOfficeName AS post_office_name, delay_code, delay_note, last_seen_at, last_run_id
            FROM (SELECT carrier, order_code, delay_code, delay_note, last_seen_at, last_run_id, unnest(statuses) AS entry FROM ${staged})
-           WHERE ${neutralStatusIn(['delivery_failed'], 'entry.status')} AND entry."time" IS NOT NULL
+           WHERE ${failedAttemptStatusIn('entry.status')} AND entry."time" IS NOT NULL
          )
          QUALIFY row_number() OVER (PARTITION BY carrier, order_code, attempted_at ORDER BY attempted_at) = 1
        )

@@ -118,6 +118,10 @@ describe('loadLookupBatch', () => {
       { carrier: '247express', n: '1' },
       { carrier: 'ghn', n: '1' },
     ]);
+    // GHN's log holds one failed attempt (delivery_fail); waiting_to_return after it is a hold, not another.
+    expect(await rowsOf(warehouse, "SELECT count(*) AS n FROM delivery_failures WHERE carrier = 'ghn'")).toEqual([
+      { n: '1' },
+    ]);
   });
 
   it('writes the order, its charges, statuses and trackings, and the lookup result, with the right values and types', async () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CarrierCallbacks, ParsedCallback } from '../carrier-callbacks.js';
 import { carrierDateTime } from '../field-types.js';
 import { checkPayload } from '../payload-validation.js';
-import { STATUS } from './reference-data.js';
+import { FAILED_ATTEMPT_STATUSES } from './reference-data.js';
 
 /** The path the carrier POSTs status callbacks to, on the partner's own address (spelling exact). */
 export const CALLBACK_PATH = '/IntergrationAPI';
@@ -57,9 +57,6 @@ export function callbackEventId(
   return `sha256:${createHash('sha256').update(`${message.OrderCode}\n${message.Status}\n${message.Time}`).digest('hex')}`;
 }
 
-/** A failed delivery attempt: the parcel awaits handling. */
-const FAILED_ATTEMPT_STATUSES: readonly string[] = [STATUS.AWAITING_HANDLING];
-
 function parsedCallback(message: CallbackMessage): ParsedCallback {
   return {
     eventId: callbackEventId(message),
@@ -86,7 +83,6 @@ function parsedCallback(message: CallbackMessage): ParsedCallback {
 export const EXPRESS_CALLBACKS: CarrierCallbacks = {
   path: CALLBACK_PATH,
   credential: { kind: 'body-key', field: 'ApiKey' },
-  failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
   parse(body) {
     const checked = checkPayload(CallbackMessageSchema, body, 'callback');
     return checked.ok ? { ok: true, value: parsedCallback(checked.value) } : checked;

@@ -4,6 +4,7 @@ import { EXPRESS_CALLBACKS } from './callback-message.js';
 import { checkOrderCode } from './order-code.js';
 import {
   DELAY_REASONS,
+  FAILED_ATTEMPT_STATUSES,
   ORDER_STATUSES,
   PUBLISHED_PRICING,
   SETTLING_TRACKING_ERRORS,
@@ -21,6 +22,7 @@ export const EXPRESS_247: CarrierDefinition = {
   risingOrderCodes: true,
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   checkOrderCode,
+  failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
   callsPerLookup: 1,
   accountShops: false,

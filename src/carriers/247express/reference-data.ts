@@ -331,3 +331,6 @@ export const DOCUMENTED_LIMITS = {
 
 /** Kind of consignment (mailerTypeID). */
 export const MAILER_TYPES: Readonly<Record<string, string>> = { HH: 'goods', TL: 'documents' };
+
+/** A failed delivery attempt: the parcel awaits handling. */
+export const FAILED_ATTEMPT_STATUSES: readonly string[] = [STATUS.AWAITING_HANDLING];

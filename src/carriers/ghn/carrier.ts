@@ -1,7 +1,12 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { checkGhnOrderCode } from './order-code.js';
-import { GHN_FAILURE_REASONS, GHN_STATUSES, GHN_VOLUMETRIC_DIVISOR_KG } from './reference-data.js';
+import {
+  GHN_FAILED_ATTEMPT_STATUSES,
+  GHN_FAILURE_REASONS,
+  GHN_STATUSES,
+  GHN_VOLUMETRIC_DIVISOR_KG,
+} from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 import { GHN_WEBHOOKS } from './webhook-message.js';
 
@@ -16,6 +21,7 @@ export const GHN: CarrierDefinition = {
   risingOrderCodes: false,
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
   checkOrderCode: checkGhnOrderCode,
+  failedAttemptStatuses: GHN_FAILED_ATTEMPT_STATUSES,
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
   // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,

@@ -130,3 +130,6 @@ export const GHN_VOLUMETRIC_DIVISOR_KG = GHN_VOLUMETRIC_DIVISOR * 1000;
 export function ghnFeesDue(statusCode: string): boolean {
   return GHN_STATUSES.find((s) => s.code === statusCode)?.neutral !== 'pending';
 }
+
+/** A delivery attempt that failed; `waiting_to_return` is the hold after such attempts, not one more. */
+export const GHN_FAILED_ATTEMPT_STATUSES: readonly string[] = ['delivery_fail'];

@@ -3,7 +3,7 @@ import type { CarrierCallbacks, ParsedCallback } from '../carrier-callbacks.js';
 import { measure } from '../field-types.js';
 import { checkPayload } from '../payload-validation.js';
 import { ghnAmount, ghnDateTime, ghnRequiredDateTime } from './ghn-fields.js';
-import { findGhnFailureReason, GHN_STATUSES } from './reference-data.js';
+import { findGhnFailureReason, GHN_FAILED_ATTEMPT_STATUSES, GHN_STATUSES } from './reference-data.js';
 
 /** The fees a webhook carries (`Fee`), GHN's names as they come. */
 export const GhnWebhookFeeSchema = z.looseObject({
@@ -71,9 +71,6 @@ export function ghnWebhookEventId(webhook: GhnWebhook): string {
 /** Where `callbacks serve` receives GHN's webhooks, on the address the shop registers with GHN. */
 export const GHN_WEBHOOK_PATH = '/ghn/webhook';
 
-/** A delivery attempt that failed, when a webhook reports it as a status change. */
-const FAILED_ATTEMPT_STATUSES: readonly string[] = ['delivery_fail'];
-
 /** An empty text is GHN's way of sending none. */
 function textOrNull(text: string | null | undefined): string | null {
   return text === undefined || text === null || text === '' ? null : text;
@@ -102,7 +99,7 @@ function parsedWebhook(webhook: GhnWebhook): ParsedCallback {
     description: textOrNull(webhook.Description),
     externalCode: textOrNull(webhook.ClientOrderCode),
     referenceCode: null,
-    failedAttempt: statusChange && FAILED_ATTEMPT_STATUSES.includes(status),
+    failedAttempt: statusChange && GHN_FAILED_ATTEMPT_STATUSES.includes(status),
   };
 }
 
@@ -114,7 +111,6 @@ function parsedWebhook(webhook: GhnWebhook): ParsedCallback {
 export const GHN_WEBHOOKS: CarrierCallbacks = {
   path: GHN_WEBHOOK_PATH,
   credential: { kind: 'none' },
-  failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
   parse(body) {
     const checked = checkPayload(GhnWebhookSchema, body, 'GHN webhook');
     return checked.ok ? { ok: true, value: parsedWebhook(checked.value) } : checked;
