@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobSettings } from '../../jobs/job-definition.js';
 import type { JobNotifySettings } from '../../jobs/job-notification.js';
-import { type AlsoTrack, NotifySectionSchema, type Settings } from '../settings/catalog.js';
+import { type AlsoTrack, AlsoTrackSchema, NotifySectionSchema, type Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import { retentionDays } from '../settings/value-types.js';
 import { codRulesOf } from './cod-rules.js';
@@ -57,18 +57,18 @@ export function jobSettings(settings: ResolvedSettings<Settings>, env: NodeJS.Pr
  */
 function carrierSettings(settings: ResolvedSettings<Settings>, section: AlsoTrack): ResolvedSettings<Settings> {
   const inSection = settings.origins.alsoTrack;
-  const { source } = section;
+  // The section's source replaces the configured one whole: a key it leaves out is unset.
+  const source = Object.fromEntries(
+    Object.keys(AlsoTrackSchema.shape.source.shape).map((key) => [
+      `source.${key}`,
+      section.source[key as keyof AlsoTrack['source']],
+    ]),
+  );
   const values = {
     ...settings.values,
     carrier: section.carrier,
     trackingUrl: section.trackingUrl,
-    'source.inputs': source.inputs,
-    'source.delimiter': source.delimiter,
-    'source.fromDuckdb': source.fromDuckdb,
-    'source.fromPostgres': source.fromPostgres,
-    'source.fromMysql': source.fromMysql,
-    'source.mysqlPasswordFile': source.mysqlPasswordFile,
-    'source.query': source.query,
+    ...source,
     ...(section.keysFile === undefined ? {} : { keysFile: section.keysFile, apiKeys: undefined }),
   };
   const origins = {

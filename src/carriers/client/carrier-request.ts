@@ -25,7 +25,7 @@ const connectFailures = new WeakSet<Error>();
  * came from the connector; marking those here tells them apart from failures after a request was
  * written, whatever their code (ECONNRESET can be either).
  */
-export function carrierPool(origin: string, connections: number): Pool {
+function carrierPool(origin: string, connections: number): Pool {
   const connector = buildConnector({});
   return new Pool(origin, {
     connections,
@@ -37,6 +37,18 @@ export function carrierPool(origin: string, connections: number): Pool {
         callback(...args);
       }),
   });
+}
+
+/** A carrier's address as a client uses it: a pool of its origin, and its path without a trailing slash. */
+export interface CarrierEndpoint {
+  readonly pool: Pool;
+  readonly basePath: string;
+}
+
+/** The endpoint of a carrier's address (`https://host/base/`), with `connections` keep-alive connections. */
+export function carrierEndpoint(address: string, connections: number): CarrierEndpoint {
+  const url = new URL(address);
+  return { pool: carrierPool(url.origin, connections), basePath: url.pathname.replace(/\/$/, '') };
 }
 
 /** How one request to the carrier is bounded: its time, and the size of the body read. */

@@ -1,5 +1,5 @@
 import type { Pool } from 'undici';
-import { carrierPool, carrierRequestText } from '../../client/carrier-request.js';
+import { carrierEndpoint, carrierRequestText } from '../../client/carrier-request.js';
 import { redactAnswerText } from '../../client/key-redaction.js';
 import type { KeyRing } from '../../client/key-ring.js';
 import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
@@ -71,9 +71,9 @@ export class CustomerOperationsClient {
     /** Every configured key, cleared out of each answer before anything reads it. */
     private readonly keys: KeyRing,
   ) {
-    const url = new URL(options.baseUrl);
-    this.pool = carrierPool(url.origin, options.connections);
-    this.prefix = url.pathname.replace(/\/$/, '');
+    const { pool, basePath } = carrierEndpoint(options.baseUrl, options.connections);
+    this.pool = pool;
+    this.prefix = basePath;
   }
 
   /** Quotes one parcel; throws a LookupFailure when no usable answer came back. */

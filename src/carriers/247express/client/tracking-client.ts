@@ -1,6 +1,6 @@
 import type { Pool } from 'undici';
 import { answerBodyAsRead } from '../../answer-body.js';
-import { carrierPool, carrierRequestBytes } from '../../client/carrier-request.js';
+import { carrierEndpoint, carrierRequestBytes } from '../../client/carrier-request.js';
 import { redactedJsonAnswer } from '../../client/key-redaction.js';
 import type { KeyRing } from '../../client/key-ring.js';
 import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
@@ -38,9 +38,9 @@ export class TrackingClient {
     /** Every configured key, cleared out of each answer before anything reads it. */
     private readonly keys: KeyRing,
   ) {
-    const url = new URL(options.trackingUrl);
-    this.pool = carrierPool(url.origin, options.connections);
-    this.path = `${url.pathname.replace(/\/$/, '')}${OPERATION_PATHS.tracking}`;
+    const { pool, basePath } = carrierEndpoint(options.trackingUrl, options.connections);
+    this.pool = pool;
+    this.path = `${basePath}${OPERATION_PATHS.tracking}`;
   }
 
   /** Looks one order code up; throws a LookupFailure when no usable answer came back. */

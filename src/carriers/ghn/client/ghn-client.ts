@@ -1,6 +1,6 @@
 import type { Pool } from 'undici';
 import { answerBodyAsRead } from '../../answer-body.js';
-import { carrierPool, carrierRequestAnswer } from '../../client/carrier-request.js';
+import { carrierEndpoint, carrierRequestAnswer } from '../../client/carrier-request.js';
 import { redactedJsonAnswer } from '../../client/key-redaction.js';
 import type { KeyRing } from '../../client/key-ring.js';
 import { MalformedAnswerFailure } from '../../client/lookup-failures.js';
@@ -59,9 +59,9 @@ export class GhnClient {
     /** Every configured token, cleared out of each answer before anything reads it. */
     private readonly keys: KeyRing,
   ) {
-    const url = new URL(options.baseUrl);
-    this.pool = carrierPool(url.origin, options.connections);
-    this.basePath = url.pathname.replace(/\/$/, '');
+    const { pool, basePath } = carrierEndpoint(options.baseUrl, options.connections);
+    this.pool = pool;
+    this.basePath = basePath;
   }
 
   /** The order's detail by GHN's order code; throws a LookupFailure when no usable answer came back. */
