@@ -45,4 +45,10 @@ export interface CarrierCallbacks {
   parse(body: Record<string, unknown>): PayloadCheck<ParsedCallback>;
   /** The answer's body with HTTP `status`, as the carrier expects it: accepted, or refused for `reason`. */
   answer(status: number, reason?: string): string;
+  /**
+   * SQL: true where a stored callback's `body` (JSON, as the carrier sent it) tells that facts a
+   * lookup gives changed (fees, COD, weights), so the order is looked up again after it, even when
+   * its status is terminal. Absent: no callback of the carrier asks for a lookup.
+   */
+  asksLookup?(body: string): string;
 }

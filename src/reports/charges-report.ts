@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { PUBLISHED_PRICING } from '../carriers/247express/contract.js';
+import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import type { ChargeCheckName } from '../carriers/charge-check-names.js';
 import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { sumMoney } from '../carriers/money.js';
-import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
 import { AUDITED_ORDER_AMOUNTS, CHARGE_AUDIT_TABLE, chargeAuditQuery } from '../warehouse/charge-audit-rows.js';
 import { ofOrdersIn } from '../warehouse/order-keys.js';
 import {

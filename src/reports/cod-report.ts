@@ -1,4 +1,4 @@
-import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
+import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { carrierDate, type ReportTables, temporaryTable } from './report-sql.js';
 

@@ -1,5 +1,5 @@
 import { PRICE_SERVICE } from '../carriers/247express/contract.js';
-import { neutralStatusIn } from '../carriers/neutral-status-sql.js';
+import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 

@@ -1,5 +1,5 @@
 import { moneyDecimal } from '../carriers/answer-sql.js';
-import { failedAttemptStatusIn } from '../carriers/neutral-status-sql.js';
+import { failedAttemptStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import type { SqlRunner } from './warehouse.js';
 

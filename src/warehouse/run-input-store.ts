@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CarrierInstant } from '../carriers/247express/contract.js';
+import { callbackAsksLookup } from '../carriers/carrier-definition-sql.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
@@ -92,7 +93,8 @@ export async function appendRunInputs(
  * The run's work: each valid code once (its first valid row gives account and origin), without the
  * codes that already have a lookup result in this run other than a deferral (a resume skips what was
  * committed, and looks up again what was left for later) and, unless refreshTerminal, without orders
- * whose stored status or latest status callback is terminal. Columns: order_code,
+ * whose stored status or latest status callback is terminal, unless a callback since the order's last
+ * lookup asks for one (its fees, COD or weights changed: `CarrierCallbacks.asksLookup`). Columns: order_code,
  * account_alias, origin, seq (of the first row), last_seen_at (null for an order never seen).
  *
  * The stored orders are read through the run's codes (`IN (SELECT ... FROM first_valid)`), so DuckDB
@@ -107,23 +109,32 @@ const RUN_WORK = `
     FROM run_inputs
     WHERE run_id = $runId AND reject_code IS NULL
     QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY seq) = 1
+  ),
+  lookups_asked AS (
+    SELECT carrier, order_code, max(event_time) AS asked_at
+    FROM callback_events
+    WHERE ${ofOrdersIn('first_valid')} AND ${callbackAsksLookup()}
+    GROUP BY carrier, order_code
   )
   SELECT first_valid.*, stored.last_seen_at
   FROM first_valid
   LEFT JOIN (
     SELECT carrier, order_code, last_seen_at, is_terminal FROM orders WHERE ${ofOrdersIn('first_valid')}
   ) AS stored ON ${sameOrder('stored', 'first_valid')}
+  LEFT JOIN lookups_asked AS asked ON ${sameOrder('asked', 'first_valid')}
   WHERE NOT EXISTS (
       SELECT 1 FROM lookup_results AS done
       WHERE done.run_id = $runId AND ${sameOrder('done', 'first_valid')} AND done.outcome <> 'deferred'
     )
-    AND ($refreshTerminal OR NOT coalesce(stored.is_terminal, false))
-    AND ($refreshTerminal OR (first_valid.carrier, first_valid.order_code) NOT IN (
-      SELECT (c.carrier, c.order_code)
-      FROM callback_events AS c LEFT JOIN status_codes AS s ON s.carrier = c.carrier AND s.code = c.status
-      WHERE ${ofOrdersIn('first_valid', 'c')}
-      QUALIFY row_number() OVER (PARTITION BY c.carrier, c.order_code ORDER BY c.event_time DESC, c.received_at DESC) = 1
-        AND coalesce(s.is_terminal, false)
+    AND ($refreshTerminal OR asked.asked_at > stored.last_seen_at OR (
+      NOT coalesce(stored.is_terminal, false)
+      AND (first_valid.carrier, first_valid.order_code) NOT IN (
+        SELECT (c.carrier, c.order_code)
+        FROM callback_events AS c LEFT JOIN status_codes AS s ON s.carrier = c.carrier AND s.code = c.status
+        WHERE ${ofOrdersIn('first_valid', 'c')}
+        QUALIFY row_number() OVER (PARTITION BY c.carrier, c.order_code ORDER BY c.event_time DESC, c.received_at DESC) = 1
+          AND coalesce(s.is_terminal, false)
+      )
     ))`;
 
 /** Rows of the work list's Parquet row groups: a chunk's read decodes one or two of them, not a large part of the list. */

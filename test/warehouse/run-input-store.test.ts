@@ -241,6 +241,61 @@ describe('streamRunWork, countRunWork and runInputCounts', () => {
     expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(3);
   });
 
+  it('looks a terminal order up again after a callback that asks for it: a fee, COD or weight update since its lookup', async () => {
+    const { warehouse, dir } = await temp.open();
+    const spoolDir = join(dir, 'spool');
+    const sample = JSON.parse(
+      await readFile(new URL('../carriers/ghn-samples/detail-ready-to-pick.json', import.meta.url), 'utf8'),
+    ) as { data: Record<string, unknown> };
+    const seenAt = '2026-11-01T00:00:00.000000Z';
+    const codes = ['GHNFEEAFTER', 'GHNFEEBEFORE', 'GHNSTATUSAFTER', 'GHNCODAFTER'];
+    await loadLookupBatch(
+      warehouse,
+      {
+        snapshots: codes.map((code) =>
+          loaded(
+            {
+              orderCode: code,
+              body: JSON.stringify({
+                detail: { ...sample, data: { ...sample.data, order_code: code, status: 'delivered' } },
+                fees: null,
+              }),
+            },
+            seenAt,
+          ),
+        ),
+        results: [],
+        carrier: 'ghn',
+      },
+      spoolDir,
+    );
+    const webhook = JSON.parse(
+      await readFile(new URL('../carriers/ghn-samples/webhook-create.json', import.meta.url), 'utf8'),
+    ) as Record<string, unknown>;
+    const callback = (orderCode: string, type: string, at: string) =>
+      `('ghn', '${orderCode}|${type}', '${orderCode}', 'delivered', TIMESTAMPTZ '${at}', 'token', TIMESTAMPTZ '${at}',
+        '${JSON.stringify({ ...webhook, OrderCode: orderCode, Type: type, Status: 'delivered', Time: at })}')`;
+    await warehouse.run(
+      `INSERT INTO callback_events (carrier, event_id, order_code, status, event_time, auth_method, received_at, body) VALUES
+       ${callback('GHNFEEAFTER', 'Update_fee', '2026-11-02T00:00:00Z')}, ${callback('GHNFEEBEFORE', 'update_fee', '2026-10-31T00:00:00Z')},
+       ${callback('GHNSTATUSAFTER', 'switch_status', '2026-11-02T00:00:00Z')}, ${callback('GHNCODAFTER', 'update_cod', '2026-11-02T00:00:00Z')}`,
+    );
+    await appendRunInputs(
+      warehouse,
+      'run-1',
+      codes.map((code, i) => input(i + 1, code)),
+      spoolDir,
+      'ghn',
+    );
+
+    expect((await workOf(warehouse, 'run-1')).flat().map((item) => item.orderCode)).toEqual([
+      'GHNFEEAFTER',
+      'GHNCODAFTER',
+    ]);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: false })).toBe(2);
+    expect(await countRunWork(warehouse, 'run-1', { refreshTerminal: true })).toBe(4);
+  });
+
   it('skips codes that already have a lookup result in this run, so a resume does only the rest', async () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');

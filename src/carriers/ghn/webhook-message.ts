@@ -68,6 +68,13 @@ export function ghnWebhookEventId(webhook: GhnWebhook): string {
   return `${webhook.OrderCode}|${webhook.Type}|${webhook.Time}`;
 }
 
+/**
+ * The webhooks telling that the order's fees, COD or weights changed. Their bodies hold the new
+ * values, but the fee call is what the charges are read from, with its breakdown and payments, so
+ * such a webhook makes the next run ask it (a terminal order included).
+ */
+export const GHN_LOOKUP_WEBHOOK_TYPES = ['update_fee', 'update_cod', 'update_weight'] as const;
+
 /** Where `callbacks serve` receives GHN's webhooks, on the address the shop registers with GHN. */
 export const GHN_WEBHOOK_PATH = '/ghn/webhook';
 
@@ -116,4 +123,6 @@ export const GHN_WEBHOOKS: CarrierCallbacks = {
     return checked.ok ? { ok: true, value: parsedWebhook(checked.value) } : checked;
   },
   answer: (status, reason) => JSON.stringify({ code: status, message: reason ?? 'Success' }),
+  asksLookup: (body) =>
+    `lower(json_extract_string(${body}, '$.Type')) IN (${GHN_LOOKUP_WEBHOOK_TYPES.map((type) => `'${type}'`).join(', ')})`,
 };

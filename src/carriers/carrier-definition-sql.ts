@@ -36,3 +36,15 @@ export function neutralStatusIn(neutrals: readonly NeutralStatus[], status = 'st
 export function failedAttemptStatusIn(status = 'status', carrier = 'carrier'): string {
   return carrierStatusIn((known) => known.failedAttemptStatuses, status, carrier);
 }
+
+/**
+ * SQL: true where a stored callback, of its own carrier, asks for the order to be looked up again
+ * (`CarrierCallbacks.asksLookup`): its fees, COD or weights changed after the carrier sent it.
+ */
+export function callbackAsksLookup(carrier = 'carrier', body = 'body'): string {
+  const own = KNOWN_CARRIERS.flatMap((known) => {
+    const asks = known.callbacks?.asksLookup;
+    return asks === undefined ? [] : [`(${carrier} = ${quoted(known.id)} AND ${asks(body)})`];
+  });
+  return own.length === 0 ? 'false' : `(${own.join(' OR ')})`;
+}
