@@ -79,10 +79,24 @@ export interface CarrierDefinition {
    * and a run of the carrier counts lookups, each this many of them.
    */
   readonly callsPerLookup: number;
+  /** Its limits of calls: what a run keeps to where the quota settings leave them unset. */
+  readonly quota: CarrierQuota;
   /** Each account names its shop beside its key (GHN's ShopId), given with the key, never on the command line. */
   readonly accountShops: boolean;
   /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
   readonly callbacks?: CarrierCallbacks;
+}
+
+/** A carrier's limits of calls, counted as the quota settings count them. */
+export interface CarrierQuota {
+  /** Calls one key may make per carrier day. */
+  readonly callsPerKeyPerDay: number;
+  /** Calls all keys together may make per carrier day. */
+  readonly callsPerDay: number;
+  /** Calls started per second over all keys; absent, no cap but the concurrency. */
+  readonly callsPerSecond?: number;
+  /** The carrier documents these limits; otherwise they are the product's cautious choice. */
+  readonly documented: boolean;
 }
 
 /** The neutral status of a carrier's status code; a code the carrier's tables do not hold is `unknown`. */

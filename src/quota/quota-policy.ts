@@ -1,12 +1,22 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
-import { findCarrier } from '../carriers/known-carriers.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/247express/contract.js';
+import type { CarrierDefinition } from '../carriers/carrier-definition.js';
+import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+
+/** The carrier a run names, or the one a warehouse without carriers held. */
+function carrierOf(id: string): CarrierDefinition {
+  const carrier = findCarrier(id) ?? findCarrier(DEFAULT_CARRIER_ID);
+  if (carrier === undefined) throw new RangeError(`unknown carrier ${id}`);
+  return carrier;
+}
+
+const DEFAULT_QUOTA = carrierOf(DEFAULT_CARRIER_ID).quota;
 
 export const QuotaPolicySchema = z.object({
   /** Lookups one key may make per carrier day (the carrier answers APIKEY_LIMIT past it). */
-  perKeyDaily: z.number().int().min(0).default(DOCUMENTED_LIMITS.lookupsPerKeyPerDay),
+  perKeyDaily: z.number().int().min(0).default(DEFAULT_QUOTA.callsPerKeyPerDay),
   /** Lookups all keys together may make per carrier day. */
-  globalDaily: z.number().int().min(0).default(DOCUMENTED_LIMITS.lookupsPerDay),
+  globalDaily: z.number().int().min(0).default(DEFAULT_QUOTA.callsPerDay),
   /** Lookups per key left unspent for other systems that use the same keys. */
   reservePerKey: z.number().int().min(0).default(0),
   /** Lookups in total left unspent for other systems. */
@@ -43,7 +53,32 @@ export function lookupPolicy(calls: QuotaPolicy, callsPerLookup: number): QuotaP
   };
 }
 
-/** The policy of a run of `carrier`: the settings' limits of calls, as its lookups. */
-export function carrierQuotaPolicy(carrier: string, calls: QuotaPolicyInput): QuotaPolicy {
-  return lookupPolicy(QuotaPolicySchema.parse(calls), findCarrier(carrier)?.callsPerLookup ?? 1);
+/** The quota settings of a run: unset, the carrier's own limit; a rate of 0, no cap but the concurrency. */
+export type CarrierQuotaSettings = Omit<QuotaPolicyInput, 'requestsPerSecond'> & {
+  readonly requestsPerSecond?: number | undefined;
+};
+
+/**
+ * The policy of a run of `carrier`: the settings' limits of calls, the carrier's own (its
+ * definition's `quota`) where they are unset, as its lookups.
+ */
+export function carrierQuotaPolicy(carrier: string, calls: CarrierQuotaSettings): QuotaPolicy {
+  const known = carrierOf(carrier);
+  const { requestsPerSecond, ...rest } = calls;
+  const rate = requestsPerSecond ?? known.quota.callsPerSecond;
+  const withDefaults: QuotaPolicyInput = {
+    ...rest,
+    perKeyDaily: calls.perKeyDaily ?? known.quota.callsPerKeyPerDay,
+    globalDaily: calls.globalDaily ?? known.quota.callsPerDay,
+    ...(rate === undefined || rate === 0 ? {} : { requestsPerSecond: rate }),
+  };
+  return lookupPolicy(QuotaPolicySchema.parse(withDefaults), known.callsPerLookup);
+}
+
+/** How the settings' help names each carrier's limit of `what` (`unset` where it has none). */
+export function carrierLimitsText(
+  what: (quota: CarrierDefinition['quota']) => number | undefined,
+  unset = 'none',
+): string {
+  return `the carrier's: ${KNOWN_CARRIERS.map((known) => `${known.id} ${what(known.quota)?.toLocaleString('en-US') ?? unset}`).join(', ')}`;
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/247express/contract.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
 import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
 import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
+import { carrierLimitsText } from '../quota/quota-policy.js';
 import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
@@ -340,7 +341,7 @@ export const SETTINGS = {
   'track.perKeyLimit': {
     type: nonNegativeInt,
     fromText: numberText,
-    default: DOCUMENTED_LIMITS.lookupsPerKeyPerDay,
+    defaultText: carrierLimitsText((quota) => quota.callsPerKeyPerDay),
     flag: '--per-key-limit <n>',
     configKey: 'track.perKeyLimit',
     help: 'calls per key per carrier day (a GHN lookup is two calls)',
@@ -349,7 +350,7 @@ export const SETTINGS = {
   'track.globalLimit': {
     type: nonNegativeInt,
     fromText: numberText,
-    default: DOCUMENTED_LIMITS.lookupsPerDay,
+    defaultText: carrierLimitsText((quota) => quota.callsPerDay),
     flag: '--global-limit <n>',
     configKey: 'track.globalLimit',
     help: 'calls per carrier day over all keys',
@@ -383,12 +384,12 @@ export const SETTINGS = {
     commands: ['track'],
   },
   'track.rate': {
-    type: z.number().positive(),
+    type: z.number().nonnegative(),
     fromText: numberText,
-    defaultText: 'no cap',
+    defaultText: carrierLimitsText((quota) => quota.callsPerSecond, 'no cap'),
     flag: '--rate <n>',
     configKey: 'track.rate',
-    help: 'calls started per second at most, over all keys',
+    help: 'calls started per second at most, over all keys; 0 for no cap but the concurrency',
     commands: ['track'],
   },
   'track.timeoutMs': {

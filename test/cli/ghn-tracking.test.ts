@@ -75,7 +75,7 @@ describe('track --carrier ghn', () => {
     ];
     await writeFile(ghnInput, `order_code,account\n${lines.join('\n')}\n`);
     const ghn = await cli(
-      ['track', '--carrier', 'ghn', '--input', ghnInput, '--db', db, '--json', '--no-progress'],
+      ['track', '--carrier', 'ghn', '--input', ghnInput, '--db', db, '--rate', '0', '--json', '--no-progress'],
       ghnEnv(),
     );
     expect(ghn.code, ghn.stderr).toBe(0);

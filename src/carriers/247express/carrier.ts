@@ -4,6 +4,7 @@ import { EXPRESS_CALLBACKS } from './callback-message.js';
 import { checkOrderCode } from './order-code.js';
 import {
   DELAY_REASONS,
+  DOCUMENTED_LIMITS,
   FAILED_ATTEMPT_STATUSES,
   ORDER_STATUSES,
   PUBLISHED_PRICING,
@@ -25,6 +26,11 @@ export const EXPRESS_247: CarrierDefinition = {
   failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
   callsPerLookup: 1,
+  quota: {
+    callsPerKeyPerDay: DOCUMENTED_LIMITS.lookupsPerKeyPerDay,
+    callsPerDay: DOCUMENTED_LIMITS.lookupsPerDay,
+    documented: true,
+  },
   accountShops: false,
   // Its answer gives every part of its published price relations.
   charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },

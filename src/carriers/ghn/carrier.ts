@@ -4,6 +4,7 @@ import { checkGhnOrderCode } from './order-code.js';
 import {
   GHN_FAILED_ATTEMPT_STATUSES,
   GHN_FAILURE_REASONS,
+  GHN_QUOTA,
   GHN_STATUSES,
   GHN_VOLUMETRIC_DIVISOR_KG,
 } from './reference-data.js';
@@ -25,6 +26,7 @@ export const GHN: CarrierDefinition = {
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
   // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,
+  quota: GHN_QUOTA,
   accountShops: true,
   charges: {
     volumetricDivisor: GHN_VOLUMETRIC_DIVISOR_KG,

@@ -1,4 +1,4 @@
-import type { CarrierDelayReason, CarrierStatus } from '../carrier-definition.js';
+import type { CarrierDelayReason, CarrierQuota, CarrierStatus } from '../carrier-definition.js';
 
 /**
  * Reference data of GHN's partner API (docs/carriers/ghn.md), typed. Codes outside these tables are
@@ -122,6 +122,18 @@ export const GHN_VOLUMETRIC_DIVISOR = 5;
 
 /** In cm³ per kilogram, as the charge checks compare weights in kilograms. */
 export const GHN_VOLUMETRIC_DIVISOR_KG = GHN_VOLUMETRIC_DIVISOR * 1000;
+
+/**
+ * GHN publishes no rate limit and no daily quota: these are the product's cautious limits, so that a
+ * run with nothing set does not hammer an API whose limits nobody knows. A night of 10 lookups a
+ * second (two calls each) tracks 36,000 orders an hour; a shop needing more sets its own.
+ */
+export const GHN_QUOTA: CarrierQuota = {
+  callsPerKeyPerDay: 200_000,
+  callsPerDay: 1_000_000,
+  callsPerSecond: 20,
+  documented: false,
+};
 
 /**
  * GHN charges an order from its pick-up on: its fees are asked once its status is past the pending

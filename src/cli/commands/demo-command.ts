@@ -90,7 +90,8 @@ export function demoCommand(): Command {
               maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES,
               connections: 16,
             },
-            quota: carrierQuotaPolicy(run.carrier, { maxConcurrent: 16 }),
+            // The demo's carriers are its own sandbox: no rate to keep to.
+            quota: carrierQuotaPolicy(run.carrier, { maxConcurrent: 16, requestsPerSecond: 0 }),
             retry: { attempts: 5, minDelayMs: 100, maxDelayMs: 2_000 },
             batchSize: 500,
             refreshTerminal: true,
