@@ -3,14 +3,18 @@
  * their callbacks) to the built `parcel-recon callbacks`, which is down at first: each is sent again
  * and received once it is up. The warehouse then holds GHN's webhooks beside 247Express's callbacks,
  * keyed by carrier, resends stored once, GHN's statuses mapped to the neutral set, its failed
- * deliveries with GHN's reasons; no GHN token reaches the warehouse file or the logs.
+ * deliveries with GHN's reasons; no GHN token reaches the warehouse file or the logs. GHN's orders
+ * are tracked before the webhooks come and again after: an order whose fees changed since its lookup
+ * is looked up again though its status is terminal, and its stored fees are the webhook's.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallbackRecord } from '../../src/sandbox/callback-sender.js';
+import { ghnShopId } from '../../src/sandbox/ghn/ghn-orders.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { getJson, HOUR_MS, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import {
@@ -19,6 +23,7 @@ import {
   type ReceiverProcess,
   startReceiverProcess,
 } from '../support/callback-receiver-process.js';
+import { cli, sandboxEnv } from '../support/cli-process.js';
 
 const WEBHOOK_TOKEN = 'shop-webhook-token-9c41d2e07f5a';
 
@@ -61,6 +66,12 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       },
     });
     const expressKeys = sandbox.state.world.accounts.map((a) => `${a.alias}=${a.apiKey}`);
+    await writeFile(
+      ghnInput(),
+      `order_code,account\n${[...sandbox.state.ghnWorld.orders()].map((plan) => `${plan.code},${plan.account.alias}`).join('\n')}\n`,
+    );
+    const first = await trackGhn();
+    expect(first.code, first.stderr).toBe(0);
     const ghnTokens = sandbox.state.ghnWorld.accounts.map((a) => a.apiKey);
     secrets = [WEBHOOK_TOKEN, ...ghnTokens];
 
@@ -85,6 +96,22 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
     await postControl(sandbox, '/_sandbox/ghn/webhooks/flush');
     await postControl(sandbox, '/_sandbox/callbacks/flush');
   }, 120_000);
+
+  const ghnInput = () => join(dir, 'ghn-orders.csv');
+
+  /** `track --carrier ghn` of every GHN order of the sandbox, at the sandbox's time. */
+  function trackGhn() {
+    return cli(
+      ['track', '--carrier', 'ghn', '--input', ghnInput(), '--db', db, '--rate', '0', '--json', '--no-progress'],
+      {
+        ...sandboxEnv(sandbox),
+        PARCEL_RECON_API_KEYS: sandbox.state.ghnWorld.accounts
+          .map((a) => `${a.alias}:${ghnShopId(a)}=${a.apiKey}`)
+          .join(','),
+        PARCEL_RECON_TRACKING_URL: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+      },
+    );
+  }
 
   afterAll(async () => {
     await receiver?.kill().catch(() => undefined);
@@ -135,11 +162,12 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
        WHERE c.carrier = 'ghn' AND s.neutral_status IS NULL`,
     );
     expect(unmapped).toEqual([]);
+    // The webhooks' attempts: those before the first lookup are known from GHN's status log alone, which names no reason.
     const failures = await queryWarehouse<{ carrier: string; delay_code: string | null; meaning: string | null }>(
       db,
-      `SELECT f.carrier, f.delay_code, r.meaning FROM delivery_failures AS f
+      `SELECT f.carrier, f.order_code, f.delay_code, r.meaning FROM delivery_failures AS f
        LEFT JOIN delay_reasons AS r ON r.carrier = f.carrier AND r.code = f.delay_code
-       WHERE f.carrier = 'ghn'`,
+       WHERE f.carrier = 'ghn' AND f.source = 'callback'`,
     );
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.every((row) => row.meaning !== null)).toBe(true);
@@ -148,6 +176,52 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       "SELECT body->>'TotalFee' AS total FROM callback_events WHERE carrier = 'ghn' AND (body->>'Type') = 'update_fee' LIMIT 1",
     );
     expect(Number(fee[0]!.total)).toBeGreaterThan(0);
+  });
+
+  it('looks an order up again after a fee webhook, terminal or not, and stores the fees it tells of', async () => {
+    // Each GHN order with a fee webhook later than its lookup: the webhook's fees, and the order as stored.
+    const feeChanged = () =>
+      queryWarehouse<{ order_code: string; terminal: boolean; webhook_return: number; stored_return: number | null }>(
+        db,
+        `SELECT o.order_code, s.is_terminal OR coalesce(latest_status.is_terminal, false) AS terminal,
+                CAST(json_extract_string(w.body, '$.Fee.Return') AS INTEGER) AS webhook_return, CAST(o.price_fr AS INTEGER) AS stored_return
+         FROM orders AS o
+         JOIN status_codes AS s ON s.carrier = o.carrier AND s.code = o.status
+         JOIN (SELECT * FROM callback_events WHERE carrier = 'ghn' AND (body->>'Type') = 'update_fee'
+               QUALIFY row_number() OVER (PARTITION BY order_code ORDER BY event_time DESC) = 1) AS w
+           ON w.order_code = o.order_code AND w.event_time > o.last_seen_at
+         LEFT JOIN (SELECT c.order_code, cs.is_terminal FROM callback_events AS c
+                    JOIN status_codes AS cs ON cs.carrier = c.carrier AND cs.code = c.status
+                    WHERE c.carrier = 'ghn' AND c.status <> ''
+                    QUALIFY row_number() OVER (PARTITION BY c.order_code ORDER BY c.event_time DESC) = 1) AS latest_status
+           ON latest_status.order_code = o.order_code
+         WHERE o.carrier = 'ghn'
+         ORDER BY o.order_code`,
+      );
+    const before = await feeChanged();
+    // Orders a run would leave alone by their status, whose return fee changed since they were looked up.
+    const terminal = before.filter((row) => row.terminal && row.stored_return !== row.webhook_return);
+    expect(terminal.length).toBeGreaterThan(0);
+
+    const second = await trackGhn();
+    expect(second.code, second.stderr).toBe(0);
+    const looked = new Set(
+      (
+        await queryWarehouse<{ order_code: string }>(
+          db,
+          `SELECT order_code FROM lookup_results WHERE carrier = 'ghn'
+           AND run_id = (SELECT run_id FROM runs WHERE carrier = 'ghn' ORDER BY started_at DESC LIMIT 1)`,
+        )
+      ).map((row) => row.order_code),
+    );
+    for (const row of before) expect(looked.has(row.order_code), row.order_code).toBe(true);
+    expect(await feeChanged()).toEqual([]);
+    const stored = await queryWarehouse<{ order_code: string; price_fr: number | null }>(
+      db,
+      `SELECT order_code, CAST(price_fr AS INTEGER) AS price_fr FROM orders
+       WHERE carrier = 'ghn' AND order_code IN (${terminal.map((row) => `'${row.order_code}'`).join(', ')}) ORDER BY order_code`,
+    );
+    expect(stored).toEqual(terminal.map((row) => ({ order_code: row.order_code, price_fr: row.webhook_return })));
   });
 
   it('keeps no GHN token in the warehouse, the journal or the logs', async () => {
