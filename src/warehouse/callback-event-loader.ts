@@ -53,8 +53,8 @@ export async function readCallbackJournalProgress(warehouse: Warehouse): Promise
  * the carrier its record names (an event already there is left as it is, so the carrier's retries and
  * a re-read slice add nothing), its failed delivery attempts (without a delay code the reason is
  * unknown, as tracking records it) into `delivery_failures` (identity carrier, order and time to the
- * second, so the same attempt seen by tracking makes one row; of one attempt's callbacks, one with a
- * delay code first), and the segment's new offset. Returns how many events were new. A record the
+ * second, so the same attempt seen by tracking makes one row, whose unknown reason the callback's
+ * fills in; of one attempt's callbacks, one with a delay code first), and the segment's new offset. Returns how many events were new. A record the
  * previous release wrote names no carrier and no failed attempt: it is `legacyCarrier`'s, a failed
  * attempt when its status is one of that carrier's failed-attempt statuses.
  */
@@ -94,7 +94,13 @@ export async function loadCallbackJournalSlice(
            FROM ${STAGED}
            WHERE failedAttempt
            QUALIFY row_number() OVER (PARTITION BY carrier, orderCode, date_trunc('second', eventTime) ORDER BY delayCode IS NULL, receivedAt) = 1
-           ON CONFLICT DO NOTHING`,
+           ON CONFLICT (carrier, order_code, attempted_at) DO UPDATE SET
+             delay_code = coalesce(delivery_failures.delay_code, excluded.delay_code),
+             delay_note = coalesce(delivery_failures.delay_note, excluded.delay_note),
+             -- The callback that gave the reason, else the one that recorded the attempt.
+             callback_event_id = CASE WHEN delivery_failures.delay_code IS NULL AND excluded.delay_code IS NOT NULL
+                                      THEN excluded.callback_event_id
+                                      ELSE coalesce(delivery_failures.callback_event_id, excluded.callback_event_id) END`,
         );
         await sql.run(`DROP TABLE ${STAGED}`);
       }

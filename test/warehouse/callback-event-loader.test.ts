@@ -80,6 +80,35 @@ describe('loading callbacks', () => {
     ]);
   });
 
+  it("fills in an attempt's unknown reason from a later callback, and keeps a known one", async () => {
+    const { warehouse, dir } = await temp.open();
+    const load = (segment: string, lines: string[]) =>
+      loadCallbackJournalSlice(
+        warehouse,
+        { segment, endOffset: 1_000, lines, lineCount: lines.length },
+        join(dir, 'spool'),
+        DEFAULT_CARRIER_ID,
+      );
+    // The same attempts (order and time to the second), first without a reason, or with one.
+    await load('callbacks-1.ndjson', [
+      record('ev-1', 'EX100000001', '16', null, '2026-11-20T07:05:10Z'),
+      record('ev-2', 'EX100000002', '16', '09', '2026-11-20T07:05:10Z'),
+    ]);
+    await load('callbacks-2.ndjson', [
+      record('ev-3', 'EX100000001', '16', '11', '2026-11-20T07:06:10Z'),
+      record('ev-4', 'EX100000002', '16', '11', '2026-11-20T07:06:10Z'),
+    ]);
+    const failures = (
+      await warehouse.readAll(
+        'SELECT order_code, delay_code, delay_note, callback_event_id FROM delivery_failures ORDER BY order_code',
+      )
+    ).getRowObjectsJson();
+    expect(failures).toEqual([
+      { order_code: 'EX100000001', delay_code: '11', delay_note: 'Khách hẹn giao lại', callback_event_id: 'ev-3' },
+      { order_code: 'EX100000002', delay_code: '09', delay_note: 'Khách hẹn giao lại', callback_event_id: 'ev-2' },
+    ]);
+  });
+
   it("loads each record under the carrier it names, a record without one (the previous release's) as 247express", async () => {
     const { warehouse, dir } = await temp.open();
     const ghn = (eventId: string, status: string, failedAttempt: boolean) =>
