@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import pRetry from 'p-retry';
 import { request } from 'undici';
@@ -176,6 +177,9 @@ export class CallbackSender<S extends SenderSettings = CallbackSettings> {
   ) {
     this.cursor = clock.now();
     this.limit = pLimit(settings.concurrency);
+    // Each delivery in flight listens for the stop up to three times (its request, its answer's body
+    // and its retries), and lets go once done: that many listeners are the design, not a leak.
+    setMaxListeners(3 * settings.concurrency + 1, this.controller.signal);
   }
 
   configure(settings: Partial<S>): void {
