@@ -45,7 +45,7 @@ describe('track --carrier ghn', () => {
   });
 
   /** The GHN accounts' tokens with their shops, as a shop gives them. */
-  function ghnEnv(withShops = true): NodeJS.ProcessEnv {
+  function ghnEnv(withShops = true): Record<string, string> {
     const accounts = sandbox.state.ghnWorld.accounts;
     return {
       ...sandboxEnv(sandbox),
