@@ -1,4 +1,5 @@
 import type { CarrierCallbacks } from './carrier-callbacks.js';
+import type { CarrierTracking } from './carrier-tracking.js';
 import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
@@ -71,6 +72,8 @@ export interface CarrierDefinition {
    * answer's history or a callback's status change; a hold after failed attempts is not one.
    */
   readonly failedAttemptStatuses: readonly string[];
+  /** How it looks one order up: its requests and what their answers mean. */
+  readonly tracking: CarrierTracking;
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
   readonly charges: CarrierCharges;

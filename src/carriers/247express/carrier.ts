@@ -11,6 +11,7 @@ import {
   TRACKING_STEPS,
 } from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { EXPRESS_TRACKING } from './tracking-lookup.js';
 
 export const EXPRESS_247: CarrierDefinition = {
   id: '247express',
@@ -23,6 +24,7 @@ export const EXPRESS_247: CarrierDefinition = {
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   checkOrderCode,
   failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
+  tracking: EXPRESS_TRACKING,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
   callsPerLookup: 1,
   accountShops: false,

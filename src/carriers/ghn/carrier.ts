@@ -1,6 +1,7 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { checkGhnOrderCode } from './order-code.js';
+import { GHN_TRACKING } from './order-lookup.js';
 import {
   GHN_FAILED_ATTEMPT_STATUSES,
   GHN_FAILURE_REASONS,
@@ -22,8 +23,9 @@ export const GHN: CarrierDefinition = {
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
   checkOrderCode: checkGhnOrderCode,
   failedAttemptStatuses: GHN_FAILED_ATTEMPT_STATUSES,
+  tracking: GHN_TRACKING,
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
-  // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
+  // The detail, then the fees (order-lookup.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,
   accountShops: true,
   charges: {
