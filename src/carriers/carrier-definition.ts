@@ -3,6 +3,7 @@ import type { CarrierTracking } from './carrier-tracking.js';
 import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
+import type { StatementTemplate } from './statement-layout.js';
 
 /** A carrier's own status, with the neutral status it is. */
 export interface CarrierStatus {
@@ -84,6 +85,8 @@ export interface CarrierDefinition {
   readonly callsPerLookup: number;
   /** Each account names its shop beside its key (GHN's ShopId), given with the key, never on the command line. */
   readonly accountShops: boolean;
+  /** The template its payout statements are read with, when the product reads them: `payouts import --carrier`. */
+  readonly statementTemplate?: StatementTemplate;
   /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
   readonly callbacks?: CarrierCallbacks;
 }

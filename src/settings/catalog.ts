@@ -8,7 +8,7 @@ import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
 import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
-import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema } from '../sources/payout-layouts.js';
+import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema, payoutCarrierId } from '../sources/payout-layouts.js';
 import { dataFolder, defaultDataDir } from '../warehouse/data-folder.js';
 import { NOTIFY_EVENTS } from './notify-events.js';
 import type { SettingsCatalog, SettingsCommand } from './setting.js';
@@ -583,7 +583,7 @@ export const SETTINGS = {
     commands: CUSTOMER_OPERATIONS,
   },
   'payouts.carrier': {
-    type: z.enum(PAYOUT_CARRIERS),
+    type: payoutCarrierId,
     defaultText: "the layout's carrier, else 247express",
     flag: '--carrier <name>',
     configKey: 'payouts.carrier',

@@ -11,6 +11,7 @@ import {
   TRACKING_STEPS,
 } from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { EXPRESS_STATEMENT_TEMPLATE } from './statement-template.js';
 import { EXPRESS_TRACKING } from './tracking-lookup.js';
 
 export const EXPRESS_247: CarrierDefinition = {
@@ -30,5 +31,6 @@ export const EXPRESS_247: CarrierDefinition = {
   accountShops: false,
   // Its answer gives every part of its published price relations.
   charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },
+  statementTemplate: EXPRESS_STATEMENT_TEMPLATE,
   callbacks: EXPRESS_CALLBACKS,
 };

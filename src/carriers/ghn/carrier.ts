@@ -9,6 +9,7 @@ import {
   GHN_VOLUMETRIC_DIVISOR_KG,
 } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { GHN_STATEMENT_TEMPLATE } from './statement-template.js';
 import { GHN_WEBHOOKS } from './webhook-message.js';
 
 export const GHN: CarrierDefinition = {
@@ -41,5 +42,6 @@ export const GHN: CarrierDefinition = {
       'invoice',
     ],
   },
+  statementTemplate: GHN_STATEMENT_TEMPLATE,
   callbacks: GHN_WEBHOOKS,
 };
