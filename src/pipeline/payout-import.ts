@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { epochMsToInstant } from '../carriers/247express/contract.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
 import type { PayoutLayout } from '../sources/payout-layouts.js';
 import { type StatementLine, statementLines } from '../sources/payout-statement-lines.js';
 import { describeTable, type TableSource } from '../sources/table-rows.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
 import { findCarrier } from '../carriers/known-carriers.js';
 
 export const QuotaPolicySchema = z.object({

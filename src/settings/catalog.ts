@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES, DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { DOCUMENTED_LIMITS } from '../carriers/247express/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
 import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';

@@ -3,7 +3,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { carrierDayOf, formatCarrierDateTime } from '../../carriers/247express/contract.js';
+import { carrierDayOf, formatCarrierDateTime } from '../../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID } from '../../carriers/known-carriers.js';
 import { UserError } from '../../errors/user-error.js';
 import {
