@@ -11,7 +11,7 @@ import { CarrierTransport } from '../../src/carriers/client/carrier-transport.js
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { HttpStatusFailure, RateLimitedFailure } from '../../src/carriers/client/lookup-failures.js';
 import { GHN, type GhnOrderDetail } from '../../src/carriers/ghn/contract.js';
-import { ghnDetail, ghnFees } from '../../src/carriers/ghn/order-lookup.js';
+import { ghnDetail, ghnFees } from '../../src/carriers/ghn/tracking-lookup.js';
 import { SETTLING_ERROR_CODES } from '../../src/carriers/known-carriers.js';
 import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';

@@ -1,7 +1,6 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { GHN_ERROR_KINDS } from './answer-errors.js';
 import { checkGhnOrderCode } from './order-code.js';
-import { GHN_TRACKING } from './order-lookup.js';
 import {
   GHN_FAILED_ATTEMPT_STATUSES,
   GHN_FAILURE_REASONS,
@@ -10,6 +9,7 @@ import {
 } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
 import { GHN_STATEMENT_TEMPLATE } from './statement-template.js';
+import { GHN_TRACKING } from './tracking-lookup.js';
 import { GHN_WEBHOOKS } from './webhook-message.js';
 
 export const GHN: CarrierDefinition = {
@@ -26,7 +26,7 @@ export const GHN: CarrierDefinition = {
   failedAttemptStatuses: GHN_FAILED_ATTEMPT_STATUSES,
   tracking: GHN_TRACKING,
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
-  // The detail, then the fees (order-lookup.ts); the fee call asks for the shop beside the token.
+  // The detail, then the fees (tracking-lookup.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,
   accountShops: true,
   charges: {
