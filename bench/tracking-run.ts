@@ -23,9 +23,9 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pino from 'pino';
-import { TrackingClient } from '../src/carriers/247express/client/tracking-client.js';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carriers/247express/contract.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carriers/client/carrier-request.js';
+import { DefinedCarrierTracker } from '../src/carriers/client/carrier-tracker.js';
 import { KeyRing } from '../src/carriers/client/key-ring.js';
 import { DEFAULT_CARRIER_ID } from '../src/carriers/known-carriers.js';
 import { keepHeapSmall } from '../src/cli/tracking-memory.js';
@@ -141,8 +141,11 @@ async function main(): Promise<number> {
     let cpuAtStart: { pipeline: ProcessCpu; sandbox: ProcessCpu } | undefined;
     // The rate is that of requests sent: the first to the last send, not the last answer or the final commit.
     const sends = { first: 0, last: 0, count: 0 };
-    const lookup = TrackingClient.prototype.lookup;
-    TrackingClient.prototype.lookup = function (this: TrackingClient, ...args: Parameters<typeof lookup>) {
+    const lookup = DefinedCarrierTracker.prototype.lookup;
+    DefinedCarrierTracker.prototype.lookup = function (
+      this: DefinedCarrierTracker,
+      ...args: Parameters<typeof lookup>
+    ) {
       sends.last = performance.now();
       if (sends.count++ === 0) sends.first = sends.last;
       return lookup.apply(this, args);

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { carrierDayOf } from '../src/carriers/247express/contract.js';
+import { carrierDayOf } from '../src/carriers/carrier-time.js';
 import { RUN_EXIT_CODES } from '../src/errors/exit-codes.js';
 import { NO_COUNTS, RunLifecycle, runStartTime } from '../src/pipeline/run-lifecycle.js';
 import { dataFolder } from '../src/warehouse/data-folder.js';

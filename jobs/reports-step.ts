@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { carrierDayOf } from '../src/carriers/247express/contract.js';
+import { carrierDayOf } from '../src/carriers/carrier-time.js';
 import { EXIT } from '../src/errors/exit-codes.js';
 import { DEFAULT_CHARGE_RULES } from '../src/reports/charges-report.js';
 import { writeHtmlReport } from '../src/reports/html/html-report.js';

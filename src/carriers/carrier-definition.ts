@@ -1,7 +1,9 @@
 import type { CarrierCallbacks } from './carrier-callbacks.js';
+import type { CarrierTracking } from './carrier-tracking.js';
 import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
 import type { SnapshotMapping } from './snapshot-mapping.js';
+import type { StatementTemplate } from './statement-layout.js';
 
 /** A carrier's own status, with the neutral status it is. */
 export interface CarrierStatus {
@@ -71,6 +73,8 @@ export interface CarrierDefinition {
    * answer's history or a callback's status change; a hold after failed attempts is not one.
    */
   readonly failedAttemptStatuses: readonly string[];
+  /** How it looks one order up: its requests and what their answers mean. */
+  readonly tracking: CarrierTracking;
   /** How the loader reads its tracking answers into the warehouse's order columns. */
   readonly snapshotMapping: SnapshotMapping;
   readonly charges: CarrierCharges;
@@ -83,6 +87,8 @@ export interface CarrierDefinition {
   readonly quota: CarrierQuota;
   /** Each account names its shop beside its key (GHN's ShopId), given with the key, never on the command line. */
   readonly accountShops: boolean;
+  /** The template its payout statements are read with, when the product reads them: `payouts import --carrier`. */
+  readonly statementTemplate?: StatementTemplate;
   /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
   readonly callbacks?: CarrierCallbacks;
 }

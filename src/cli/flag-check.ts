@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { describeIssues, isCalendarDay } from '../carriers/247express/contract.js';
+import { isCalendarDay } from '../carriers/carrier-time.js';
+import { describeIssues } from '../carriers/payload-validation.js';
 import { UserError } from '../errors/user-error.js';
 
 /** Checks flags against a schema; the first problem is one line naming its flag. */

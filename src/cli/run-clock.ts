@@ -1,4 +1,4 @@
-import { instantToEpochMs, parseCarrierInstant } from '../carriers/247express/contract.js';
+import { instantToEpochMs, parseCarrierInstant } from '../carriers/carrier-time.js';
 import { UserError } from '../errors/user-error.js';
 import { SETTINGS } from '../settings/catalog.js';
 

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { epochMsToInstant } from '../carriers/247express/contract.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
 import { bankDepositRows } from '../sources/bank-deposit-rows.js';
 import type { TableSource } from '../sources/table-rows.js';
 import { planDeposits, type StagedDeposit } from '../warehouse/bank-deposit-store.js';

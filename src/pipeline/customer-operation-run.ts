@@ -4,7 +4,7 @@ import {
   CustomerOperationsClient,
   type CustomerOperationsClientOptions,
 } from '../carriers/247express/client/customer-operations-client.js';
-import { carrierDayOf } from '../carriers/247express/contract.js';
+import { carrierDayOf } from '../carriers/carrier-time.js';
 import type { KeyRing } from '../carriers/client/key-ring.js';
 import { HttpStatusFailure, LookupFailure } from '../carriers/client/lookup-failures.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';

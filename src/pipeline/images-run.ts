@@ -1,5 +1,6 @@
 import type { ImagesAnswer } from '../carriers/247express/client/customer-operations-client.js';
-import { type CarrierInstant, epochMsToInstant, type ImageItem } from '../carriers/247express/contract.js';
+import type { ImageItem } from '../carriers/247express/contract.js';
+import { type CarrierInstant, epochMsToInstant } from '../carriers/carrier-time.js';
 import {
   downloadImage,
   type ImageDownloadPolicy,

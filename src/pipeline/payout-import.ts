@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
-import { epochMsToInstant } from '../carriers/247express/contract.js';
-import type { PayoutCarrier, PayoutLayout } from '../sources/payout-layouts.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
+import type { PayoutLayout } from '../sources/payout-layouts.js';
 import { type StatementLine, statementLines } from '../sources/payout-statement-lines.js';
 import { describeTable, type TableSource } from '../sources/table-rows.js';
 import { dataFolder } from '../warehouse/data-folder.js';
@@ -12,7 +12,7 @@ import { newRunId } from './run-lifecycle.js';
 export interface PayoutImportOptions {
   readonly warehouse: Warehouse;
   readonly source: TableSource;
-  readonly carrier: PayoutCarrier;
+  readonly carrier: string;
   readonly layout: PayoutLayout;
   /** Where the rejects file goes: `rejects/IMPORT_ID.csv` in it. */
   readonly dataDir: string;

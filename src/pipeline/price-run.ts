@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PriceAnswer } from '../carriers/247express/client/customer-operations-client.js';
-import { epochMsToInstant, type PriceRequest } from '../carriers/247express/contract.js';
+import type { PriceRequest } from '../carriers/247express/contract.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
 import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import {

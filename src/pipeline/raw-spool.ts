@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { constants, createGunzip, createGzip, gunzip } from 'node:zlib';
-import type { CarrierInstant } from '../carriers/247express/contract.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { diskFaultOf } from '../errors/disk-fault.js';
 import { dataFolder } from '../warehouse/data-folder.js';
 import {

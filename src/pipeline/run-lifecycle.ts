@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { access, constants, mkdir, rm } from 'node:fs/promises';
-import { epochMsToInstant, formatCarrierDateTime } from '../carriers/247express/contract.js';
+import { epochMsToInstant, formatCarrierDateTime } from '../carriers/carrier-time.js';
 import { SourceError } from '../sources/order-code-source.js';
 import { dataFolder } from '../warehouse/data-folder.js';
 import { findUnfinishedRun, finishRun, type RunCounts, startRun } from '../warehouse/run-store.js';

@@ -1,6 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { carrierDayOf, DAY_MS, epochMsToInstant } from '../carriers/247express/contract.js';
+import { carrierDayOf, DAY_MS, epochMsToInstant } from '../carriers/carrier-time.js';
 import { dataFolder } from '../warehouse/data-folder.js';
 import { type PrunedRows, pruneRunRows } from '../warehouse/run-retention.js';
 import type { Warehouse } from '../warehouse/warehouse.js';

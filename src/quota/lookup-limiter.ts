@@ -1,5 +1,5 @@
 import Bottleneck from 'bottleneck';
-import { nextCarrierDayStart } from '../carriers/247express/contract.js';
+import { nextCarrierDayStart } from '../carriers/carrier-time.js';
 import type { QuotaLedger } from './quota-ledger.js';
 import type { QuotaPolicy } from './quota-policy.js';
 import { RedisUnavailableError } from './redis-connection.js';

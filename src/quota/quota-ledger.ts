@@ -1,4 +1,4 @@
-import { carrierDayOf } from '../carriers/247express/contract.js';
+import { carrierDayOf } from '../carriers/carrier-time.js';
 import { type QuotaPolicy, TOTAL_ALIAS } from './quota-policy.js';
 
 /** Where the ledger persists: lookups per carrier day per key alias, '*' for the total. */

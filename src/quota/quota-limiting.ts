@@ -1,6 +1,6 @@
 import Bottleneck from 'bottleneck';
 import type { Logger } from 'pino';
-import { carrierDayOf } from '../carriers/247express/contract.js';
+import { carrierDayOf } from '../carriers/carrier-time.js';
 import {
   raiseQuotaUsageRows,
   readQuotaLimitReports,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/247express/contract.js';
 import type { CarrierDefinition } from '../carriers/carrier-definition.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 
 /** The carrier a run names, or the one a warehouse without carriers held. */

@@ -1,4 +1,4 @@
-import { epochMsToInstant } from '../carriers/247express/contract.js';
+import { epochMsToInstant } from '../carriers/carrier-time.js';
 import { UserError } from '../errors/user-error.js';
 import { listColumnNames } from '../sources/source-rows.js';
 import { type TableSource, tableName, tableRows } from '../sources/table-rows.js';

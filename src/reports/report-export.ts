@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { carrierDayOf, DAY_MS } from '../carriers/247express/contract.js';
+import { carrierDayOf, DAY_MS } from '../carriers/carrier-time.js';
 import { formatVnd, moneyFromText } from '../carriers/money.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { Warehouse } from '../warehouse/warehouse.js';

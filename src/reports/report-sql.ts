@@ -1,4 +1,4 @@
-import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carriers/247express/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carriers/carrier-time.js';
 import { findCarrier } from '../carriers/known-carriers.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { ReportTable } from './writers/report-writer.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/247express/contract.js';
+import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
 import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
 import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
@@ -9,7 +9,7 @@ import { carrierLimitsText } from '../quota/quota-policy.js';
 import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';
 import { REPORT_FORMATS } from '../reports/writers/report-formats.js';
-import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema } from '../sources/payout-layouts.js';
+import { layoutName, PAYOUT_CARRIERS, PayoutLayoutSchema, payoutCarrierId } from '../sources/payout-layouts.js';
 import { dataFolder, defaultDataDir } from '../warehouse/data-folder.js';
 import { NOTIFY_EVENTS } from './notify-events.js';
 import type { SettingsCatalog, SettingsCommand } from './setting.js';
@@ -584,7 +584,7 @@ export const SETTINGS = {
     commands: CUSTOMER_OPERATIONS,
   },
   'payouts.carrier': {
-    type: z.enum(PAYOUT_CARRIERS),
+    type: payoutCarrierId,
     defaultText: "the layout's carrier, else 247express",
     flag: '--carrier <name>',
     configKey: 'payouts.carrier',

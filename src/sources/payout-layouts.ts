@@ -1,68 +1,28 @@
 import { z } from 'zod';
+import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+import {
+  type FeeType,
+  STATEMENT_FIELDS,
+  StatementColumnsSchema,
+  type StatementField,
+} from '../carriers/statement-layout.js';
 
-/** The carriers whose statements the product reads, as the warehouse's `carrier` column names them. */
-export const PAYOUT_CARRIERS = ['247express', 'ghn'] as const;
-export type PayoutCarrier = (typeof PAYOUT_CARRIERS)[number];
+/** The carriers whose statements the product reads: those whose definition holds a statement template. */
+export const PAYOUT_CARRIERS: readonly string[] = KNOWN_CARRIERS.filter(
+  (carrier) => carrier.statementTemplate !== undefined,
+).map((carrier) => carrier.id);
 
-/** The kinds of fee a statement withholds, whatever the carrier calls them. */
-export const FEE_TYPES = [
-  'shipping',
-  'cod',
-  'insurance',
-  'fuel',
-  'vat',
-  'remote_area',
-  'return',
-  'redelivery',
-  'address_change',
-  'reweigh',
-  'other',
-] as const;
-export type FeeType = (typeof FEE_TYPES)[number];
-
-/** The values of a statement line a layout maps to columns; fees are mapped apart, one column each. */
-export const STATEMENT_FIELDS = [
-  'batchId',
-  'batchDate',
-  'orderCode',
-  'lineKind',
-  'codCollected',
-  'debts',
-  'netPaid',
-  'batchTotal',
-] as const;
-export type StatementField = (typeof STATEMENT_FIELDS)[number];
+/** A carrier whose statements the product reads, as the warehouse's `carrier` column names it. */
+export const payoutCarrierId = z.string().refine((id) => PAYOUT_CARRIERS.includes(id), {
+  error: (issue) =>
+    `${JSON.stringify(issue.input)} is not a carrier whose statements the product reads: give ${PAYOUT_CARRIERS.join(' or ')}`,
+});
 
 /** Fields a header may lack: a line without a kind is a COD line, a batch without a stated total has none. */
-export const OPTIONAL_FIELDS: ReadonlySet<StatementField> = new Set(['lineKind', 'batchTotal']);
+const OPTIONAL_FIELDS: ReadonlySet<StatementField> = new Set(['lineKind', 'batchTotal']);
 
-/** A column's header, or several it may be spelled as (the first found is read). */
-const headerNames = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
-
-/**
- * A statement's columns: which header holds each value and which headers hold fees of which type.
- * Headers are matched in any case, with or without Vietnamese diacritics, blanks and punctuation.
- */
-export const PayoutLayoutSchema = z
-  .object({
-    /** The carrier whose statements the layout reads, when `--carrier` names none. */
-    carrier: z.enum(PAYOUT_CARRIERS).optional(),
-    columns: z
-      .object({
-        batchId: headerNames,
-        batchDate: headerNames,
-        orderCode: headerNames,
-        lineKind: headerNames.optional(),
-        codCollected: headerNames,
-        debts: headerNames.optional(),
-        netPaid: headerNames,
-        batchTotal: headerNames.optional(),
-      })
-      .strict(),
-    /** Each fee column's header and the type of fee it holds; several columns may hold one type. */
-    fees: z.record(z.string().min(1), z.enum(FEE_TYPES)).default({}),
-  })
-  .strict();
+/** A layout of the configuration: a statement's columns, and the carrier it reads when `--carrier` names none. */
+export const PayoutLayoutSchema = StatementColumnsSchema.extend({ carrier: payoutCarrierId.optional() }).strict();
 
 export type PayoutLayoutConfig = z.output<typeof PayoutLayoutSchema>;
 
@@ -72,58 +32,19 @@ export const layoutName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,40}$/, 'lower-
 /** A layout ready to read a header: each field's header names, and each fee column with its type. */
 export interface PayoutLayout {
   readonly name: string;
-  readonly carrier: PayoutCarrier | undefined;
+  readonly carrier: string | undefined;
   readonly fields: Readonly<Partial<Record<StatementField, readonly string[]>>>;
   readonly fees: readonly { readonly header: string; readonly type: FeeType }[];
 }
 
-/**
- * The product's own statement templates. Neither carrier publishes its statement's columns: these are
- * the layouts the product documents (docs/payouts.md) and its sandbox writes; a real file that differs
- * is read through a layout of the user's own in the configuration.
- */
-export const TEMPLATE_LAYOUTS: Readonly<Record<PayoutCarrier, PayoutLayoutConfig>> = {
-  '247express': {
-    carrier: '247express',
-    columns: {
-      batchId: ['Mã phiên', 'Mã bảng kê', 'batch_id'],
-      batchDate: ['Ngày thanh toán', 'Ngày chuyển tiền', 'batch_date'],
-      orderCode: ['Mã vận đơn', 'Mã đơn hàng', 'order_code'],
-      lineKind: ['Loại dòng', 'line_kind'],
-      codCollected: ['Tiền thu hộ', 'Tiền COD', 'cod_collected'],
-      debts: ['Công nợ trừ', 'Công nợ', 'debts'],
-      netPaid: ['Thực trả', 'Thực nhận', 'net_paid'],
-      batchTotal: ['Tổng phiên', 'batch_total'],
-    },
-    fees: {
-      'Cước chính': 'shipping',
-      'Phí vùng xa': 'remote_area',
-      'Phụ phí xăng dầu': 'fuel',
-      VAT: 'vat',
-      'Phí thu hộ': 'cod',
-    },
-  },
-  ghn: {
-    carrier: 'ghn',
-    columns: {
-      batchId: ['Mã phiên COD', 'Mã phiên', 'batch_id'],
-      batchDate: ['Ngày chuyển COD', 'Ngày chuyển tiền', 'batch_date'],
-      orderCode: ['Mã đơn GHN', 'Mã đơn hàng', 'order_code'],
-      lineKind: ['Loại giao dịch', 'line_kind'],
-      codCollected: ['Tiền thu hộ', 'cod_collected'],
-      debts: ['Công nợ', 'debts'],
-      netPaid: ['Thực nhận', 'net_paid'],
-      batchTotal: ['Tổng tiền phiên', 'batch_total'],
-    },
-    fees: {
-      'Phí dịch vụ': 'shipping',
-      'Phí khai giá': 'insurance',
-      'Phí thu hộ': 'cod',
-      'Phí hoàn hàng': 'return',
-      'Phí giao lại': 'redelivery',
-    },
-  },
-};
+/** Each carrier's statement template by its id, as a layout of the configuration would give it. */
+export const TEMPLATE_LAYOUTS: ReadonlyMap<string, PayoutLayoutConfig> = new Map(
+  KNOWN_CARRIERS.flatMap((carrier) =>
+    carrier.statementTemplate === undefined
+      ? []
+      : [[carrier.id, { carrier: carrier.id, ...carrier.statementTemplate }]],
+  ),
+);
 
 /** A layout of the configuration, or a template, as a header is read with it. */
 export function payoutLayout(name: string, config: PayoutLayoutConfig): PayoutLayout {

@@ -1,13 +1,7 @@
+import type { FeeType, StatementField } from '../carriers/statement-layout.js';
 import { ProductError } from '../errors/product-error.js';
 import { SourceError, type SourceRejection } from './order-code-source.js';
-import {
-  type FeeType,
-  fitHeader,
-  headerKey,
-  type PayoutLayout,
-  type StatementColumns,
-  type StatementField,
-} from './payout-layouts.js';
+import { fitHeader, headerKey, type PayoutLayout, type StatementColumns } from './payout-layouts.js';
 import { listColumnNames, type QueryRow, rejectionText } from './source-rows.js';
 import { type TableSource, tableName, tableRows } from './table-rows.js';
 import { readVndAmount } from './vnd-amount.js';

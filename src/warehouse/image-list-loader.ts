@@ -1,5 +1,5 @@
-import type { CarrierInstant } from '../carriers/247express/contract.js';
 import type { JsonFields } from '../carriers/answer-sql.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
 import { sqlText } from './sql-literals.js';

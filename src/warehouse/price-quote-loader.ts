@@ -1,5 +1,6 @@
-import type { CarrierInstant, PriceRequest, PriceResult } from '../carriers/247express/contract.js';
+import type { PriceRequest, PriceResult } from '../carriers/247express/contract.js';
 import { moneyDecimal } from '../carriers/answer-sql.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { sqlText } from './sql-literals.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { callbackAsksLookup } from '../carriers/carrier-definition-sql.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';

@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carriers/247express/contract.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { countOf } from './result-values.js';
 import { RUN_STATE_RUNNING } from './run-store.js';

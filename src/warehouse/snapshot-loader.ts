@@ -1,4 +1,4 @@
-import type { CarrierInstant } from '../carriers/247express/contract.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../carriers/known-carriers.js';
 import type { SnapshotMapping } from '../carriers/snapshot-mapping.js';
 import { refreshChargeAuditOf } from './charge-audit-rows.js';

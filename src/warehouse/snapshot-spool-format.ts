@@ -1,5 +1,5 @@
-import type { CarrierInstant } from '../carriers/247express/contract.js';
 import { type JsonFields, moneyDecimal } from '../carriers/answer-sql.js';
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import type { SnapshotMapping } from '../carriers/snapshot-mapping.js';
 import { type SpoolFile, type SpoolReader, spoolFileRows } from './ndjson-spool.js';
 

@@ -3,13 +3,15 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TrackingClient, type TrackingClientOptions } from '../../src/carriers/247express/client/tracking-client.js';
+import { EXPRESS_247 } from '../../src/carriers/247express/carrier.js';
+import { DefinedCarrierTracker } from '../../src/carriers/client/carrier-tracker.js';
+import type { TransportOptions } from '../../src/carriers/client/carrier-transport.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { AnswerTooLargeFailure, LookupFailure } from '../../src/carriers/client/lookup-failures.js';
 import { freePort } from '../support/free-port.js';
 
 let server: Server | undefined;
-let client: TrackingClient | undefined;
+let client: DefinedCarrierTracker | undefined;
 afterEach(async () => {
   await client?.close();
   if (server) await new Promise((resolve) => server!.close(resolve));
@@ -35,8 +37,9 @@ async function carrierServing(answer: (response: ServerResponse) => void): Promi
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-function trackingClient(trackingUrl: string, options: Partial<TrackingClientOptions> = {}): TrackingClient {
-  return new TrackingClient(
+function trackingClient(trackingUrl: string, options: Partial<TransportOptions> = {}): DefinedCarrierTracker {
+  return new DefinedCarrierTracker(
+    EXPRESS_247,
     { trackingUrl, timeoutMs: 5_000, maxAnswerBytes: 1_048_576, connections: 1, ...options },
     keys,
   );
@@ -65,7 +68,7 @@ function streamedBody(total: number, withLength: boolean, written: { bytes: numb
   };
 }
 
-describe('TrackingClient', () => {
+describe("247Express's tracking lookup over HTTP", () => {
   it('hands on the body as UTF-8 bytes that agree with the text it read, even when the carrier sends a byte order mark and bytes that are not UTF-8', async () => {
     // "Không" with its ô in Latin-1 (0xF4), as a misconfigured server might send it.
     const sent = Buffer.concat([
@@ -76,11 +79,11 @@ describe('TrackingClient', () => {
     ]);
     client = trackingClient(await carrierAnswering(sent));
 
-    const answer = await client.lookup('test-key', '247EXP0001');
+    const answer = await client.lookup('hanoi-shop', '247EXP0001');
 
     expect(answer.kind).toBe('carrier_error');
     if (answer.kind !== 'carrier_error') return;
-    expect(answer.error.errorMessage).toBe('Kh\ufffdng tìm thấy');
+    expect(answer.errorMessage).toBe('Kh\ufffdng tìm thấy');
     expect(isUtf8(answer.body)).toBe(true);
     expect(JSON.parse(answer.body.toString('utf8'))).toMatchObject({ errorMessage: 'Kh\ufffdng tìm thấy' });
   });
@@ -90,7 +93,7 @@ describe('TrackingClient', () => {
       '{"errorCode":"ORDERCODE_NOT_FOUND", "errorMessage":"Không tìm thấy","orderCode":"247EXP0001"}',
     );
     client = trackingClient(await carrierAnswering(sent));
-    const answer = await client.lookup('test-key', '247EXP0001');
+    const answer = await client.lookup('hanoi-shop', '247EXP0001');
     expect(answer.body.equals(sent)).toBe(true);
   });
 
@@ -106,7 +109,7 @@ describe('TrackingClient', () => {
         maxAnswerBytes: 100_000,
       });
 
-      const failure = await client.lookup(KEY, '247EXP0001').catch((error: unknown) => error);
+      const failure = await client.lookup('hanoi-shop', '247EXP0001').catch((error: unknown) => error);
 
       expect(failure).toBeInstanceOf(AnswerTooLargeFailure);
       expect(failure).toMatchObject({ code: 'LOOKUP_TOO_LARGE', retryable: false });
@@ -119,7 +122,7 @@ describe('TrackingClient', () => {
   it('reads an answer of exactly the limit', async () => {
     const sent = Buffer.from('{"errorCode":"ORDERCODE_NOT_FOUND","errorMessage":"x","orderCode":"247EXP0001"}');
     client = trackingClient(await carrierAnswering(sent), { maxAnswerBytes: sent.length });
-    await expect(client.lookup(KEY, '247EXP0001')).resolves.toMatchObject({ kind: 'carrier_error' });
+    await expect(client.lookup('hanoi-shop', '247EXP0001')).resolves.toMatchObject({ kind: 'carrier_error' });
   });
 
   it('clears every configured key out of the answer, as written and spelled with escapes, in the error and in the body', async () => {
@@ -129,11 +132,11 @@ describe('TrackingClient', () => {
     );
     client = trackingClient(await carrierAnswering(sent));
 
-    const answer = await client.lookup(KEY, '247EXP0001');
+    const answer = await client.lookup('hanoi-shop', '247EXP0001');
 
     expect(answer.kind).toBe('carrier_error');
     if (answer.kind !== 'carrier_error') return;
-    expect(answer.error.errorMessage).toBe('Apikey [redacted] not found; try [redacted]');
+    expect(answer.errorMessage).toBe('Apikey [redacted] not found; try [redacted]');
     const body = answer.body.toString('utf8');
     expect(body).not.toContain(KEY);
     expect(JSON.stringify(JSON.parse(body))).not.toContain(OTHER_KEY);
@@ -143,9 +146,9 @@ describe('TrackingClient', () => {
 
 describe('what a failed lookup tells of the carrier', () => {
   /** The failure a lookup throws. */
-  async function failureOf(url: string, options: Partial<TrackingClientOptions> = {}): Promise<LookupFailure> {
+  async function failureOf(url: string, options: Partial<TransportOptions> = {}): Promise<LookupFailure> {
     client = trackingClient(url, options);
-    const failure = await client.lookup(KEY, 'EX100000001').then(
+    const failure = await client.lookup('hanoi-shop', 'EX100000001').then(
       () => undefined,
       (error: unknown) => error,
     );

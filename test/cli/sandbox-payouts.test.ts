@@ -49,7 +49,7 @@ describe('the sandbox writes a month of payout statements with planted COD anoma
     const statement = await httpGet(`${sandbox.url}/_sandbox/payouts/statement?month=${MONTH}`);
     expect(statement.status).toBe(200);
     const header = statement.text.split('\r\n')[0]!.split(',');
-    const layout = payoutLayout('247express', TEMPLATE_LAYOUTS['247express']);
+    const layout = payoutLayout('247express', TEMPLATE_LAYOUTS.get('247express')!);
     const firstSpellings = [
       ...Object.values(layout.fields).map((names) => names[0]),
       ...layout.fees.map((fee) => fee.header),

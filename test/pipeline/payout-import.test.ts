@@ -11,7 +11,7 @@ import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { rowsOf, useTempDirs } from '../warehouse/warehouse-fixtures.js';
 
 const temp = useTempDirs();
-const GHN = payoutLayout('ghn', TEMPLATE_LAYOUTS.ghn);
+const GHN = payoutLayout('ghn', TEMPLATE_LAYOUTS.get('ghn')!);
 const HEADER =
   'Mã phiên COD;Ngày chuyển COD;Mã đơn GHN;Loại giao dịch;Tiền thu hộ;Phí dịch vụ;Phí khai giá;Phí thu hộ;Phí hoàn hàng;Phí giao lại;Công nợ;Thực nhận;Tổng tiền phiên';
 const NOW_MS = Date.parse('2026-11-28T01:00:00Z');

@@ -1,15 +1,17 @@
 /**
- * The sandbox's GHN API, through GHN's client over real HTTP: envelopes, token and shop checks, the
+ * The sandbox's GHN API, through GHN's calls over real HTTP: envelopes, token and shop checks, the
  * status changes with their COD states as the clock moves, fees, and the injector's faults.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STATUS } from '../../src/carriers/247express/contract.js';
 import { neutralStatusOf } from '../../src/carriers/carrier-definition.js';
+import type { CarrierAccount } from '../../src/carriers/carrier-tracking.js';
+import { DefinedCarrierTracker } from '../../src/carriers/client/carrier-tracker.js';
+import { CarrierTransport } from '../../src/carriers/client/carrier-transport.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { HttpStatusFailure, RateLimitedFailure } from '../../src/carriers/client/lookup-failures.js';
-import { type GhnAccount, GhnClient } from '../../src/carriers/ghn/client/ghn-client.js';
-import { GhnTracker } from '../../src/carriers/ghn/client/ghn-tracker.js';
 import { GHN, type GhnOrderDetail } from '../../src/carriers/ghn/contract.js';
+import { ghnDetail, ghnFees } from '../../src/carriers/ghn/tracking-lookup.js';
 import { SETTLING_ERROR_CODES } from '../../src/carriers/known-carriers.js';
 import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
@@ -19,16 +21,20 @@ const DAY = 86_400_000;
 
 describe("the sandbox's GHN API", () => {
   let sandbox: RunningSandbox;
-  let client: GhnClient;
-  let account: GhnAccount;
+  let transport: CarrierTransport;
+  let account: CarrierAccount;
+  const client = {
+    detail: (asked: CarrierAccount, code: string) => ghnDetail(transport.call(), asked, code),
+    fees: (asked: CarrierAccount, code: string) => ghnFees(transport.call(), asked, code),
+  };
 
   beforeAll(async () => {
     sandbox = await startSandbox({ accounts: 2, ghn: { ordersPerAccount: 60 }, historyDays: 0, futureDays: 2 });
     const accounts = sandbox.state.ghnWorld.accounts;
     const keys = new KeyRing(accounts.map((a) => [a.alias, a.apiKey] as const));
-    client = new GhnClient(
+    transport = new CarrierTransport(
       {
-        baseUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+        trackingUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
         timeoutMs: 2_000,
         maxAnswerBytes: 1_048_576,
         connections: 2,
@@ -38,11 +44,11 @@ describe("the sandbox's GHN API", () => {
     const shops = (await (await fetch(`${sandbox.url}/_sandbox/state`)).json()) as {
       ghnAccounts: { shopId: number }[];
     };
-    account = { token: accounts[0]!.apiKey, shopId: String(shops.ghnAccounts[0]!.shopId) };
+    account = { key: accounts[0]!.apiKey, shop: String(shops.ghnAccounts[0]!.shopId) };
   });
 
   afterAll(async () => {
-    await client?.close();
+    await transport?.close();
     await sandbox?.stop();
   });
 
@@ -89,12 +95,12 @@ describe("the sandbox's GHN API", () => {
 
   it("refuses a wrong token, another account's order and a wrong shop as GHN does", async () => {
     const code = plans().find((plan) => plan.createdAt <= sandbox.state.clock.now())!.code;
-    const badToken = await client.detail({ ...account, token: 'not-a-token' }, code);
+    const badToken = await client.detail({ ...account, key: 'not-a-token' }, code);
     expect(badToken.kind === 'carrier_error' && badToken.errorKind.code).toBe('GHN_TOKEN_REFUSED');
     const other = [...sandbox.state.ghnWorld.orders(1)].find((plan) => plan.createdAt <= sandbox.state.clock.now())!;
     const notOurs = await client.detail(account, other.code);
     expect(notOurs.kind === 'carrier_error' && notOurs.errorKind.code).toBe('GHN_ORDER_NOT_FOUND');
-    const badShop = await client.fees({ ...account, shopId: '1' }, code);
+    const badShop = await client.fees({ ...account, shop: '1' }, code);
     expect(badShop.kind === 'carrier_error' && badShop.errorKind.code).toBe('GHN_SHOP_REFUSED');
   });
 
@@ -108,7 +114,7 @@ describe("the sandbox's GHN API", () => {
     );
     const byClientCode = await fetch(`${sandbox.url}${GHN_SANDBOX_BASE_PATH}/v2/shipping-order/detail-by-client-code`, {
       method: 'POST',
-      headers: { token: account.token, 'content-type': 'application/json' },
+      headers: { token: account.key, 'content-type': 'application/json' },
       body: JSON.stringify({ client_order_code: plan.externalCode }),
     });
     const body = (await byClientCode.json()) as { code: number; data: { order_code: string }[] };
@@ -124,13 +130,14 @@ describe("the sandbox's GHN API", () => {
         ['wrong-shop', accounts[0]!.apiKey],
       ],
       new Map([
-        ['shop', account.shopId],
+        ['shop', account.shop!],
         ['wrong-shop', '1'],
       ]),
     );
-    const tracker = new GhnTracker(
+    const tracker = new DefinedCarrierTracker(
+      GHN,
       {
-        baseUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+        trackingUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
         timeoutMs: 2_000,
         maxAnswerBytes: 1_048_576,
         connections: 1,

@@ -30,8 +30,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const EXPRESS = payoutLayout('247express', TEMPLATE_LAYOUTS['247express']);
-const GHN = payoutLayout('ghn', TEMPLATE_LAYOUTS.ghn);
+const EXPRESS = payoutLayout('247express', TEMPLATE_LAYOUTS.get('247express')!);
+const GHN = payoutLayout('ghn', TEMPLATE_LAYOUTS.get('ghn')!);
 const EXPRESS_HEADER =
   'Mã phiên,Ngày thanh toán,Mã vận đơn,Tiền thu hộ,Cước chính,Phí vùng xa,Phụ phí xăng dầu,VAT,Phí thu hộ,Công nợ trừ,Thực trả';
 

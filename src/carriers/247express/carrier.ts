@@ -12,6 +12,8 @@ import {
   TRACKING_STEPS,
 } from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { EXPRESS_STATEMENT_TEMPLATE } from './statement-template.js';
+import { EXPRESS_TRACKING } from './tracking-lookup.js';
 
 export const EXPRESS_247: CarrierDefinition = {
   id: '247express',
@@ -24,6 +26,7 @@ export const EXPRESS_247: CarrierDefinition = {
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
   checkOrderCode,
   failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
+  tracking: EXPRESS_TRACKING,
   snapshotMapping: EXPRESS_SNAPSHOT_MAPPING,
   callsPerLookup: 1,
   quota: {
@@ -34,5 +37,6 @@ export const EXPRESS_247: CarrierDefinition = {
   accountShops: false,
   // Its answer gives every part of its published price relations.
   charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },
+  statementTemplate: EXPRESS_STATEMENT_TEMPLATE,
   callbacks: EXPRESS_CALLBACKS,
 };

@@ -9,6 +9,8 @@ import {
   GHN_VOLUMETRIC_DIVISOR_KG,
 } from './reference-data.js';
 import { GHN_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
+import { GHN_STATEMENT_TEMPLATE } from './statement-template.js';
+import { GHN_TRACKING } from './tracking-lookup.js';
 import { GHN_WEBHOOKS } from './webhook-message.js';
 
 export const GHN: CarrierDefinition = {
@@ -23,8 +25,9 @@ export const GHN: CarrierDefinition = {
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
   checkOrderCode: checkGhnOrderCode,
   failedAttemptStatuses: GHN_FAILED_ATTEMPT_STATUSES,
+  tracking: GHN_TRACKING,
   snapshotMapping: GHN_SNAPSHOT_MAPPING,
-  // The detail, then the fees (ghn-tracker.ts); the fee call asks for the shop beside the token.
+  // The detail, then the fees (tracking-lookup.ts); the fee call asks for the shop beside the token.
   callsPerLookup: 2,
   quota: GHN_QUOTA,
   accountShops: true,
@@ -41,5 +44,6 @@ export const GHN: CarrierDefinition = {
       'invoice',
     ],
   },
+  statementTemplate: GHN_STATEMENT_TEMPLATE,
   callbacks: GHN_WEBHOOKS,
 };

@@ -3,7 +3,8 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { carrierDayOf, formatCarrierDateTime } from '../../carriers/247express/contract.js';
+import { carrierDayOf, formatCarrierDateTime } from '../../carriers/carrier-time.js';
+import { DEFAULT_CARRIER_ID } from '../../carriers/known-carriers.js';
 import { UserError } from '../../errors/user-error.js';
 import {
   commandLineMark,
@@ -16,7 +17,7 @@ import { partnerFile } from '../../reports/partner-records.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
-import { PAYOUT_CARRIERS } from '../../sources/payout-layouts.js';
+import { PAYOUT_CARRIERS, payoutCarrierId } from '../../sources/payout-layouts.js';
 import { isWorkbook, tableFile } from '../../sources/table-rows.js';
 import { FINDING_MARK_KINDS, findingMarksQuery } from '../../warehouse/finding-mark-store.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -36,7 +37,7 @@ const MarkingFlagsSchema = z.object({
 
 const MarkFlagsSchema = MarkingFlagsSchema.extend({
   check: z.string().min(1),
-  carrier: z.enum(PAYOUT_CARRIERS).default('247express'),
+  carrier: payoutCarrierId.default(DEFAULT_CARRIER_ID),
   batch: z.string().trim().min(1, 'a batch id').optional(),
   order: z.string().trim().min(1, 'an order code').optional(),
   as: z.enum(FINDING_MARK_KINDS),
@@ -133,7 +134,7 @@ function markCommand(): Command {
       'Mark one COD finding disputed or settled (or open again), with a note. The finding is named by what it is: its check, carrier, and its order, batch or both as the check has them. A settled finding stays in later cod reports, its money no longer at stake.',
     )
     .requiredOption('--check <name>', 'the check that flags it (the finding column of report cod)')
-    .option('--carrier <name>', `the carrier: ${PAYOUT_CARRIERS.join(', ')}`, '247express')
+    .option('--carrier <name>', `the carrier: ${PAYOUT_CARRIERS.join(', ')}`, DEFAULT_CARRIER_ID)
     .option('--batch <id>', 'its batch (a check of a batch or of a line)')
     .option('--order <code>', 'its order (a check of an order or of a line)')
     .addOption(new Option('--as <mark>', 'the mark').choices([...FINDING_MARK_KINDS]).makeOptionMandatory())

@@ -4,7 +4,7 @@ import type { JobDefinition } from '../../../jobs/job-definition.js';
 import { lookupCountsLine, sendTestNotification } from '../../../jobs/job-notification.js';
 import type { AlertDelivery, JobRunSummary } from '../../../jobs/job-run-summary.js';
 import { nextFireTime } from '../../../jobs/job-scheduler.js';
-import { formatCarrierDateTime } from '../../carriers/247express/contract.js';
+import { formatCarrierDateTime } from '../../carriers/carrier-time.js';
 import { EXIT } from '../../errors/exit-codes.js';
 import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';

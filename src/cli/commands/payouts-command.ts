@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { z } from 'zod';
+import { DEFAULT_CARRIER_ID } from '../../carriers/known-carriers.js';
 import { UserError } from '../../errors/user-error.js';
 import { type DepositImportSummary, importBankDeposits } from '../../pipeline/bank-deposit-import.js';
 import { importPayoutStatement, type PayoutImportSummary } from '../../pipeline/payout-import.js';
@@ -8,7 +9,7 @@ import { SETTINGS, type Settings } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import type { ResolvedSettings } from '../../settings/resolve-settings.js';
-import { type PayoutCarrier, type PayoutLayout, payoutLayout, TEMPLATE_LAYOUTS } from '../../sources/payout-layouts.js';
+import { type PayoutLayout, payoutLayout, TEMPLATE_LAYOUTS } from '../../sources/payout-layouts.js';
 import { isWorkbook, tableFile } from '../../sources/table-rows.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { checkFlags } from '../flag-check.js';
@@ -21,36 +22,33 @@ const ImportFlagsSchema = z.object({
   json: z.boolean().optional(),
 });
 
-/** A carrier's statements are read with its template unless a layout is named. */
-const DEFAULT_CARRIER: PayoutCarrier = '247express';
-
-function isTemplate(name: string): name is PayoutCarrier {
-  return Object.hasOwn(TEMPLATE_LAYOUTS, name);
-}
-
 /**
  * The carrier and layout of an import: the layout named (a template, or one of the configuration's),
  * else the carrier's template; the carrier named, else the layout's, else 247Express.
  */
-export function chooseLayout(settings: ResolvedSettings<Settings>): { carrier: PayoutCarrier; layout: PayoutLayout } {
+export function chooseLayout(settings: ResolvedSettings<Settings>): { carrier: string; layout: PayoutLayout } {
   const own = settings.values['payouts.layouts'];
-  const taken = Object.keys(own).find(isTemplate);
+  const taken = Object.keys(own).find((name) => TEMPLATE_LAYOUTS.has(name));
   if (taken !== undefined)
     throw new UserError(`payouts.layouts.${taken}: ${taken} is the name of a template; give your layout another name`);
   const named = settings.values['payouts.layout'];
   const carrierNamed = settings.values['payouts.carrier'];
   if (named === undefined) {
-    const carrier = carrierNamed ?? DEFAULT_CARRIER;
-    return { carrier, layout: payoutLayout(carrier, TEMPLATE_LAYOUTS[carrier]) };
+    // A carrier's statements are read with its template unless a layout is named.
+    const carrier = carrierNamed ?? DEFAULT_CARRIER_ID;
+    const template = TEMPLATE_LAYOUTS.get(carrier);
+    if (template === undefined) throw new UserError(`${carrier} has no statement template: name a layout`);
+    return { carrier, layout: payoutLayout(carrier, template) };
   }
-  const config = isTemplate(named) ? TEMPLATE_LAYOUTS[named] : own[named];
+  const template = TEMPLATE_LAYOUTS.get(named);
+  const config = template ?? own[named];
   if (config === undefined)
     throw new UserError(
-      `layout ${named}: no such layout; the layouts are ${[...Object.keys(TEMPLATE_LAYOUTS), ...Object.keys(own)].join(', ')}`,
+      `layout ${named}: no such layout; the layouts are ${[...TEMPLATE_LAYOUTS.keys(), ...Object.keys(own)].join(', ')}`,
     );
-  if (isTemplate(named) && carrierNamed !== undefined && carrierNamed !== named)
+  if (template !== undefined && carrierNamed !== undefined && carrierNamed !== named)
     throw new UserError(`layout ${named} is the template of ${named}'s statements, not of ${carrierNamed}'s`);
-  return { carrier: carrierNamed ?? config.carrier ?? DEFAULT_CARRIER, layout: payoutLayout(named, config) };
+  return { carrier: carrierNamed ?? config.carrier ?? DEFAULT_CARRIER_ID, layout: payoutLayout(named, config) };
 }
 
 function plural(count: number, one: string, many: string): string {

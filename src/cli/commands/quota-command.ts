@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { carrierDayOf, isCalendarDay } from '../../carriers/247express/contract.js';
+import { carrierDayOf, isCalendarDay } from '../../carriers/carrier-time.js';
 import { UserError } from '../../errors/user-error.js';
 import { carrierQuotaPolicy, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { SETTINGS } from '../../settings/catalog.js';

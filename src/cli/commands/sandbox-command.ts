@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
-import { describeIssues } from '../../carriers/247express/contract.js';
+import { describeIssues } from '../../carriers/payload-validation.js';
 import { UserError } from '../../errors/user-error.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';

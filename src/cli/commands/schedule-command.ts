@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { z } from 'zod';
 import { findJob, JOBS } from '../../../jobs/job-catalog.js';
 import { realClock, runSchedule, type ScheduledJob } from '../../../jobs/job-scheduler.js';
-import { formatCarrierDateTime } from '../../carriers/247express/contract.js';
+import { formatCarrierDateTime } from '../../carriers/carrier-time.js';
 import { UserError } from '../../errors/user-error.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';

@@ -1,5 +1,6 @@
 import pRetry, { AbortError } from 'p-retry';
-import type { CarrierTracker, TrackerAnswer } from '../../carriers/client/carrier-tracker.js';
+import type { TrackerAnswer } from '../../carriers/carrier-tracking.js';
+import type { CarrierTracker } from '../../carriers/client/carrier-tracker.js';
 import { CarrierExceptionFailure, LookupFailure } from '../../carriers/client/lookup-failures.js';
 import { isLimiterRefusal, type LookupLimiter, QUOTA_REFUSED, type SpentReason } from '../../quota/lookup-limiter.js';
 import type { QuotaLedger } from '../../quota/quota-ledger.js';

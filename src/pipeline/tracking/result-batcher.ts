@@ -1,4 +1,4 @@
-import { type CarrierInstant, epochMsToInstant } from '../../carriers/247express/contract.js';
+import { type CarrierInstant, epochMsToInstant } from '../../carriers/carrier-time.js';
 import { type LookupResultRow, loadLookupFiles } from '../../warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { AnswerLogFile, compressAnswerLog, removePlainSpoolFile } from '../raw-spool.js';

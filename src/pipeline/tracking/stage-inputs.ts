@@ -1,4 +1,4 @@
-import { epochMsToInstant } from '../../carriers/247express/contract.js';
+import { epochMsToInstant } from '../../carriers/carrier-time.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
 import { findCarrier, KNOWN_CARRIERS } from '../../carriers/known-carriers.js';
 import type { OrderCodeSource } from '../../sources/order-code-source.js';

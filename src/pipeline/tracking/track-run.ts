@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
-import { epochMsToInstant } from '../../carriers/247express/contract.js';
+import { epochMsToInstant } from '../../carriers/carrier-time.js';
+import { DefinedCarrierTracker } from '../../carriers/client/carrier-tracker.js';
+import type { TransportOptions } from '../../carriers/client/carrier-transport.js';
 import type { KeyRing } from '../../carriers/client/key-ring.js';
+import { findCarrier } from '../../carriers/known-carriers.js';
 import { diskFaultOf } from '../../errors/disk-fault.js';
 import type { KeyQuotaState } from '../../quota/quota-ledger.js';
 import { openQuotaLimiting, type SharedQuota } from '../../quota/quota-limiting.js';
@@ -22,7 +25,6 @@ import {
   showProgress,
 } from '../run-lifecycle.js';
 import type { RetryPolicy } from '../transient-retry.js';
-import { carrierTracker, type TrackerOptions } from './carrier-trackers.js';
 import { LookupDispatch } from './dispatch-lookups.js';
 import { ResultLoader } from './load-results.js';
 import { stopReason } from './order-lookup.js';
@@ -58,7 +60,7 @@ export interface TrackRunOptions {
   readonly dataDir: string;
   /** The carrier whose orders the run looks up: every row it writes is this carrier's. */
   readonly carrier: string;
-  readonly client: TrackerOptions;
+  readonly client: TransportOptions;
   readonly quota: QuotaPolicy;
   readonly retry: RetryPolicy;
   /** Attempts in a row without an answer from the carrier after which the run stops sending (default 50). */
@@ -172,7 +174,9 @@ export async function runTracking(options: TrackRunOptions): Promise<TrackRunSum
   });
   log.info({ ...inputs, toLookUp: work.total }, 'inputs staged');
 
-  const tracker = carrierTracker(options.carrier, options.client, options.keys);
+  const definition = findCarrier(options.carrier);
+  if (definition === undefined) throw new RangeError(`no tracker for carrier ${options.carrier}`);
+  const tracker = new DefinedCarrierTracker(definition, options.client, options.keys);
   const limiter = quota.startLimiter();
   quota.lost?.addEventListener(
     'abort',

@@ -1,6 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { carrierDayOf } from '../../carriers/247express/contract.js';
+import { carrierDayOf } from '../../carriers/carrier-time.js';
 import { makeFolder } from '../../errors/disk-fault.js';
 import { sqlText, timestampLiteral } from '../../warehouse/sql-literals.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
