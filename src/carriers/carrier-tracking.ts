@@ -66,7 +66,15 @@ export type CarrierCall = <T>(
   check: (decoded: unknown) => PayloadCheck<T>,
 ) => Promise<CheckedAnswer<T>>;
 
+/** What a lookup's answer kept in the raw spool is: the order's snapshot with its code, an error answer, or neither. */
+export type SpooledAnswer =
+  | { readonly kind: 'snapshot'; readonly orderCode: string }
+  | { readonly kind: 'carrier_error' }
+  | { readonly kind: 'unreadable' };
+
 export interface CarrierTracking {
   /** One lookup of `orderCode` with `account`, its requests sent through `call`. */
   lookup(account: CarrierAccount, orderCode: string, call: CarrierCall): Promise<TrackerAnswer>;
+  /** Reads a lookup's answer as the raw spool keeps it (a `TrackerAnswer`'s body, decoded), for `replay`. */
+  spooled(decoded: unknown): SpooledAnswer;
 }

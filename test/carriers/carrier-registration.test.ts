@@ -55,6 +55,12 @@ const THIRD_TRACKING: CarrierTracking = {
       body: answer.body,
     };
   },
+  spooled(decoded) {
+    const checked = checkThirdAnswer(decoded);
+    if (!checked.ok) return { kind: 'unreadable' };
+    const { success, order } = checked.value;
+    return success && order ? { kind: 'snapshot', orderCode: order.label } : { kind: 'carrier_error' };
+  },
 };
 
 const THIRD_CARRIER: CarrierDefinition = { ...GHN, id: 'third', name: 'Third', tracking: THIRD_TRACKING };

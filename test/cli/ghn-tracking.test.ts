@@ -121,6 +121,34 @@ describe('track --carrier ghn', () => {
     for (const token of tokens) expect(warehouseBytes).not.toContain(token);
   }, 120_000);
 
+  it("replays GHN's runs from their raw spool as GHN's, with no lookup: every answer read, the orders rebuilt the same", async () => {
+    const orders = () =>
+      rows(
+        `SELECT carrier, order_code, status, price, price_fr, total_service_cost, cod_collected, last_seen_at
+         FROM orders ORDER BY carrier, order_code`,
+      );
+    const before = await orders();
+    const replayed = await cli(['replay', '--db', db, '--json'], {});
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const summary = JSON.parse(replayed.stdout) as {
+      runs: { runId: string; snapshots: number; carrierErrors: number; unreadable: number }[];
+      lookups: number;
+    };
+    const ghnRuns = await rows("SELECT DISTINCT run_id FROM lookup_results WHERE carrier = 'ghn'");
+    const ghnReplayed = summary.runs.filter((run) => ghnRuns.some((r) => r.run_id === run.runId));
+    expect(ghnReplayed.length).toBeGreaterThan(0);
+    expect(ghnReplayed.reduce((sum, run) => sum + run.snapshots, 0)).toBe(created.length);
+    // The unknown code's answer: GHN's error, read as one.
+    expect(ghnReplayed.reduce((sum, run) => sum + run.carrierErrors, 0)).toBe(1);
+    expect(summary.runs.every((run) => run.unreadable === 0)).toBe(true);
+    expect(summary.lookups).toBe(0);
+    expect(await orders()).toEqual(before);
+
+    const rebuilt = await cli(['replay', '--rebuild', '--db', db, '--json'], {});
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(await orders()).toEqual(before);
+  });
+
   it('keeps the fees of the fee call: the parts as charge lines, the payments as the total', async () => {
     const now = sandbox.state.clock.now();
     const pickedUp = created.find(

@@ -30,4 +30,11 @@ export const EXPRESS_TRACKING: CarrierTracking = {
     const { errorCode, errorMessage } = result.error;
     return { kind: 'carrier_error', errorCode, errorMessage, effect: effectOf(errorCode), body: answer.body };
   },
+  spooled(decoded) {
+    const checked = checkTrackingResult(decoded);
+    if (!checked.ok) return { kind: 'unreadable' };
+    return checked.value.kind === 'snapshot'
+      ? { kind: 'snapshot', orderCode: checked.value.snapshot.orderCode }
+      : { kind: 'carrier_error' };
+  },
 };

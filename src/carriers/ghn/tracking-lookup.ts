@@ -107,4 +107,12 @@ export const GHN_TRACKING: CarrierTracking = {
     if (fees.kind !== 'ok' && effectOf(fees.errorKind) !== 'final') return errorAnswer(fees);
     return { kind: 'snapshot', orderCode: order, body: ghnTrackedAnswer(detail.body, fees.body) };
   },
+  // A snapshot is kept as both answers together (tracked-answer.ts); an error answer as GHN sent it.
+  spooled(decoded) {
+    const tracked = typeof decoded === 'object' && decoded !== null && 'detail' in decoded;
+    const checked = checkGhnDetailAnswer(tracked ? decoded.detail : decoded);
+    if (!checked.ok) return { kind: 'unreadable' };
+    if (checked.value.kind !== 'ok') return { kind: 'carrier_error' };
+    return tracked ? { kind: 'snapshot', orderCode: checked.value.value.order_code } : { kind: 'unreadable' };
+  },
 };

@@ -1,8 +1,9 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { checkTrackingResult } from '../../carriers/247express/contract.js';
 import { answerBodyAsRead } from '../../carriers/answer-body.js';
+import type { CarrierDefinition } from '../../carriers/carrier-definition.js';
+import { DEFAULT_CARRIER_ID, findCarrier } from '../../carriers/known-carriers.js';
 import { ProductError } from '../../errors/product-error.js';
 import { dataFolder, REBUILD_FOLDER } from '../../warehouse/data-folder.js';
 import {
@@ -23,7 +24,6 @@ import {
 import { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
 import { listSpooledRuns, readRawSpoolFile, spoolFilesOfRun } from '../raw-spool.js';
-import { RUN_CARRIER } from '../run-carrier.js';
 
 export interface ReplayOptions {
   readonly warehouse: Warehouse;
@@ -95,6 +95,26 @@ export function rebuildWarehouseFiles(dataDir: string): string[] {
   return [path, `${path}.wal`];
 }
 
+/**
+ * The carrier of a spooled run, whose definition reads its answers: that of the run's lookups or
+ * input rows in the warehouse (a run looks up one carrier's orders), or, for a run it holds neither
+ * of, the carrier of a warehouse that knew no carriers.
+ */
+async function carrierOfRun(warehouse: Warehouse, runId: string): Promise<CarrierDefinition> {
+  const reader = await warehouse.readAll(
+    `SELECT carrier FROM (
+       (SELECT carrier FROM lookup_results WHERE run_id = $runId LIMIT 1)
+       UNION ALL (SELECT carrier FROM run_inputs WHERE run_id = $runId LIMIT 1)
+     ) LIMIT 1`,
+    { runId },
+  );
+  const id = (reader.getRowObjectsJS()[0]?.carrier as string | undefined) ?? DEFAULT_CARRIER_ID;
+  const carrier = findCarrier(id);
+  if (carrier === undefined)
+    throw new RangeError(`run ${runId} is of carrier ${id}, which this parcel-recon does not know`);
+  return carrier;
+}
+
 /** The answers of one spool file: its snapshots and counts, or why it could not be read. */
 type SpoolFileAnswers =
   | {
@@ -106,7 +126,11 @@ type SpoolFileAnswers =
     }
   | { readonly cause: string };
 
-async function readSpoolFileAnswers(path: string, runId: string): Promise<SpoolFileAnswers> {
+async function readSpoolFileAnswers(
+  path: string,
+  runId: string,
+  carrier: CarrierDefinition,
+): Promise<SpoolFileAnswers> {
   let responses: Awaited<ReturnType<typeof readRawSpoolFile>>;
   try {
     responses = await readRawSpoolFile(path);
@@ -125,11 +149,11 @@ async function readSpoolFileAnswers(path: string, runId: string): Promise<SpoolF
       unreadable++;
       continue;
     }
-    const checked = checkTrackingResult(decoded);
-    if (!checked.ok) unreadable++;
-    else if (checked.value.kind === 'snapshot') {
+    const answer = carrier.tracking.spooled(decoded);
+    if (answer.kind === 'unreadable') unreadable++;
+    else if (answer.kind === 'snapshot') {
       const body = answerBodyAsRead(Buffer.from(response.body), decoded).toString('utf8');
-      const { orderCode } = checked.value.snapshot;
+      const { orderCode } = answer;
       const { accountAlias, seenAt } = response;
       snapshots.push(spooledSnapshot({ orderCode, body, accountAlias, seenAt, runId }));
       lookups.push({
@@ -161,18 +185,19 @@ async function readRuns(
   const runs: ReplaySummary['runs'][number][] = [];
   const unreadableFiles: UnreadableSpoolFile[] = [];
   for (const runId of runIds) {
+    const carrier = await carrierOfRun(options.warehouse, runId);
     const files = await spoolFilesOfRun(dataDir, runId);
     let snapshots = 0;
     let carrierErrors = 0;
     let unreadable = 0;
     for (const file of files) {
-      const answers = await readSpoolFileAnswers(file.path, runId);
+      const answers = await readSpoolFileAnswers(file.path, runId, carrier);
       if ('cause' in answers) {
         logger.warn({ runId, file: file.path, cause: answers.cause }, 'spool file unreadable, not replayed');
         unreadableFiles.push({ path: file.path, cause: answers.cause });
         continue;
       }
-      await load({ snapshots: answers.snapshots, results: answers.lookups }, runId);
+      await load({ snapshots: answers.snapshots, results: answers.lookups, carrier: carrier.id }, runId);
       snapshots += answers.snapshots.length;
       carrierErrors += answers.carrierErrors;
       unreadable += answers.unreadable;
@@ -201,13 +226,9 @@ export async function replayRuns(options: ReplayOptions): Promise<ReplaySummary>
   for (const runId of runIds)
     if ((await spoolFilesOfRun(dataDir, runId)).length === 0) throw new UnknownSpoolError(runId, dataDir);
   if (options.rebuild) return rebuildFromSpools(options, runIds, dryRun);
-  const read = await readRuns(options, runIds, async ({ snapshots }, runId) => {
+  const read = await readRuns(options, runIds, async ({ snapshots, carrier }, runId) => {
     if (!dryRun)
-      await loadLookupBatch(
-        warehouse,
-        { snapshots, results: [], carrier: RUN_CARRIER },
-        dataFolder(dataDir).replaySpool(runId),
-      );
+      await loadLookupBatch(warehouse, { snapshots, results: [], carrier }, dataFolder(dataDir).replaySpool(runId));
   });
   return { dryRun, ...read, rebuild: null, lookups: 0 };
 }
@@ -227,9 +248,7 @@ async function rebuildFromSpools(
     const rebuilt = await Warehouse.open(path);
     let read: Pick<ReplaySummary, 'runs' | 'unreadableFiles'>;
     try {
-      read = await readRuns(options, runIds, (batch) =>
-        loadLookupBatch(rebuilt, { ...batch, carrier: RUN_CARRIER }, join(folder, 'spool')),
-      );
+      read = await readRuns(options, runIds, (batch) => loadLookupBatch(rebuilt, batch, join(folder, 'spool')));
     } finally {
       await rebuilt.close();
     }
