@@ -81,6 +81,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Tests start real servers (sandbox, PostgreSQL, Redis); two cores do not take more at once.
     maxWorkers: 2,
+    // The new warehouse that test/support/fresh-warehouse.ts copies for each test that needs one.
+    globalSetup: ['test/support/fresh-warehouse-setup.ts'],
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@ import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { CustomerRunOptions } from '../../src/pipeline/customer-operation-run.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { placeFreshWarehouse } from './fresh-warehouse.js';
 import type { TrackingWorkspace } from './tracking-harness.js';
 
 export function customerRunOptions(
@@ -39,6 +40,7 @@ export async function withWarehouse<T>(
   workspace: TrackingWorkspace,
   work: (warehouse: Warehouse) => Promise<T>,
 ): Promise<T> {
+  await placeFreshWarehouse(workspace.dbPath);
   const warehouse = await Warehouse.open(workspace.dbPath);
   try {
     return await work(warehouse);

@@ -13,6 +13,7 @@ import { type QuotaPolicyInput, QuotaPolicySchema } from '../../src/quota/quota-
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { csvSource } from '../../src/sources/csv-source.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
+import { placeFreshWarehouse } from './fresh-warehouse.js';
 
 export interface TrackingWorkspace {
   readonly dir: string;
@@ -53,6 +54,7 @@ export async function trackingWorkspace(): Promise<TrackingWorkspace> {
       return path;
     },
     async track(sandbox, inputs, overrides = {}) {
+      await placeFreshWarehouse(dbPath);
       const warehouse = await Warehouse.open(dbPath);
       try {
         const { quota, ...rest } = overrides;

@@ -11,7 +11,7 @@ import { backToSchemaVersionOne } from './schema-fixtures.js';
 import { readWarehouseCatalog } from './warehouse-catalog.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
-const temp = useTempDirs();
+const temp = useTempDirs({ makeEachWarehouse: true });
 
 describe('a new warehouse', () => {
   // A change to the schema is meant when this reference changes with it: rewrite the file with

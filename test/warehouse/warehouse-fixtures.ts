@@ -9,12 +9,14 @@ import {
 } from '../../src/carriers/247express/contract.js';
 import { type SpooledSnapshot, spooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse, type WarehouseOptions } from '../../src/warehouse/warehouse.js';
+import { placeFreshWarehouse } from '../support/fresh-warehouse.js';
 
 /**
  * A temporary directory per test, removed (with any warehouse opened in it closed) after the test.
- * Call at the top level of a test file.
+ * Call at the top level of a test file. A writable `open` starts from a copy of a new warehouse
+ * (test/support/fresh-warehouse.ts) unless `makeEachWarehouse`: the tests of how a new file is made.
  */
-export function useTempDirs(): {
+export function useTempDirs({ makeEachWarehouse = false }: { readonly makeEachWarehouse?: boolean } = {}): {
   dir(): Promise<string>;
   open(name?: string, options?: WarehouseOptions): Promise<{ warehouse: Warehouse; dir: string; path: string }>;
 } {
@@ -34,6 +36,7 @@ export function useTempDirs(): {
     async open(name = 'recon.duckdb', options?: WarehouseOptions) {
       const base = await dir();
       const path = join(base, 'data', name);
+      if (!makeEachWarehouse && !options?.readOnly) await placeFreshWarehouse(path);
       const warehouse = await Warehouse.open(path, options);
       warehouses.push(warehouse);
       return { warehouse, dir: base, path };

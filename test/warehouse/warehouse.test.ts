@@ -11,7 +11,7 @@ import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { isAccessRefusal, WarehouseBusyError, WarehouseError } from '../../src/warehouse/warehouse-errors.js';
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
-const temp = useTempDirs();
+const temp = useTempDirs({ makeEachWarehouse: true });
 
 describe('Warehouse.open', () => {
   it('creates the file and its directory, and applies every migration once', async () => {

@@ -43,8 +43,12 @@ export class SandboxWorld {
    * Few, since every plan held adds to what the garbage collector walks on each lookup.
    */
   private readonly lookedUp = new LRUCache<string, OrderPlan>({ max: 5_000 });
-  /** Plans met by scans of the whole world, which callbacks repeat at each tick of the clock. */
-  private readonly scanned = new LRUCache<string, OrderPlan>({ max: 200_000 });
+  /**
+   * Plans met by scans of the whole world, which callbacks repeat at each tick of the clock. Bounded by
+   * `maxSize` (each plan counting one), not `max`: `max` allocates its 200,000 slots when the sandbox
+   * starts, most of the time a small world takes to start.
+   */
+  private readonly scanned = new LRUCache<string, OrderPlan>({ maxSize: 200_000, sizeCalculation: () => 1 });
   private readonly codePattern: RegExp;
 
   constructor(readonly options: WorldOptions) {
