@@ -1,4 +1,4 @@
-import { STATUS } from '../carriers/247express/contract.js';
+import { failedAttemptStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from '../warehouse/order-keys.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import {
@@ -157,18 +157,19 @@ export function repeatedFailuresQuery(attempts: string): string {
 }
 
 /**
- * Orders whose status now is 16 (awaiting handling after a failed attempt), with their last reason,
+ * Orders whose status now is a failed attempt of their carrier's (247Express's 16, awaiting handling;
+ * GHN's delivery_fail), with their last reason,
  * when that status came and how long they have waited until `now` (a TIMESTAMPTZ expression).
  */
 export function awaitingHandlingQuery(now: string, account?: string): string {
   return `
     WITH awaiting AS (
       SELECT * FROM orders
-      WHERE status = '${STATUS.AWAITING_HANDLING}'${account === undefined ? '' : ` AND account_alias = ${sqlText(account)}`}
+      WHERE ${failedAttemptStatusIn()}${account === undefined ? '' : ` AND account_alias = ${sqlText(account)}`}
     ),
     since AS (
       SELECT carrier, order_code, "time" AS awaiting_since, province_name, post_office_name
-      FROM order_statuses WHERE status = '${STATUS.AWAITING_HANDLING}' AND ${ofOrdersIn('awaiting')}
+      FROM order_statuses WHERE ${failedAttemptStatusIn()} AND ${ofOrdersIn('awaiting')}
       QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY "time" DESC, seq DESC) = 1
     ),
     last_failure AS (

@@ -172,6 +172,26 @@ describe('track --carrier ghn', () => {
     }
   });
 
+  it("lists GHN's orders whose status now is a failed delivery as awaiting handling, with GHN's reasons", async () => {
+    const out = join(dir, 'failures');
+    const result = await cli(
+      ['report', 'failures', '--db', db, '--carrier', 'ghn', '--format', 'json', '--out', out, '--json'],
+      sandboxEnv(sandbox),
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
+    const awaiting = JSON.parse(await readFile(files.find((f) => f.table === 'failures-awaiting')!.path, 'utf8')) as {
+      carrier: string;
+      order_code: string;
+    }[];
+    const failedNow = await rows(
+      "SELECT order_code FROM orders WHERE carrier = 'ghn' AND status = 'delivery_fail' ORDER BY order_code",
+    );
+    expect(failedNow.length).toBeGreaterThan(0);
+    expect(awaiting.map((row) => row.order_code).sort()).toEqual(failedNow.map((row) => row.order_code));
+    expect(new Set(awaiting.map((row) => row.carrier))).toEqual(new Set(['ghn']));
+  });
+
   it("flags each billing anomaly planted in GHN's answers by its own check, and no clean order", async () => {
     const out = join(dir, 'reports');
     const result = await cli(
