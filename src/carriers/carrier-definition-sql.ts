@@ -48,3 +48,10 @@ export function callbackAsksLookup(carrier = 'carrier', body = 'body'): string {
   });
   return own.length === 0 ? 'false' : `(${own.join(' OR ')})`;
 }
+
+/** SQL: the error codes, of every known carrier, saying the carrier knows no such order for the account. */
+export function unknownOrderErrorCodes(): string {
+  return `(${KNOWN_CARRIERS.flatMap((known) => known.unknownOrderErrorCodes)
+    .map(quoted)
+    .join(', ')})`;
+}

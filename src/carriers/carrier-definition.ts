@@ -63,6 +63,8 @@ export interface CarrierDefinition {
    * answer about the order itself, the same whatever key asks or when.
    */
   readonly settlingErrorCodes: readonly string[];
+  /** Its error codes saying it knows no such order for the account: reconcile's orders unknown to the carrier. */
+  readonly unknownOrderErrorCodes: readonly string[];
   /**
    * The code its rule gives a code it would refuse (too short, too long, a character it never uses),
    * undefined for one it may know: such a row is rejected before any lookup.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRACKING_ERROR } from '../carriers/247express/contract.js';
+import { unknownOrderErrorCodes } from '../carriers/carrier-definition-sql.js';
 import { sameOrder } from '../warehouse/order-keys.js';
 import { sqlText } from '../warehouse/sql-literals.js';
 import { PARTNER_RECORDS } from './partner-records.js';
@@ -104,6 +104,9 @@ function lastLookupQuery(): string {
       QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY finished_at DESC, run_id DESC) = 1`;
 }
 
+/** The error codes of a last lookup that mean the carrier does not know the order for this account (the carriers' codes are distinct). */
+const UNKNOWN_ERRORS = unknownOrderErrorCodes();
+
 /**
  * What the warehouse knows of each order code, the side reconcile compares the partner's records
  * with: tracked or not, status, total and COD, and the latest lookup's outcome and error code.
@@ -115,12 +118,9 @@ export function carrierRecordsQuery(): string {
            coalesce(o.account_alias, l.account_alias) AS account_alias,
            o.order_code IS NOT NULL AS tracked, o.status, o.status_name, o.total_service_cost, o.cod_amount, o.accept_date, o.order_date,
            l.outcome AS last_lookup_outcome, l.error_code AS last_lookup_error, l.finished_at AS last_lookup_at,
-           o.order_code IS NULL OR coalesce(l.error_code IN ('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}'), false) AS unknown_to_carrier
+           o.order_code IS NULL OR coalesce(l.error_code IN ${UNKNOWN_ERRORS}, false) AS unknown_to_carrier
     FROM orders AS o FULL OUTER JOIN last_lookup AS l ON ${sameOrder('l', 'o')}`;
 }
-
-/** The error codes of a last lookup that mean the carrier does not know the order for this account. */
-const UNKNOWN_ERRORS = `('${TRACKING_ERROR.ORDERCODE_NOT_FOUND}', '${TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT}')`;
 
 /**
  * A part of the order codes: from `from` (inclusive) up to `until` (exclusive), either open. A part

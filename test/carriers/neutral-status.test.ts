@@ -33,3 +33,17 @@ describe('the neutral status set', () => {
     expect(findCarrier('nobody')).toBeUndefined();
   });
 });
+
+describe("a carrier's error codes", () => {
+  it.each(KNOWN_CARRIERS.map((carrier) => [carrier.id, carrier] as const))(
+    '%s: the codes saying it knows no such order settle the order, and name no other carrier',
+    (_id, carrier) => {
+      expect(carrier.unknownOrderErrorCodes.length).toBeGreaterThan(0);
+      for (const code of carrier.unknownOrderErrorCodes) {
+        expect(carrier.settlingErrorCodes).toContain(code);
+        for (const other of KNOWN_CARRIERS.filter((known) => known.id !== carrier.id))
+          expect(other.settlingErrorCodes).not.toContain(code);
+      }
+    },
+  );
+});

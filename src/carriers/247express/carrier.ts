@@ -9,6 +9,7 @@ import {
   ORDER_STATUSES,
   PUBLISHED_PRICING,
   SETTLING_TRACKING_ERRORS,
+  TRACKING_ERROR,
   TRACKING_STEPS,
 } from './reference-data.js';
 import { EXPRESS_SNAPSHOT_MAPPING } from './snapshot-mapping.js';
@@ -24,6 +25,10 @@ export const EXPRESS_247: CarrierDefinition = {
   // Its order codes are a prefix and a counter of the order's creation (docs/carriers/247express.md).
   risingOrderCodes: true,
   settlingErrorCodes: SETTLING_TRACKING_ERRORS,
+  unknownOrderErrorCodes: [
+    TRACKING_ERROR.ORDERCODE_NOT_FOUND,
+    TRACKING_ERROR.ORDERCODE_DOES_NOT_BELONG_TO_YOUR_ACCOUNT,
+  ],
   checkOrderCode,
   failedAttemptStatuses: FAILED_ATTEMPT_STATUSES,
   tracking: EXPRESS_TRACKING,

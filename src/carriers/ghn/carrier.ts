@@ -23,6 +23,8 @@ export const GHN: CarrierDefinition = {
   // GHN's order codes are letters and digits in no order (docs/carriers/ghn.md).
   risingOrderCodes: false,
   settlingErrorCodes: GHN_ERROR_KINDS.filter((kind) => kind.settles).map((kind) => kind.code),
+  // GHN answers one text for an order it does not have and for another shop's (docs/carriers/ghn.md).
+  unknownOrderErrorCodes: ['GHN_ORDER_NOT_FOUND'],
   checkOrderCode: checkGhnOrderCode,
   failedAttemptStatuses: GHN_FAILED_ATTEMPT_STATUSES,
   tracking: GHN_TRACKING,
