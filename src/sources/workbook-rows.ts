@@ -61,7 +61,12 @@ export async function* workbookRows(file: string, sheet: string | undefined): As
   let found = false;
   for await (const worksheet of reader) {
     names = (reader as unknown as { model?: { sheets?: { name: string }[] } }).model?.sheets?.map((s) => s.name) ?? [];
-    if (found || (worksheet as unknown as { name: string }).name !== (sheet ?? names[0])) continue;
+    if (found || (worksheet as unknown as { name: string }).name !== (sheet ?? names[0])) {
+      // A sheet left unread may be parked in a temporary file that ExcelJS removes once the reader
+      // moves on, and then fails to open: reading it through costs its rows, not the process.
+      for await (const _row of worksheet);
+      continue;
+    }
     found = true;
     for await (const row of worksheet) {
       const cells = Array.from(row.values as (ExcelJS.CellValue | undefined)[]).slice(1);

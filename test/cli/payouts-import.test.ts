@@ -295,7 +295,7 @@ describe('payouts import', () => {
 
   it('names the sheets of a workbook that has not the one asked for, in one line', async () => {
     const result = await payouts(join(dir, 'ghn.xlsx'), '--carrier', 'ghn', '--sheet', 'Sheet1');
-    expect(result.code).toBe(2);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toBe(
       `parcel-recon: ${join(dir, 'ghn.xlsx')}: no sheet "Sheet1"; its sheets are "Tóm tắt", "Chi tiết"\n`,
     );
