@@ -65,6 +65,22 @@ describe('track --carrier ghn', () => {
     }
   }
 
+  /** `report REPORT --carrier ghn` as JSON files into `out`: the rows of its `table`. */
+  async function ghnReportRows<T>(
+    report: string,
+    table: string,
+    out: string,
+    env: Record<string, string> = sandboxEnv(sandbox),
+  ): Promise<T[]> {
+    const result = await cli(
+      ['report', report, '--db', db, '--carrier', 'ghn', '--format', 'json', '--out', out, '--json'],
+      env,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
+    return JSON.parse(await readFile(files.find((f) => f.table === table)!.path, 'utf8')) as T[];
+  }
+
   it("looks GHN's orders up and keeps them beside 247Express's", async () => {
     expect(created.length).toBeGreaterThan(10);
     const unknown = sandbox.state.ghnWorld.orderCode(0, 99_999_998);
@@ -173,17 +189,11 @@ describe('track --carrier ghn', () => {
   });
 
   it("lists GHN's orders whose status now is a failed delivery as awaiting handling, with GHN's reasons", async () => {
-    const out = join(dir, 'failures');
-    const result = await cli(
-      ['report', 'failures', '--db', db, '--carrier', 'ghn', '--format', 'json', '--out', out, '--json'],
-      sandboxEnv(sandbox),
+    const awaiting = await ghnReportRows<{ carrier: string; order_code: string }>(
+      'failures',
+      'failures-awaiting',
+      join(dir, 'failures'),
     );
-    expect(result.code, result.stderr).toBe(0);
-    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
-    const awaiting = JSON.parse(await readFile(files.find((f) => f.table === 'failures-awaiting')!.path, 'utf8')) as {
-      carrier: string;
-      order_code: string;
-    }[];
     const failedNow = await rows(
       "SELECT order_code FROM orders WHERE carrier = 'ghn' AND status = 'delivery_fail' ORDER BY order_code",
     );
@@ -193,17 +203,7 @@ describe('track --carrier ghn', () => {
   });
 
   it("flags each billing anomaly planted in GHN's answers by its own check, and no clean order", async () => {
-    const out = join(dir, 'reports');
-    const result = await cli(
-      ['report', 'charges', '--db', db, '--carrier', 'ghn', '--format', 'json', '--out', out, '--json'],
-      sandboxEnv(sandbox),
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
-    const report = JSON.parse(await readFile(files.find((f) => f.table === 'charges')!.path, 'utf8')) as Record<
-      string,
-      unknown
-    >[];
+    const report = await ghnReportRows<Record<string, unknown>>('charges', 'charges', join(dir, 'reports'));
     expect(new Set(report.map((row) => row.carrier))).toEqual(new Set(['ghn']));
     const planted = (await getJson<GhnAnomalyTruth[]>(`${sandbox.url}/_sandbox/truth/anomalies?carrier=ghn`)).filter(
       (anomaly) => anomaly.observableNow,
@@ -246,21 +246,14 @@ describe('track --carrier ghn', () => {
           };
         }),
     );
-    const out = join(dir, 'cod');
     // Two weeks on, with no statement imported: every COD order delivered by now is unpaid past the default 7 days.
     const later = now + 14 * 86_400_000;
-    const result = await cli(
-      ['report', 'cod', '--db', db, '--carrier', 'ghn', '--format', 'json', '--out', out, '--json'],
+    const findings = await ghnReportRows<{ finding: string; carrier: string; order_code: string; detail: string }>(
+      'cod',
+      'cod',
+      join(dir, 'cod'),
       { ...sandboxEnv(sandbox), PARCEL_RECON_NOW: new Date(later).toISOString() },
     );
-    expect(result.code, result.stderr).toBe(0);
-    const files = (JSON.parse(result.stdout) as { files: { table: string; path: string }[] }).files;
-    const findings = JSON.parse(await readFile(files.find((f) => f.table === 'cod')!.path, 'utf8')) as {
-      finding: string;
-      carrier: string;
-      order_code: string;
-      detail: string;
-    }[];
     const unpaid = findings.filter((f) => f.finding === 'unpaid_delivered');
     expect(unpaid.map((f) => f.order_code).sort()).toEqual(delivered.map((plan) => plan.code).sort());
     for (const plan of delivered) {
