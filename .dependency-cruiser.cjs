@@ -10,7 +10,9 @@
  *   contract       src/carriers/*.ts (what every carrier shares), src/carriers/<carrier>/*.ts
  *   errors         src/errors/
  *
- * The sandbox (src/sandbox/) stands beside the product and imports only the contract and the errors.
+ * The sandbox (src/sandbox/) stands beside the product and imports only the contract and the errors;
+ * a carrier it serves beside 247Express is its folder src/sandbox/carriers/<carrier>/, named only in
+ * sandbox-carriers.ts.
  * Type-only and dynamic imports count like any other.
  */
 
@@ -100,6 +102,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/carriers/(client/|[^/]+$)', pathNot: '^src/carriers/known-carriers\\.ts$' },
       to: { path: '^src/carriers/(?!client/)[^/]+/' },
+    },
+    {
+      name: 'sandbox-carriers-plug-in',
+      comment:
+        'Nothing names a carrier the sandbox serves beside 247Express but its own folder: it plugs in through sandbox-carriers.ts.',
+      severity: 'error',
+      from: { path: OWN_CODE, pathNot: '^src/sandbox/carriers/(sandbox-carriers\\.ts$|([^/]+)/)' },
+      to: { path: '^src/sandbox/carriers/[^/]+/' },
     },
     importsOnly('errors-at-the-bottom', 'The errors import nothing of the product.', ERRORS, ERRORS),
     importsOnly(

@@ -2,8 +2,10 @@ import { deriveSeed, SeededRandom } from './world/seeded-random.js';
 
 export const FAULT_KINDS = ['exception', 'server_error', 'reset', 'hang', 'malformed', 'rate_limited'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
-/** The operations faults are injected into; `ghn` is every call of the GHN sandbox. */
-export type Operation = 'tracking' | 'price' | 'images' | 'ghn';
+/** 247Express's operations faults are injected into. */
+export const EXPRESS_OPERATIONS = ['tracking', 'price', 'images'] as const;
+/** An operation of 247Express's, or the id of another carrier the sandbox serves: every call of its API. */
+export type Operation = (typeof EXPRESS_OPERATIONS)[number] | (string & {});
 
 export interface FaultSettings {
   /** Each answer is delayed by a time drawn uniformly from [latencyMinMs, latencyMaxMs]. */

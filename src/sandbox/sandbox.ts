@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleGhnRequest, isGhnRequest } from './ghn/ghn-routes.js';
-import { type SandboxOptionsInput, SandboxOptionsSchema } from './sandbox-options.js';
+import type { SandboxCarrier } from './carriers/sandbox-carrier.js';
+import { SANDBOX_CARRIERS } from './carriers/sandbox-carriers.js';
+import { type SandboxOptionsInput, sandboxOptionsSchema } from './sandbox-options.js';
 import { type SandboxLogger, SandboxState } from './sandbox-state.js';
 import { handleCarrierRequest } from './server/carrier-routes.js';
 import { handleControl } from './server/control-routes.js';
@@ -24,15 +25,17 @@ const silentLogger: SandboxLogger = { info: () => {}, warn: () => {} };
 const REALTIME_CALLBACK_TICK_MS = 1_000;
 
 /**
- * Starts the carrier sandbox: the tracking lookup, price calculation and order images operations of
- * the carrier's interface over HTTP, its control API under `/_sandbox/`, and its callbacks.
+ * Starts the carrier sandbox: 247Express's tracking lookup, price calculation and order images
+ * operations over HTTP, each other carrier's API below its base path (sandbox-carriers.ts), the
+ * control API under `/_sandbox/`, and the callbacks and webhooks.
  */
 export async function startSandbox(
   input: SandboxOptionsInput = {},
   logger: SandboxLogger = silentLogger,
+  carriers: readonly SandboxCarrier[] = SANDBOX_CARRIERS,
 ): Promise<RunningSandbox> {
-  const options = SandboxOptionsSchema.parse(input);
-  const state = new SandboxState(options, logger);
+  const options = sandboxOptionsSchema(carriers).parse(input);
+  const state = new SandboxState(options, logger, carriers);
   const hanging: HangingRequests = new Set();
   let baseUrl = '';
 
@@ -41,10 +44,17 @@ export async function startSandbox(
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const params = new URLSearchParams(q === -1 ? '' : url.slice(q + 1));
+    const served = [...state.carriers.values()].find(({ carrier }) => path.startsWith(`${carrier.basePath}/`));
     const handling = path.startsWith('/_sandbox/')
       ? handleControl(state, path, params, req, res)
-      : isGhnRequest(path)
-        ? handleGhnRequest(state, path, req, res, hanging)
+      : served
+        ? served.carrier.handle(
+            { world: served.world, clock: state.clock, faults: state.faults },
+            path,
+            req,
+            res,
+            hanging,
+          )
         : handleCarrierRequest(state, baseUrl, path, params, req, res, hanging);
     handling.catch((error: unknown) => {
       logger.warn({ error: error instanceof Error ? error.message : String(error), path }, 'sandbox request failed');
@@ -74,8 +84,9 @@ export async function startSandbox(
       if (tick) clearInterval(tick);
       for (const timer of hanging) clearTimeout(timer);
       hanging.clear();
-      for (const sender of [state.callbacks, state.ghnWebhooks]) sender.stop();
-      await Promise.all([state.callbacks.idle(), state.ghnWebhooks.idle()]);
+      const senders = state.senders();
+      for (const sender of senders) sender.stop();
+      await Promise.all(senders.map((sender) => sender.idle()));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -725,13 +725,6 @@ export const SETTINGS = {
     commands: [],
     secret: true,
   },
-  sandboxGhnWebhookUrl: {
-    type: z.string().min(1),
-    env: 'PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL',
-    help: "the address the sandbox sends GHN's webhooks to, as a shop registers it with GHN (its token included)",
-    commands: [],
-    secret: true,
-  },
   now: {
     type: z.string().min(1),
     env: 'PARCEL_RECON_NOW',

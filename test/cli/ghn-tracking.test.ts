@@ -9,9 +9,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ghnShopId } from '../../src/sandbox/ghn/ghn-orders.js';
-import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
-import type { GhnAnomalyTruth } from '../../src/sandbox/ghn/ghn-truth.js';
+import { ghnShopId } from '../../src/sandbox/carriers/ghn/ghn-orders.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/carriers/ghn/ghn-routes.js';
+import type { GhnAnomalyTruth } from '../../src/sandbox/carriers/ghn/ghn-truth.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import type { OrderPlan } from '../../src/sandbox/world/order-plan.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
@@ -29,14 +29,14 @@ describe('track --carrier ghn', () => {
     sandbox = await startTestSandbox({
       accounts: 2,
       ordersPerAccount: 20,
-      ghn: { ordersPerAccount: 60 },
+      carriers: { ghn: { ordersPerAccount: 60 } },
       lifecycle: { anomalyRate: 0.5 },
     });
     dir = await mkdtemp(join(tmpdir(), 'parcel-recon-ghn-track-'));
     db = join(dir, 'recon.duckdb');
     const now = sandbox.state.clock.now();
-    created = [...sandbox.state.ghnWorld.orders()].filter((plan) => plan.createdAt <= now);
-    tokens = sandbox.state.ghnWorld.accounts.map((account) => account.apiKey);
+    created = [...sandbox.state.carrier('ghn').world.orders()].filter((plan) => plan.createdAt <= now);
+    tokens = sandbox.state.carrier('ghn').world.accounts.map((account) => account.apiKey);
   }, 60_000);
 
   afterAll(async () => {
@@ -46,7 +46,7 @@ describe('track --carrier ghn', () => {
 
   /** The GHN accounts' tokens with their shops, as a shop gives them. */
   function ghnEnv(withShops = true): Record<string, string> {
-    const accounts = sandbox.state.ghnWorld.accounts;
+    const accounts = sandbox.state.carrier('ghn').world.accounts;
     return {
       ...sandboxEnv(sandbox),
       PARCEL_RECON_API_KEYS: accounts
@@ -83,7 +83,7 @@ describe('track --carrier ghn', () => {
 
   it("looks GHN's orders up and keeps them beside 247Express's", async () => {
     expect(created.length).toBeGreaterThan(10);
-    const unknown = sandbox.state.ghnWorld.orderCode(0, 99_999_998);
+    const unknown = sandbox.state.carrier('ghn').world.orderCode(0, 99_999_998);
     const ghnInput = join(dir, 'ghn.csv');
     const lines = [
       ...created.map((plan) => `${plan.code},${plan.account.alias}`),

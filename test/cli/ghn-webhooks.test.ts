@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CallbackRecord } from '../../src/sandbox/callback-sender.js';
-import { ghnShopId } from '../../src/sandbox/ghn/ghn-orders.js';
-import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
+import { ghnShopId } from '../../src/sandbox/carriers/ghn/ghn-orders.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/carriers/ghn/ghn-routes.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { getJson, HOUR_MS, postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import {
@@ -56,23 +56,25 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       futureDays: 2,
       lifecycle: { failedAttemptRate: 0.6 },
       callbacks: { url: receiverUrl, retryBaseMs: 1_000, maxAttempts: 6 },
-      ghn: {
-        ordersPerAccount: 25,
-        webhooks: {
-          url: `${receiverUrl}/ghn/webhook?token=${WEBHOOK_TOKEN}`,
-          retryBaseMs: 1_000,
-          duplicateRate: 0.3,
+      carriers: {
+        ghn: {
+          ordersPerAccount: 25,
+          webhooks: {
+            url: `${receiverUrl}/ghn/webhook?token=${WEBHOOK_TOKEN}`,
+            retryBaseMs: 1_000,
+            duplicateRate: 0.3,
+          },
         },
       },
     });
     const expressKeys = sandbox.state.world.accounts.map((a) => `${a.alias}=${a.apiKey}`);
     await writeFile(
       ghnInput(),
-      `order_code,account\n${[...sandbox.state.ghnWorld.orders()].map((plan) => `${plan.code},${plan.account.alias}`).join('\n')}\n`,
+      `order_code,account\n${[...sandbox.state.carrier('ghn').world.orders()].map((plan) => `${plan.code},${plan.account.alias}`).join('\n')}\n`,
     );
     const first = await trackGhn();
     expect(first.code, first.stderr).toBe(0);
-    const ghnTokens = sandbox.state.ghnWorld.accounts.map((a) => a.apiKey);
+    const ghnTokens = sandbox.state.carrier('ghn').world.accounts.map((a) => a.apiKey);
     secrets = [WEBHOOK_TOKEN, ...ghnTokens];
 
     // Two days of status changes, the first sent while the receiver is down.
@@ -88,7 +90,7 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       // GHN's tokens are keys of the receiver too: cleared from whatever it keeps.
       PARCEL_RECON_API_KEYS: [
         ...expressKeys,
-        ...sandbox.state.ghnWorld.accounts.map((a) => `ghn-${a.alias}=${a.apiKey}`),
+        ...sandbox.state.carrier('ghn').world.accounts.map((a) => `ghn-${a.alias}=${a.apiKey}`),
       ].join(','),
       PARCEL_RECON_CALLBACK_TOKEN: WEBHOOK_TOKEN,
     });
@@ -105,8 +107,9 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       ['track', '--carrier', 'ghn', '--input', ghnInput(), '--db', db, '--rate', '0', '--json', '--no-progress'],
       {
         ...sandboxEnv(sandbox),
-        PARCEL_RECON_API_KEYS: sandbox.state.ghnWorld.accounts
-          .map((a) => `${a.alias}:${ghnShopId(a)}=${a.apiKey}`)
+        PARCEL_RECON_API_KEYS: sandbox.state
+          .carrier('ghn')
+          .world.accounts.map((a) => `${a.alias}:${ghnShopId(a)}=${a.apiKey}`)
           .join(','),
         PARCEL_RECON_TRACKING_URL: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
       },
@@ -149,7 +152,7 @@ describe("GHN's webhooks from the sandbox into the warehouse", () => {
       "SELECT event_id, order_code, body->>'Type' AS type FROM callback_events WHERE carrier = 'ghn'",
     );
     expect(stored.map((row) => row.event_id).sort()).toEqual(ghnTruth.map((record) => record.transactionId).sort());
-    const ghnCodes = new Set([...sandbox.state.ghnWorld.orders()].map((plan) => plan.code));
+    const ghnCodes = new Set([...sandbox.state.carrier('ghn').world.orders()].map((plan) => plan.code));
     expect(stored.every((row) => ghnCodes.has(row.order_code))).toBe(true);
     expect(new Set(stored.map((row) => row.type))).toEqual(new Set(['create', 'switch_status', 'update_fee']));
   });

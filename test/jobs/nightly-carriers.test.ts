@@ -9,8 +9,8 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ghnShopId } from '../../src/sandbox/ghn/ghn-orders.js';
-import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
+import { ghnShopId } from '../../src/sandbox/carriers/ghn/ghn-orders.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/carriers/ghn/ghn-routes.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { keysOf, startTestSandbox } from '../sandbox/sandbox-http.js';
@@ -30,13 +30,13 @@ describe('jobs run nightly with alsoTrack', () => {
   let ghnCodes: string[];
 
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ ordersPerAccount: 15, ghn: { ordersPerAccount: 15 } });
+    sandbox = await startTestSandbox({ ordersPerAccount: 15, carriers: { ghn: { ordersPerAccount: 15 } } });
     workspace = await trackingWorkspace();
     const now = sandbox.state.clock.now();
     const rows = (world: typeof sandbox.state.world) =>
       [...world.orders()].filter((plan) => plan.createdAt <= now).map((plan) => [plan.code, plan.account.alias]);
     const expressRows = rows(sandbox.state.world);
-    const ghnRows = rows(sandbox.state.ghnWorld);
+    const ghnRows = rows(sandbox.state.carrier('ghn').world);
     expressCodes = expressRows.map(([code]) => code!);
     ghnCodes = ghnRows.map(([code]) => code!);
     const csv = await workspace.writeCsv('orders.csv', [
@@ -50,7 +50,7 @@ describe('jobs run nightly with alsoTrack', () => {
       ghnKeys,
       JSON.stringify(
         Object.fromEntries(
-          sandbox.state.ghnWorld.accounts.map((a) => [a.alias, { key: a.apiKey, shopId: ghnShopId(a) }]),
+          sandbox.state.carrier('ghn').world.accounts.map((a) => [a.alias, { key: a.apiKey, shopId: ghnShopId(a) }]),
         ),
       ),
     );
@@ -95,7 +95,7 @@ describe('jobs run nightly with alsoTrack', () => {
       ['track', 0],
       ['track-ghn', 0],
     ]);
-    for (const account of sandbox.state.ghnWorld.accounts)
+    for (const account of sandbox.state.carrier('ghn').world.accounts)
       expect(`${result.stdout}${result.stderr}`).not.toContain(account.apiKey);
 
     const warehouse = await Warehouse.open(workspace.dbPath, { readOnly: true });
@@ -136,7 +136,7 @@ describe('jobs run nightly with alsoTrack', () => {
       await warehouse.close();
     }
     const bytes = (await readFile(workspace.dbPath)).toString('latin1');
-    for (const account of sandbox.state.ghnWorld.accounts) expect(bytes).not.toContain(account.apiKey);
+    for (const account of sandbox.state.carrier('ghn').world.accounts) expect(bytes).not.toContain(account.apiKey);
 
     const charges = night.steps.find((step) => step.step === 'charges report')!.summary as {
       files: { table: string; path: string }[];

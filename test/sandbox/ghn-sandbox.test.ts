@@ -13,7 +13,7 @@ import { HttpStatusFailure, RateLimitedFailure } from '../../src/carriers/client
 import { GHN, type GhnOrderDetail } from '../../src/carriers/ghn/contract.js';
 import { ghnDetail, ghnFees } from '../../src/carriers/ghn/tracking-lookup.js';
 import { SETTLING_ERROR_CODES } from '../../src/carriers/known-carriers.js';
-import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/ghn/ghn-routes.js';
+import { GHN_SANDBOX_BASE_PATH } from '../../src/sandbox/carriers/ghn/ghn-routes.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 import type { OrderPlan } from '../../src/sandbox/world/order-plan.js';
 
@@ -29,8 +29,13 @@ describe("the sandbox's GHN API", () => {
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ accounts: 2, ghn: { ordersPerAccount: 60 }, historyDays: 0, futureDays: 2 });
-    const accounts = sandbox.state.ghnWorld.accounts;
+    sandbox = await startSandbox({
+      accounts: 2,
+      carriers: { ghn: { ordersPerAccount: 60 } },
+      historyDays: 0,
+      futureDays: 2,
+    });
+    const accounts = sandbox.state.carrier('ghn').world.accounts;
     const keys = new KeyRing(accounts.map((a) => [a.alias, a.apiKey] as const));
     transport = new CarrierTransport(
       {
@@ -42,9 +47,9 @@ describe("the sandbox's GHN API", () => {
       keys,
     );
     const shops = (await (await fetch(`${sandbox.url}/_sandbox/state`)).json()) as {
-      ghnAccounts: { shopId: number }[];
+      carriers: { ghn: { accounts: { shop: string }[] } };
     };
-    account = { key: accounts[0]!.apiKey, shop: String(shops.ghnAccounts[0]!.shopId) };
+    account = { key: accounts[0]!.apiKey, shop: shops.carriers.ghn.accounts[0]!.shop };
   });
 
   afterAll(async () => {
@@ -52,7 +57,7 @@ describe("the sandbox's GHN API", () => {
     await sandbox?.stop();
   });
 
-  const plans = (): OrderPlan[] => [...sandbox.state.ghnWorld.orders(0)];
+  const plans = (): OrderPlan[] => [...sandbox.state.carrier('ghn').world.orders(0)];
 
   async function detail(code: string): Promise<GhnOrderDetail> {
     const answer = await client.detail(account, code);
@@ -97,7 +102,9 @@ describe("the sandbox's GHN API", () => {
     const code = plans().find((plan) => plan.createdAt <= sandbox.state.clock.now())!.code;
     const badToken = await client.detail({ ...account, key: 'not-a-token' }, code);
     expect(badToken.kind === 'carrier_error' && badToken.errorKind.code).toBe('GHN_TOKEN_REFUSED');
-    const other = [...sandbox.state.ghnWorld.orders(1)].find((plan) => plan.createdAt <= sandbox.state.clock.now())!;
+    const other = [...sandbox.state.carrier('ghn').world.orders(1)].find(
+      (plan) => plan.createdAt <= sandbox.state.clock.now(),
+    )!;
     const notOurs = await client.detail(account, other.code);
     expect(notOurs.kind === 'carrier_error' && notOurs.errorKind.code).toBe('GHN_ORDER_NOT_FOUND');
     const badShop = await client.fees({ ...account, shop: '1' }, code);
@@ -122,7 +129,7 @@ describe("the sandbox's GHN API", () => {
   });
 
   it("tells a run what GHN's answers do to a lookup: an order with its fees, a settled order, a refused token or shop", async () => {
-    const accounts = sandbox.state.ghnWorld.accounts;
+    const accounts = sandbox.state.carrier('ghn').world.accounts;
     const tokens = new KeyRing(
       [
         ['shop', accounts[0]!.apiKey],
@@ -162,7 +169,7 @@ describe("the sandbox's GHN API", () => {
         expect(JSON.parse(pending.body.toString())).toMatchObject({ fees: null });
       }
       // A number past the account's orders: no such order.
-      const unknown = await tracker.lookup('shop', sandbox.state.ghnWorld.orderCode(0, 99_999_998));
+      const unknown = await tracker.lookup('shop', sandbox.state.carrier('ghn').world.orderCode(0, 99_999_998));
       expect(unknown).toMatchObject({ kind: 'carrier_error', errorCode: 'GHN_ORDER_NOT_FOUND', effect: 'final' });
       expect(SETTLING_ERROR_CODES).toContain('GHN_ORDER_NOT_FOUND');
       expect(await tracker.lookup('stranger', picked.code)).toMatchObject({

@@ -64,9 +64,11 @@ async function setUp(failFirst: boolean, retryBaseMs: number) {
     accounts: 2,
     ordersPerAccount: 5,
     lifecycle: { failedAttemptRate: 0.5 },
-    ghn: {
-      ordersPerAccount: 40,
-      webhooks: { url: `${endpoint.url}/ghn/webhook?token=shop-secret`, retryBaseMs, maxAttempts: 3 },
+    carriers: {
+      ghn: {
+        ordersPerAccount: 40,
+        webhooks: { url: `${endpoint.url}/ghn/webhook?token=shop-secret`, retryBaseMs, maxAttempts: 3 },
+      },
     },
   });
   cleanups.push(() => sandbox.stop());
@@ -89,8 +91,8 @@ describe("the sandbox's GHN webhooks", () => {
     expect(new Set(endpoint.received.map((r) => r.url))).toEqual(new Set(['/ghn/webhook?token=shop-secret']));
 
     // Every status change the clock passed, of GHN's orders only.
-    const ghnCodes = new Set([...sandbox.state.ghnWorld.orders()].map((plan) => plan.code));
-    const changes = [...sandbox.state.ghnWorld.orders()].flatMap((plan) =>
+    const ghnCodes = new Set([...sandbox.state.carrier('ghn').world.orders()].map((plan) => plan.code));
+    const changes = [...sandbox.state.carrier('ghn').world.orders()].flatMap((plan) =>
       plan.events.filter((e) => e.at > start && e.at <= start + 3 * DAY_MS),
     );
     const statusWebhooks = endpoint.received.filter((r) => r.webhook.Type !== 'update_fee');
@@ -128,8 +130,8 @@ describe("the sandbox's GHN webhooks", () => {
       expect(attempts[1]!.webhook).toEqual(attempts[0]!.webhook);
       expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(290);
     }
-    const state = await getJson<{ ghnWebhooks: { url: string } }>(`${sandbox.url}/_sandbox/state`);
-    expect(state.ghnWebhooks.url).toBe(`${endpoint.url}/ghn/webhook`);
+    const state = await getJson<{ carriers: { ghn: { webhooks: { url: string } } } }>(`${sandbox.url}/_sandbox/state`);
+    expect(state.carriers.ghn.webhooks.url).toBe(`${endpoint.url}/ghn/webhook`);
   });
 
   it('stops at once with webhooks still queued and failing: none is sent again after the stop', async () => {
@@ -137,15 +139,18 @@ describe("the sandbox's GHN webhooks", () => {
     await endpoint.stop();
     const sandbox = await startTestSandbox({
       seed: 7,
-      ghn: { ordersPerAccount: 40, webhooks: { url: `${endpoint.url}/ghn/webhook`, retryBaseMs: 1_000 } },
+      carriers: { ghn: { ordersPerAccount: 40, webhooks: { url: `${endpoint.url}/ghn/webhook`, retryBaseMs: 1_000 } } },
     });
     await postControl(sandbox, '/_sandbox/clock', { advanceMs: 3 * DAY_MS });
-    const queued = sandbox.state.ghnWebhooks.history();
+    const queued = sandbox.state.carrier('ghn').webhooks.history();
     expect(queued.length).toBeGreaterThan(8);
     const started = Date.now();
     await sandbox.stop();
     expect(Date.now() - started).toBeLessThan(2_000);
-    const attempts = sandbox.state.ghnWebhooks.history().reduce((sum, record) => sum + record.attempts, 0);
+    const attempts = sandbox.state
+      .carrier('ghn')
+      .webhooks.history()
+      .reduce((sum, record) => sum + record.attempts, 0);
     expect(attempts).toBeLessThanOrEqual(8);
   });
 });

@@ -94,7 +94,7 @@ describe('sandbox flags', () => {
     expect(sandboxCommand().options.some((o) => /webhook-url/i.test(o.long ?? ''))).toBe(false);
     const env = { PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: 'http://127.0.0.1:9/ghn/webhook?token=shop-secret' };
     const options = SandboxOptionsSchema.parse(sandboxOptionsFromFlags({ start: START }, env));
-    expect(options.ghn.webhooks.url).toBe(env.PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL);
+    expect(options.carriers.ghn!.webhooks.url).toBe(env.PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL);
     expect(() =>
       sandboxOptionsFromFlags({ start: START }, { PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: 'not an address' }),
     ).toThrow('$PARCEL_RECON_SANDBOX_GHN_WEBHOOK_URL: not an http(s) address');

@@ -3,13 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
 import { KeyRing } from '../../carriers/client/key-ring.js';
-import { GHN } from '../../carriers/ghn/carrier.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../../carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';
 import { runTracking } from '../../pipeline/tracking/track-run.js';
 import { carrierQuotaPolicy } from '../../quota/quota-policy.js';
-import { ghnShopId } from '../../sandbox/ghn/ghn-orders.js';
-import { GHN_SANDBOX_BASE_PATH } from '../../sandbox/ghn/ghn-routes.js';
+import { SANDBOX_CARRIERS } from '../../sandbox/carriers/sandbox-carriers.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { csvSource } from '../../sources/csv-source.js';
@@ -22,9 +20,19 @@ import { openWarehouseForCommand } from '../warehouse-access.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const SAMPLE_ORDERS = resolve(projectRoot, 'data/samples/orders.csv');
-export const SAMPLE_GHN_ORDERS = resolve(projectRoot, 'data/samples/ghn-orders.csv');
 
-/** What differs between the demo's two runs: the carrier, its sandbox address, its accounts' keys, its codes. */
+/** The sample CSV of the orders of a carrier the sandbox serves beside 247Express: in its sandbox folder. */
+function sampleOrdersOf(carrierId: string): string {
+  return resolve(projectRoot, `src/sandbox/carriers/${carrierId}/sample-orders.csv`);
+}
+
+/** The flag naming the CSV of a served carrier's orders: `--ghn-input`. */
+function inputFlagOf(carrierId: string): { flag: string; key: string } {
+  const key = `${carrierId.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Input`;
+  return { flag: `--${carrierId}-input <file>`, key };
+}
+
+/** What differs between the demo's runs: the carrier, its sandbox address, its accounts' keys, its codes. */
 interface DemoCarrierRun {
   readonly carrier: string;
   readonly trackingUrl: string;
@@ -34,19 +42,25 @@ interface DemoCarrierRun {
 
 /**
  * The main job on a machine with no carrier account: the sandbox in-process, the sample CSVs of
- * 247Express's and GHN's orders tracked through it into one warehouse, and the summaries with where
- * everything is.
+ * 247Express's orders and of each carrier the sandbox serves beside it tracked through it into one
+ * warehouse, and the summaries with where everything is.
  */
 export function demoCommand(): Command {
-  return new Command('demo')
+  const command = new Command('demo')
     .description(
-      "Run the main job against the built-in carrier sandbox: track the sample CSVs of 247Express's and GHN's orders into one warehouse and print the summaries.",
+      "Run the main job against the built-in carrier sandbox: track the sample CSVs of every carrier's orders (247Express's, GHN's) into one warehouse and print the summaries.",
     )
-    .option('--input <file>', "CSV of 247Express's order codes to track", SAMPLE_ORDERS)
-    .option('--ghn-input <file>', "CSV of GHN's order codes to track", SAMPLE_GHN_ORDERS)
+    .option('--input <file>', "CSV of 247Express's order codes to track", SAMPLE_ORDERS);
+  for (const carrier of SANDBOX_CARRIERS)
+    command.option(
+      inputFlagOf(carrier.id).flag,
+      `CSV of ${carrier.name}'s order codes to track`,
+      sampleOrdersOf(carrier.id),
+    );
+  return command
     .option('--db <file>', 'the warehouse', SETTINGS.warehouse.default)
     .addOption(logLevelOption('warn').default('warn'))
-    .action(async (flags: { input: string; ghnInput: string; db: string; logLevel: LogLevel }) => {
+    .action(async (flags: { input: string; db: string; logLevel: LogLevel } & Record<string, string>) => {
       const logger = createLogger({ level: flags.logLevel });
       const sandbox = await startSandbox({ port: 0, clockMode: 'manual' }, logger);
       // A warehouse that cannot be opened ends the demo: its sandbox would keep the process serving.
@@ -55,7 +69,6 @@ export function demoCommand(): Command {
         throw error;
       });
       const signals = stopOnSignals();
-      const ghnAccounts = sandbox.state.ghnWorld.accounts;
       const runs: DemoCarrierRun[] = [
         {
           carrier: DEFAULT_CARRIER_ID,
@@ -63,15 +76,15 @@ export function demoCommand(): Command {
           keys: new KeyRing(sandbox.state.world.accounts.map((a) => [a.alias, a.apiKey] as const)),
           input: flags.input,
         },
-        {
-          carrier: GHN.id,
-          trackingUrl: `${sandbox.url}${GHN_SANDBOX_BASE_PATH}`,
+        ...[...sandbox.state.carriers.values()].map(({ carrier, world }) => ({
+          carrier: carrier.id,
+          trackingUrl: `${sandbox.url}${carrier.basePath}`,
           keys: new KeyRing(
-            ghnAccounts.map((a) => [a.alias, a.apiKey] as const),
-            new Map(ghnAccounts.map((a) => [a.alias, String(ghnShopId(a))])),
+            world.accounts.map((a) => [a.alias, a.apiKey] as const),
+            carrier.shopOf ? new Map(world.accounts.map((a) => [a.alias, carrier.shopOf!(a)])) : undefined,
           ),
-          input: flags.ghnInput,
-        },
+          input: flags[inputFlagOf(carrier.id).key]!,
+        })),
       ];
       try {
         let exitCode = 0;

@@ -3,6 +3,8 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { describeIssues } from '../../carriers/payload-validation.js';
 import { UserError } from '../../errors/user-error.js';
+import type { SandboxCarrier } from '../../sandbox/carriers/sandbox-carrier.js';
+import { SANDBOX_CARRIERS } from '../../sandbox/carriers/sandbox-carriers.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
 import { SETTINGS } from '../../settings/catalog.js';
@@ -10,8 +12,13 @@ import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
 /** Environment variable holding the password the sandbox sends with HTTP Basic callbacks. */
 export const CALLBACK_PASSWORD_ENV = SETTINGS.sandboxCallbackPassword.env;
-/** Environment variable holding the address GHN's webhooks go to: it carries the shop's token, so never a flag. */
-const GHN_WEBHOOK_URL_ENV = SETTINGS.sandboxGhnWebhookUrl.env;
+/**
+ * Environment variable holding the address a served carrier's webhooks go to, as a shop registers it
+ * with the carrier: it may carry the shop's token, so never a flag.
+ */
+export function webhookUrlEnvOf(carrierId: string): string {
+  return `PARCEL_RECON_SANDBOX_${carrierId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_URL`;
+}
 
 interface Knob {
   readonly flag: string;
@@ -21,6 +28,41 @@ interface Knob {
   readonly kind: 'number' | 'text' | 'choice';
   readonly choices?: readonly string[];
   readonly defaultShown?: string;
+}
+
+/** The knobs of a carrier the sandbox serves beside 247Express, made from its declaration. */
+function servedCarrierKnobs(carrier: SandboxCarrier): Knob[] {
+  const section = `carriers.${carrier.id}`;
+  return [
+    {
+      flag: `--${carrier.id}-orders-per-account <n>`,
+      path: `${section}.ordersPerAccount`,
+      kind: 'number',
+      description: `${carrier.name}'s orders per account, served under ${carrier.basePath} (their own world)`,
+      defaultShown: String(carrier.world.ordersPerAccount),
+    },
+    {
+      flag: `--${carrier.id}-code-prefix <letters>`,
+      path: `${section}.codePrefix`,
+      kind: 'text',
+      description: `${carrier.name}'s order codes are PREFIX, account digit, 8-digit number`,
+      defaultShown: carrier.world.codePrefix,
+    },
+    {
+      flag: `--${carrier.id}-webhook-attempts <n>`,
+      path: `${section}.webhooks.maxAttempts`,
+      kind: 'number',
+      description: `attempts per ${carrier.name} webhook, to the address in $${webhookUrlEnvOf(carrier.id)} (none sent when unset)`,
+      defaultShown: String(carrier.webhooks.maxAttempts),
+    },
+    {
+      flag: `--${carrier.id}-webhook-retry-ms <ms>`,
+      path: `${section}.webhooks.retryBaseMs`,
+      kind: 'number',
+      description: `wait before the next attempt of a ${carrier.name} webhook`,
+      defaultShown: String(carrier.webhooks.retryBaseMs),
+    },
+  ];
 }
 
 /** Every knob of the sandbox, in the order --help lists them. */
@@ -102,20 +144,6 @@ const KNOBS: readonly Knob[] = [
     kind: 'text',
     description: 'order codes are PREFIX, account digit, 8-digit number',
     defaultShown: 'EX',
-  },
-  {
-    flag: '--ghn-orders-per-account <n>',
-    path: 'ghn.ordersPerAccount',
-    kind: 'number',
-    description: "GHN's orders per account, served under /ghn/shiip/public-api (their own world)",
-    defaultShown: '200',
-  },
-  {
-    flag: '--ghn-code-prefix <letters>',
-    path: 'ghn.codePrefix',
-    kind: 'text',
-    description: "GHN's order codes are PREFIX, account digit, 8-digit number",
-    defaultShown: 'G',
   },
   {
     flag: '--cancel-rate <share>',
@@ -321,20 +349,6 @@ const KNOBS: readonly Knob[] = [
     defaultShown: '0',
   },
   {
-    flag: '--ghn-webhook-attempts <n>',
-    path: 'ghn.webhooks.maxAttempts',
-    kind: 'number',
-    description: `attempts per GHN webhook, to the address in $${GHN_WEBHOOK_URL_ENV} (none sent when unset)`,
-    defaultShown: '11',
-  },
-  {
-    flag: '--ghn-webhook-retry-ms <ms>',
-    path: 'ghn.webhooks.retryBaseMs',
-    kind: 'number',
-    description: 'wait between attempts of a GHN webhook, fixed',
-    defaultShown: '5000',
-  },
-  {
     flag: '--customer-auth-header <name>',
     path: 'customerAuthHeader',
     kind: 'text',
@@ -348,6 +362,7 @@ const KNOBS: readonly Knob[] = [
     description: 'size of each image file served',
     defaultShown: '4096',
   },
+  ...SANDBOX_CARRIERS.flatMap(servedCarrierKnobs),
 ];
 
 const CLI_DEFAULTS: Record<string, unknown> = { port: 8247, start: 'now', clockMode: 'realtime' };
@@ -384,14 +399,17 @@ export function sandboxOptionsFromFlags(
   }
   const password = env[CALLBACK_PASSWORD_ENV];
   if (password !== undefined) setPath(input, 'callbacks.basicPassword', password);
-  const ghnWebhookUrl = env[GHN_WEBHOOK_URL_ENV];
-  if (ghnWebhookUrl !== undefined) setPath(input, 'ghn.webhooks.url', ghnWebhookUrl);
+  for (const carrier of SANDBOX_CARRIERS) {
+    const webhookUrl = env[webhookUrlEnvOf(carrier.id)];
+    if (webhookUrl !== undefined) setPath(input, `carriers.${carrier.id}.webhooks.url`, webhookUrl);
+  }
   const checked = SandboxOptionsSchema.safeParse(input);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const path = issue.path.join('.');
     const knob = KNOBS.find((k) => k.path === path);
-    if (path === 'ghn.webhooks.url') throw new UserError(`$${GHN_WEBHOOK_URL_ENV}: not an http(s) address`);
+    const webhookCarrier = SANDBOX_CARRIERS.find((carrier) => path === `carriers.${carrier.id}.webhooks.url`);
+    if (webhookCarrier) throw new UserError(`$${webhookUrlEnvOf(webhookCarrier.id)}: not an http(s) address`);
     throw new UserError(
       knob ? `${knob.flag.split(' ')[0]}: ${issue.message}` : describeIssues(checked.error.issues, 'sandbox options'),
     );
@@ -418,8 +436,9 @@ async function writeKeysFile(path: string, keys: Record<string, string>): Promis
 export function sandboxCommand(): Command {
   const command = new Command('sandbox')
     .description(
-      'Run the carrier sandbox: the tracking lookup, price calculation and order images operations of the carrier, ' +
-        'with its errors, daily limits and injectable faults, over synthetic orders from a seed; it also sends status callbacks, and GHN webhooks of its GHN orders. ' +
+      "Run the carrier sandbox: 247Express's tracking lookup, price calculation and order images operations, " +
+        'with its errors, daily limits and injectable faults, over synthetic orders from a seed, and its status callbacks; ' +
+        `the APIs and webhooks of ${SANDBOX_CARRIERS.map((carrier) => carrier.name).join(', ')} over orders of their own. ` +
         'Control and ground truth under /_sandbox/ (see docs/commands.md).',
     )
     .option('--keys-out <file>', "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file")

@@ -7,11 +7,9 @@ import {
   instantToEpochMs,
   parseCarrierInstant,
 } from '../../carriers/247express/contract.js';
-import { FAULT_KINDS } from '../fault-injector.js';
-import { ghnShopId } from '../ghn/ghn-orders.js';
-import { ghnAnomalies } from '../ghn/ghn-truth.js';
-import { SandboxOptionsSchema } from '../sandbox-options.js';
-import type { SandboxState } from '../sandbox-state.js';
+import { EXPRESS_OPERATIONS, FAULT_KINDS } from '../fault-injector.js';
+import { SandboxOptionsSchema, webhookSettingsSchema } from '../sandbox-options.js';
+import type { SandboxState, ServedCarrier } from '../sandbox-state.js';
 import { statementCsv } from '../world/payout-statements.js';
 import { readBody, sendJson } from './http-exchange.js';
 
@@ -27,7 +25,8 @@ const ClockMoveSchema = z
 const ScriptedFaultSchema = z
   .object({
     kind: z.enum(FAULT_KINDS),
-    operation: z.enum(['tracking', 'price', 'images', 'ghn']).optional(),
+    /** One of 247Express's operations, or the id of a carrier served beside it (checked against the state's). */
+    operation: z.string().optional(),
     orderCode: z.string().optional(),
     times: z.number().int().min(1).default(1),
   })
@@ -52,13 +51,15 @@ const optionShape = SandboxOptionsSchema.shape;
 const LimitsPatchSchema = patchOf(optionShape.limits.unwrap());
 const FaultsPatchSchema = patchOf(optionShape.faults.unwrap());
 const CallbacksPatchSchema = patchOf(optionShape.callbacks.unwrap());
-const GhnWebhooksPatchSchema = patchOf(optionShape.ghn.unwrap().shape.webhooks.unwrap());
 
-/** The address GHN's webhooks go to, shown without its query: the shop's token is in it. */
-function ghnWebhookSettingsShown(state: SandboxState) {
-  const { url, ...rest } = state.ghnWebhooks.current;
+/** The address a carrier's webhooks go to, shown without its query: the shop's token may be in it. */
+function webhookSettingsShown({ webhooks }: ServedCarrier) {
+  const { url, ...rest } = webhooks.current;
   return { ...rest, url: url === undefined ? undefined : url.split('?', 1)[0] };
 }
+
+/** `/_sandbox/<carrier>/webhooks[/flush]` and `/_sandbox/truth/<carrier>/webhooks`: a served carrier's webhooks. */
+const CARRIER_WEBHOOKS_ROUTE = /^\/_sandbox\/(truth\/)?([a-z0-9-]+)\/webhooks(\/flush)?$/;
 
 /**
  * The sandbox's own control and ground-truth API under `/_sandbox/`: move the clock, change limits,
@@ -89,6 +90,23 @@ export async function handleControl(
     }
     return checked.data;
   };
+
+  const webhooksRoute = CARRIER_WEBHOOKS_ROUTE.exec(path);
+  const served = webhooksRoute ? state.carriers.get(webhooksRoute[2]!) : undefined;
+  if (webhooksRoute && served) {
+    const [, truth, , flush] = webhooksRoute;
+    if (truth && !flush && req.method === 'GET') return sendJson(res, 200, served.webhooks.history());
+    if (!truth && flush && req.method === 'POST') {
+      await served.webhooks.idle();
+      return sendJson(res, 200, { ok: true });
+    }
+    if (!truth && !flush && req.method === 'POST') {
+      const patch = await body(patchOf(webhookSettingsSchema(served.carrier)));
+      if (!patch) return;
+      served.webhooks.configure(patch);
+      return sendJson(res, 200, webhookSettingsShown(served));
+    }
+  }
 
   switch (route) {
     case 'GET /_sandbox/health':
@@ -129,6 +147,9 @@ export async function handleControl(
     case 'POST /_sandbox/faults/script': {
       const fault = await body(ScriptedFaultSchema);
       if (!fault) return;
+      const operations: readonly string[] = [...EXPRESS_OPERATIONS, ...state.carriers.keys()];
+      if (fault.operation !== undefined && !operations.includes(fault.operation))
+        return sendJson(res, 400, { error: `operation: one of ${operations.join(', ')}` });
       state.faults.script(fault);
       return sendJson(res, 200, { scripted: fault });
     }
@@ -143,17 +164,6 @@ export async function handleControl(
       return sendJson(res, 200, { ok: true });
     case 'GET /_sandbox/truth/callbacks':
       return sendJson(res, 200, state.callbacks.history());
-    case 'POST /_sandbox/ghn/webhooks': {
-      const patch = await body(GhnWebhooksPatchSchema);
-      if (!patch) return;
-      state.ghnWebhooks.configure(patch);
-      return sendJson(res, 200, ghnWebhookSettingsShown(state));
-    }
-    case 'POST /_sandbox/ghn/webhooks/flush':
-      await state.ghnWebhooks.idle();
-      return sendJson(res, 200, { ok: true });
-    case 'GET /_sandbox/truth/ghn/webhooks':
-      return sendJson(res, 200, state.ghnWebhooks.history());
     case 'GET /_sandbox/payouts/statement':
     case 'GET /_sandbox/truth/payouts': {
       const month = params.get('month') ?? '';
@@ -168,10 +178,14 @@ export async function handleControl(
       res.end(statementCsv(payouts.lines));
       return;
     }
-    case 'GET /_sandbox/truth/anomalies':
-      // ?carrier=ghn: the GHN world's, with the check that must find each.
-      if (params.get('carrier') === 'ghn') return sendJson(res, 200, ghnAnomalies(state.ghnWorld, state.clock.now()));
-      return sendJson(res, 200, state.truth.anomalies());
+    case 'GET /_sandbox/truth/anomalies': {
+      // ?carrier=ID: a served carrier's world's, with the check that must find each.
+      const carrierId = params.get('carrier');
+      if (carrierId === null) return sendJson(res, 200, state.truth.anomalies());
+      const carrier = state.carriers.get(carrierId);
+      if (carrier === undefined) return sendJson(res, 404, { error: `the sandbox serves no carrier ${carrierId}` });
+      return sendJson(res, 200, carrier.carrier.anomalies(carrier.world, state.clock.now()));
+    }
     case 'GET /_sandbox/truth/orders': {
       res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8' });
       for (const order of state.truth.orders(params.get('account') ?? undefined)) {
@@ -197,14 +211,22 @@ function describeState(state: SandboxState) {
       hubProvince: a.hubProvince.name,
       orders: state.world.options.ordersPerAccount,
     })),
-    ghnAccounts: state.ghnWorld.accounts.map((a) => ({
-      alias: a.alias,
-      shopId: ghnShopId(a),
-      orders: state.ghnWorld.options.ordersPerAccount,
-    })),
     limits: state.quota.current,
     faults: state.faults.current,
     callbacks: { ...state.callbacks.current, basicPassword: undefined },
-    ghnWebhooks: ghnWebhookSettingsShown(state),
+    carriers: Object.fromEntries(
+      [...state.carriers.values()].map((served) => [
+        served.carrier.id,
+        {
+          basePath: served.carrier.basePath,
+          accounts: served.world.accounts.map((a) => ({
+            alias: a.alias,
+            ...(served.carrier.shopOf ? { shop: served.carrier.shopOf(a) } : {}),
+            orders: served.world.options.ordersPerAccount,
+          })),
+          webhooks: webhookSettingsShown(served),
+        },
+      ]),
+    ),
   };
 }

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { TRACKING_ERROR } from '../../carriers/247express/contract.js';
-import type { FaultKind, Operation } from '../fault-injector.js';
-import type { SandboxState } from '../sandbox-state.js';
+import type { FaultInjector, FaultKind, Operation } from '../fault-injector.js';
 import { JSON_CONTENT_TYPE, sendJson, sendText } from './http-exchange.js';
 import { trackingErrorResult } from './tracking-lookup.js';
 
@@ -18,15 +17,15 @@ export type HangingRequests = Set<NodeJS.Timeout>;
 
 /** Sends an answer after the injected latency, or the injected fault instead. */
 export async function respond(
-  state: SandboxState,
+  { faults }: { readonly faults: FaultInjector },
   operation: Operation,
   orderCode: string | undefined,
   answer: Answer,
   res: ServerResponse,
   hanging: HangingRequests,
 ): Promise<void> {
-  const fault: FaultKind | undefined = state.faults.pick(operation, orderCode);
-  const latency = state.faults.latencyMs();
+  const fault: FaultKind | undefined = faults.pick(operation, orderCode);
+  const latency = faults.latencyMs();
   if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
   switch (fault) {
     case undefined:
@@ -35,12 +34,12 @@ export async function respond(
       // An error answer like any other: no order data beside the error.
       return sendJson(res, 200, trackingErrorResult(TRACKING_ERROR.EXCEPTION, orderCode ?? null));
     case 'server_error': {
-      const status = state.faults.pickServerErrorStatus();
+      const status = faults.pickServerErrorStatus();
       return sendText(res, status, `<html><body><h1>${status}</h1>Service unavailable</body></html>`, 'text/html');
     }
     case 'rate_limited':
       return sendText(res, 429, 'Too Many Requests', 'text/plain', {
-        'retry-after': String(state.faults.current.retryAfterSeconds),
+        'retry-after': String(faults.current.retryAfterSeconds),
       });
     case 'malformed': {
       const json = answer.json.toString();
@@ -53,7 +52,7 @@ export async function respond(
       const timer = setTimeout(() => {
         hanging.delete(timer);
         res.socket?.destroy();
-      }, state.faults.current.hangMs);
+      }, faults.current.hangMs);
       hanging.add(timer);
       return;
     }

@@ -1,17 +1,14 @@
-import { epochMsToInstant } from '../../carriers/carrier-time.js';
+import { epochMsToInstant } from '../../../carriers/carrier-time.js';
 import {
   GHN_FAILURE_REASONS,
   GHN_STATUSES,
   GHN_VOLUMETRIC_DIVISOR,
   type GhnWebhookWire,
-} from '../../carriers/ghn/contract.js';
-import type { CallbackDialect, SenderSettings } from '../callback-sender.js';
-import type { OrderPlan } from '../world/order-plan.js';
-import { deriveSeed, SeededRandom } from '../world/seeded-random.js';
+} from '../../../carriers/ghn/contract.js';
+import type { CallbackDialect, SenderSettings } from '../../callback-sender.js';
+import type { OrderPlan } from '../../world/order-plan.js';
+import { deriveSeed, SeededRandom } from '../../world/seeded-random.js';
 import { ghnFeeDetail, ghnShopId, ghnStatusOf } from './ghn-orders.js';
-
-/** GHN's webhooks go to the whole address the shop registered (its token included), not to a path of it. */
-export type GhnWebhookSettings = SenderSettings;
 
 const DELIVERY_REASONS = GHN_FAILURE_REASONS.filter((reason) => reason.leg === 'delivery');
 
@@ -88,7 +85,7 @@ function feesChangedAt(plan: OrderPlan, eventIndex: number): boolean {
  * address as it is; GHN takes HTTP 200 as received and otherwise sends the webhook again, at a fixed
  * interval (docs/carriers/ghn.md: 10 more times, 5 seconds apart).
  */
-export const GHN_WEBHOOK_DIALECT: CallbackDialect<GhnWebhookSettings> = {
+export const GHN_WEBHOOK_DIALECT: CallbackDialect<SenderSettings> = {
   seedName: 'ghn-webhook',
   callbacksOf(plan, eventIndex) {
     const types: WebhookType[] = [eventIndex === 0 ? 'create' : 'switch_status'];
@@ -107,6 +104,7 @@ export const GHN_WEBHOOK_DIALECT: CallbackDialect<GhnWebhookSettings> = {
       };
     });
   },
+  // To the whole address the shop registered (its token included), not to a path of it.
   target: ({ url }) => ({ url, headers: {} }),
   accepted: (statusCode) => statusCode === 200,
   retryFactor: 1,

@@ -1,9 +1,9 @@
-import { STATUS } from '../../carriers/247express/contract.js';
-import { epochMsToInstant } from '../../carriers/carrier-time.js';
-import type { ChargeCheckName } from '../../carriers/charge-check-names.js';
-import type { GhnOrderDetailWire, GhnOrderFeesWire } from '../../carriers/ghn/contract.js';
-import { GHN_VOLUMETRIC_DIVISOR } from '../../carriers/ghn/contract.js';
-import type { Account, AnomalyKind, OrderPlan, StatusEvent } from '../world/order-plan.js';
+import { STATUS } from '../../../carriers/247express/contract.js';
+import { epochMsToInstant } from '../../../carriers/carrier-time.js';
+import type { ChargeCheckName } from '../../../carriers/charge-check-names.js';
+import type { GhnOrderDetailWire, GhnOrderFeesWire } from '../../../carriers/ghn/contract.js';
+import { GHN_VOLUMETRIC_DIVISOR } from '../../../carriers/ghn/contract.js';
+import type { Account, AnomalyKind, OrderPlan, StatusEvent } from '../../world/order-plan.js';
 
 /**
  * GHN's orders in the sandbox are the plans of a world of their own, each planned status change told

@@ -1,7 +1,7 @@
-import { formatCarrierDateTime } from '../../carriers/carrier-time.js';
-import type { ChargeCheckName } from '../../carriers/charge-check-names.js';
-import type { AnomalyKind } from '../world/order-plan.js';
-import type { SandboxWorld } from '../world/sandbox-world.js';
+import { formatCarrierDateTime } from '../../../carriers/carrier-time.js';
+import type { ChargeCheckName } from '../../../carriers/charge-check-names.js';
+import type { AnomalyKind } from '../../world/order-plan.js';
+import type { SandboxWorld } from '../../world/sandbox-world.js';
 import { GHN_PLANTED_CHECKS, ghnChargedFrom } from './ghn-orders.js';
 
 /** A billing anomaly planted in a GHN order, the check that must find it, and when its answers show it. */

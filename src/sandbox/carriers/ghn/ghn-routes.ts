@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SandboxState } from '../sandbox-state.js';
-import { type Answer, type HangingRequests, respond } from '../server/faulty-answer.js';
-import { BodyTooLargeError, readBody, sendJson } from '../server/http-exchange.js';
-import type { Account } from '../world/order-plan.js';
+import { type Answer, type HangingRequests, respond } from '../../server/faulty-answer.js';
+import { BodyTooLargeError, readBody, sendJson } from '../../server/http-exchange.js';
+import type { Account } from '../../world/order-plan.js';
+import type { SandboxWorld } from '../../world/sandbox-world.js';
+import type { SandboxCarrierContext } from '../sandbox-carrier.js';
 import { ghnOrderDetail, ghnOrderFees, ghnShopId } from './ghn-orders.js';
 
 /** Where the sandbox serves GHN's API: its base address is the sandbox's URL and this path. */
@@ -54,14 +55,9 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** A request to the sandbox's GHN API. */
-export function isGhnRequest(path: string): boolean {
-  return path.startsWith(`${GHN_SANDBOX_BASE_PATH}/`);
-}
-
 /** GHN's order detail (by GHN's code or the shop's own) and fee calls, with its token and shop checks. */
 export async function handleGhnRequest(
-  state: SandboxState,
+  context: SandboxCarrierContext,
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
@@ -69,11 +65,11 @@ export async function handleGhnRequest(
 ): Promise<void> {
   if (req.method !== 'POST' || ![DETAIL, DETAIL_BY_CLIENT_CODE, FEES].includes(path))
     return sendJson(res, 404, { code: 404, message: `no such operation: ${req.method} ${path}`, data: null });
-  const answer = await answerGhn(state, path, req);
-  return respond(state, 'ghn', answer.orderCode, answer, res, hanging);
+  const answer = await answerGhn(context, path, req);
+  return respond(context, 'ghn', answer.orderCode, answer, res, hanging);
 }
 
-async function answerGhn(state: SandboxState, path: string, req: IncomingMessage): Promise<Answer> {
+async function answerGhn({ world, clock }: SandboxCarrierContext, path: string, req: IncomingMessage): Promise<Answer> {
   let text: string;
   try {
     text = await readBody(req);
@@ -83,7 +79,7 @@ async function answerGhn(state: SandboxState, path: string, req: IncomingMessage
   }
   const token = header(req, 'token');
   if (token === undefined || token === '') return ERRORS.noToken;
-  const account = state.ghnWorld.findAccountByKey(token);
+  const account = world.findAccountByKey(token);
   if (account === undefined) return ERRORS.badToken;
   let request: { order_code?: unknown; client_order_code?: unknown };
   try {
@@ -91,15 +87,15 @@ async function answerGhn(state: SandboxState, path: string, req: IncomingMessage
   } catch {
     return ERRORS.syntax;
   }
-  const now = state.clock.now();
+  const now = clock.now();
   if (path === DETAIL_BY_CLIENT_CODE) {
     const clientCode = typeof request.client_order_code === 'string' ? request.client_order_code : '';
-    const plan = findByClientCode(state, account, clientCode);
+    const plan = findByClientCode(world, account, clientCode);
     const detail = plan === undefined ? undefined : ghnOrderDetail(plan, now);
     return detail === undefined ? ERRORS.notFound(clientCode) : success([detail], detail.order_code);
   }
   const orderCode = typeof request.order_code === 'string' ? request.order_code : '';
-  const plan = state.ghnWorld.findOrder(orderCode);
+  const plan = world.findOrder(orderCode);
   const ownPlan = plan?.account.index === account.index ? plan : undefined;
   if (path === FEES) {
     if (header(req, 'shopid') !== String(ghnShopId(account))) return ERRORS.badShop;
@@ -111,8 +107,8 @@ async function answerGhn(state: SandboxState, path: string, req: IncomingMessage
 }
 
 /** The shop's own order ids are unique per shop: a scan of the account's orders finds one. */
-function findByClientCode(state: SandboxState, account: Account, clientCode: string) {
+function findByClientCode(world: SandboxWorld, account: Account, clientCode: string) {
   if (clientCode === '') return undefined;
-  for (const plan of state.ghnWorld.orders(account.index)) if (plan.externalCode === clientCode) return plan;
+  for (const plan of world.orders(account.index)) if (plan.externalCode === clientCode) return plan;
   return undefined;
 }
