@@ -13,9 +13,11 @@ import { DefinedCarrierTracker } from '../../src/carriers/client/carrier-tracker
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { MalformedAnswerFailure } from '../../src/carriers/client/lookup-failures.js';
 import { GHN } from '../../src/carriers/ghn/carrier.js';
+import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../../src/carriers/known-carriers.js';
 import type { PayloadCheck } from '../../src/carriers/payload-validation.js';
 import { GHN_SANDBOX } from '../../src/sandbox/carriers/ghn/sandbox-carrier.js';
 import type { SandboxCarrier } from '../../src/sandbox/carriers/sandbox-carrier.js';
+import { SANDBOX_CARRIERS } from '../../src/sandbox/carriers/sandbox-carriers.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 import { respond } from '../../src/sandbox/server/faulty-answer.js';
 
@@ -230,6 +232,12 @@ describe("a third carrier's tracking, declared in its definition", () => {
 });
 
 describe("a third carrier's sandbox, declared as one plug-in", () => {
+  it('is registered for every known carrier the sandbox does not serve at its root', () => {
+    expect(SANDBOX_CARRIERS.map((carrier) => carrier.id)).toEqual(
+      KNOWN_CARRIERS.map((carrier) => carrier.id).filter((id) => id !== DEFAULT_CARRIER_ID),
+    );
+  });
+
   async function startWithThird(): Promise<RunningSandbox> {
     sandbox = await startSandbox(
       { accounts: 2, historyDays: 3, lifecycle: { anomalyRate: 0.5 }, carriers: { third: { ordersPerAccount: 20 } } },
