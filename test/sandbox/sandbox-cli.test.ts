@@ -171,6 +171,7 @@ interface ListeningLine {
   msg: string;
   url: string;
   accounts: { alias: string; firstOrder: string }[];
+  carriers: Record<string, { trackingUrl: string; keysFile: string | null }>;
 }
 
 function parseLogLine(line: string): ListeningLine | undefined {
@@ -258,6 +259,30 @@ describe('sandbox --keys-out', () => {
       );
 
       for (const key of Object.values(keys)) expect(logLines.join('\n')).not.toContain(key);
+
+      // GHN's accounts, beside it, as a GHN keys file: each token with its shop, both accepted by GHN's API.
+      const ghnKeysFile = join(dir, 'nested', 'keys.ghn.json');
+      expect(listening.carriers.ghn).toEqual({
+        trackingUrl: `${listening.url}/ghn/shiip/public-api`,
+        keysFile: ghnKeysFile,
+      });
+      expect((await stat(ghnKeysFile)).mode & 0o777).toBe(0o600);
+      const ghnKeys = JSON.parse(await readFile(ghnKeysFile, 'utf8')) as Record<
+        string,
+        { key: string; shopId: number }
+      >;
+      expect(Object.keys(ghnKeys).sort()).toEqual(Object.keys(keys).sort());
+      for (const { key, shopId } of Object.values(ghnKeys)) {
+        expect(Object.values(keys)).not.toContain(key);
+        expect(logLines.join('\n')).not.toContain(key);
+        const fees = await fetch(`${listening.carriers.ghn!.trackingUrl}/v2/shipping-order/soc`, {
+          method: 'POST',
+          headers: { token: key, shopid: String(shopId), 'content-type': 'application/json' },
+          body: JSON.stringify({ order_code: 'G199999999' }),
+        });
+        // Token and shop accepted: GHN's answer for an order it does not have, not a refusal of either.
+        expect(fees.status).toBe(404);
+      }
     } finally {
       child.kill('SIGTERM');
     }

@@ -7,6 +7,7 @@ import type { SandboxCarrier } from '../../sandbox/carriers/sandbox-carrier.js';
 import { SANDBOX_CARRIERS } from '../../sandbox/carriers/sandbox-carriers.js';
 import { startSandbox } from '../../sandbox/sandbox.js';
 import { type SandboxOptionsInput, SandboxOptionsSchema } from '../../sandbox/sandbox-options.js';
+import type { Account } from '../../sandbox/world/order-plan.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { createLogger, type LogLevel, logLevelOption } from '../logger.js';
 
@@ -426,8 +427,18 @@ export function sandboxOptionsFromFlags(
   return input as SandboxOptionsInput;
 }
 
-/** Writes the sandbox's keys as the `--keys-file` JSON ({alias: key}), readable by the owner only. */
-async function writeKeysFile(path: string, keys: Record<string, string>): Promise<void> {
+/** Where a served carrier's keys go beside `--keys-out`: `sandbox-keys.json` gives `sandbox-keys.ghn.json`. */
+export function carrierKeysFile(keysOut: string, carrierId: string): string {
+  return keysOut.endsWith('.json')
+    ? `${keysOut.slice(0, -'.json'.length)}.${carrierId}.json`
+    : `${keysOut}.${carrierId}`;
+}
+
+/** Writes keys as the `--keys-file` JSON ({alias: key}, or {alias: {key, shopId}}), readable by the owner only. */
+async function writeKeysFile(
+  path: string,
+  keys: Record<string, string | { key: string; shopId: number }>,
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify(keys, null, 2)}\n`, { mode: 0o600 });
   await chmod(path, 0o600);
@@ -441,7 +452,10 @@ export function sandboxCommand(): Command {
         `the APIs and webhooks of ${SANDBOX_CARRIERS.map((carrier) => carrier.name).join(', ')} over orders of their own. ` +
         'Control and ground truth under /_sandbox/ (see docs/commands.md).',
     )
-    .option('--keys-out <file>', "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file")
+    .option(
+      '--keys-out <file>',
+      "write the accounts' API keys to FILE as {alias: key} (mode 0600), for --keys-file; each other carrier's beside it (FILE.ghn.json)",
+    )
     .addOption(logLevelOption().default('info'));
   for (const knob of KNOBS) {
     const shownDefault = knob.defaultShown === undefined ? '' : ` (default: ${knob.defaultShown})`;
@@ -463,14 +477,24 @@ export function sandboxCommand(): Command {
       throw error;
     });
     const accounts = sandbox.state.world.accounts;
-    if (flags.keysOut) {
-      // Without its keys file the partner's side cannot use the sandbox: it stops rather than serve.
-      await writeKeysFile(flags.keysOut, Object.fromEntries(accounts.map((a) => [a.alias, a.apiKey]))).catch(
-        async (error: unknown) => {
-          await sandbox.stop();
-          throw error;
-        },
-      );
+    const keysOut = flags.keysOut;
+    const carrierKeysFiles: Record<string, string> = {};
+    if (keysOut) {
+      // Without its keys files the partner's side cannot use the sandbox: it stops rather than serve.
+      const written = async () => {
+        await writeKeysFile(keysOut, Object.fromEntries(accounts.map((a) => [a.alias, a.apiKey])));
+        for (const { carrier, world } of sandbox.state.carriers.values()) {
+          const path = carrierKeysFile(keysOut, carrier.id);
+          const keyOf = (a: Account) =>
+            carrier.shopOf ? { key: a.apiKey, shopId: Number(carrier.shopOf(a)) } : a.apiKey;
+          await writeKeysFile(path, Object.fromEntries(world.accounts.map((a) => [a.alias, keyOf(a)])));
+          carrierKeysFiles[carrier.id] = path;
+        }
+      };
+      await written().catch(async (error: unknown) => {
+        await sandbox.stop();
+        throw error;
+      });
     }
     logger.info(
       {
@@ -481,7 +505,13 @@ export function sandboxCommand(): Command {
           clientHubID: a.clientHubID,
           firstOrder: sandbox.state.world.orderCode(a.index, 0),
         })),
-        keysFile: flags.keysOut ?? null,
+        keysFile: keysOut ?? null,
+        carriers: Object.fromEntries(
+          [...sandbox.state.carriers.values()].map(({ carrier }) => [
+            carrier.id,
+            { trackingUrl: `${sandbox.url}${carrier.basePath}`, keysFile: carrierKeysFiles[carrier.id] ?? null },
+          ]),
+        ),
       },
       'carrier sandbox listening',
     );
