@@ -1,5 +1,8 @@
+import { once } from 'node:events';
 import { access } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
 import type ExcelJS from 'exceljs';
+import pRetry from 'p-retry';
 import type { CsvRowItem } from './csv-rows.js';
 import { maskedOneLineMessage } from './masked-message.js';
 import { SourceError } from './order-code-source.js';
@@ -44,10 +47,59 @@ function cellText(value: ExcelJS.CellValue | undefined): string | null {
 }
 
 /**
+ * ExcelJS's streaming reader races with its unzip stream (exceljs issue 3064): now and then it parses
+ * a worksheet before the workbook part that names the sheets (a TypeError), or takes the archive for
+ * ended early (FILE_ENDED), for a while together on a busy machine. The same file reads whole later.
+ */
+class WorkbookReadRace extends Error {
+  constructor(readonly failure: Error) {
+    super(failure.message);
+  }
+}
+
+function asReadRace(error: unknown): unknown {
+  const race = error instanceof TypeError || (error instanceof Error && error.message === 'FILE_ENDED');
+  return race ? new WorkbookReadRace(error as Error) : error;
+}
+
+/** Rows read ahead of the consumer: enough to keep the reader busy, few enough to hold nothing large. */
+const ROWS_READ_AHEAD = 256;
+
+/**
  * The rows of one sheet of an `.xlsx` file (the first, or the one named `sheet`), read as a stream:
  * a large file is never held whole. Rows without a value are left out, as a CSV's empty lines are.
+ * A read that meets ExcelJS's race is made again after a pause, the rows already given skipped.
  */
 export async function* workbookRows(file: string, sheet: string | undefined): AsyncGenerator<WorkbookRow> {
+  const rows = new PassThrough({ objectMode: true, highWaterMark: ROWS_READ_AHEAD });
+  let lastGiven = 0;
+  const readOnce = async () => {
+    try {
+      for await (const row of readSheet(file, sheet)) {
+        if (rows.destroyed) return;
+        if (row.row <= lastGiven) continue;
+        lastGiven = row.row;
+        if (!rows.write(row)) await Promise.race([once(rows, 'drain'), once(rows, 'close')]);
+      }
+    } catch (error) {
+      throw asReadRace(error);
+    }
+  };
+  pRetry(readOnce, {
+    retries: 5,
+    minTimeout: 100,
+    factor: 2,
+    shouldRetry: (error) => error instanceof WorkbookReadRace && !rows.destroyed,
+  }).then(
+    // A consumer that stopped early destroyed the rows: nothing is left to end.
+    () => (rows.destroyed ? undefined : rows.end()),
+    (error: unknown) => rows.destroy(error instanceof WorkbookReadRace ? error.failure : (error as Error)),
+  );
+  yield* rows;
+}
+
+/** One read of the sheet's rows, as workbookRows gives them. */
+async function* readSheet(file: string, sheet: string | undefined): AsyncGenerator<WorkbookRow> {
   const { default: exceljs } = await import('exceljs');
   // Styles tell a date from a number; shared strings are the workbook's texts, which cells point to.
   const reader = new exceljs.stream.xlsx.WorkbookReader(file, {
