@@ -23,12 +23,18 @@ export const REDACTED_PATHS = [
   'apikey',
   'ApiKey',
   'key',
+  // GHN's account credential travels as a `Token` header.
+  'token',
+  'Token',
   'password',
   'authorization',
   'headers.authorization',
+  'headers.token',
   '*.apiKey',
   '*.apikey',
   '*.ApiKey',
+  '*.token',
+  '*.Token',
   '*.password',
   '*.authorization',
 ];
