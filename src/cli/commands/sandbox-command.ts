@@ -17,7 +17,7 @@ export const CALLBACK_PASSWORD_ENV = SETTINGS.sandboxCallbackPassword.env;
  * Environment variable holding the address a served carrier's webhooks go to, as a shop registers it
  * with the carrier: it may carry the shop's token, so never a flag.
  */
-export function webhookUrlEnvOf(carrierId: string): string {
+function webhookUrlEnvOf(carrierId: string): string {
   return `PARCEL_RECON_SANDBOX_${carrierId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_URL`;
 }
 
@@ -428,7 +428,7 @@ export function sandboxOptionsFromFlags(
 }
 
 /** Where a served carrier's keys go beside `--keys-out`: `sandbox-keys.json` gives `sandbox-keys.ghn.json`. */
-export function carrierKeysFile(keysOut: string, carrierId: string): string {
+function carrierKeysFile(keysOut: string, carrierId: string): string {
   return keysOut.endsWith('.json')
     ? `${keysOut.slice(0, -'.json'.length)}.${carrierId}.json`
     : `${keysOut}.${carrierId}`;
