@@ -147,7 +147,7 @@ export async function refreshChargeAuditOf(
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
   await sql.run(chargeAuditInsert(stored?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, stored));
   // An audit row's partition is its order's, which its order keeps.
-  await recordChangedRows(sql, CHARGE_AUDIT_TABLE, table);
+  await recordChangedRows(sql, CHARGE_AUDIT_TABLE, `SELECT carrier, order_code FROM ${table}`);
 }
 
 /**
