@@ -26,6 +26,7 @@ import { loaded, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtu
 const temp = useTempDirs();
 
 const AUGUST = '2026-08-10T03:00:00.000000Z';
+const SEPTEMBER = '2026-09-10T03:00:00.000000Z';
 const NOVEMBER = '2026-11-10T03:00:00.000000Z';
 const TONIGHT = '2026-11-28T19:00:00.000000Z';
 
@@ -223,6 +224,7 @@ describe('the ledger of changed partitions', () => {
       EX100000011: '25',
       EX100000012: '25',
     });
+    await track(warehouse, dir, 'run-sep', SEPTEMBER, ['EX100000041'], { EX100000041: '25' });
     // A plan's staged codes, which it forgets.
     await track(warehouse, dir, 'run-plan', NOVEMBER, ['EX100000013'], {});
     await ingestCallbacks(warehouse, dir, 'callbacks-1.ndjson', [callback('ev-1', 'EX100000001', '4', AUGUST)]);
@@ -269,14 +271,15 @@ describe('the ledger of changed partitions', () => {
       DEFAULT_CARRIER_ID,
     );
     await loadImages(warehouse, dir, 'EX100000002', 'run-night', TONIGHT);
-    // A shard's warehouse: August's order seen again, and an order of its own.
+    // A shard's warehouse: August's and September's orders seen again (September's by no other writer), and an order of its own.
     const shard = join(dir, 'shard', 'shard.duckdb');
     await placeFreshWarehouse(shard);
     const shardWarehouse = await Warehouse.open(shard);
     try {
-      await track(shardWarehouse, dir, 'run-shard', TONIGHT, ['EX100000004', 'EX100000031'], {
+      await track(shardWarehouse, dir, 'run-shard', TONIGHT, ['EX100000004', 'EX100000031', 'EX100000041'], {
         EX100000004: '5',
         EX100000031: '25',
+        EX100000041: '5',
       });
     } finally {
       await shardWarehouse.close();
