@@ -1,4 +1,4 @@
-import { PARTITION_CHANGES_TABLE } from './schema/v9-snapshot-partition-changes.js';
+import { NEXT_CHANGE_SEQUENCE, PARTITION_CHANGES_TABLE } from './schema/v9-snapshot-partition-changes.js';
 import { PARTITION_KEY_SQL, PARTITIONED_TABLES, type PartitionSpec } from './snapshot-partitions.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
@@ -38,7 +38,7 @@ export async function recordChangedRows(
 ): Promise<void> {
   await sql.run(
     `INSERT INTO ${PARTITION_CHANGES_TABLE}
-     SELECT ${sqlText(table)}, ${PARTITION_KEY_SQL}, nextval('snapshot_change_sequence')
+     SELECT ${sqlText(table)}, ${PARTITION_KEY_SQL}, ${NEXT_CHANGE_SEQUENCE}
      FROM (${specOf(table).partitionsOf(rows)})
      ${UPSERT}`,
     parameters,
@@ -71,7 +71,7 @@ export function childTablesOf(parent: string): string[] {
 export async function recordWholeTableChanged(sql: SqlRunner, table: string): Promise<void> {
   specOf(table);
   await sql.run(
-    `INSERT INTO ${PARTITION_CHANGES_TABLE} VALUES (${sqlText(table)}, '${EVERY}', nextval('snapshot_change_sequence')) ${UPSERT}`,
+    `INSERT INTO ${PARTITION_CHANGES_TABLE} VALUES (${sqlText(table)}, '${EVERY}', ${NEXT_CHANGE_SEQUENCE}) ${UPSERT}`,
   );
 }
 

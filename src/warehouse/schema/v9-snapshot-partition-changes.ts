@@ -4,8 +4,14 @@ import type { Migration } from './migration.js';
 export const PARTITION_CHANGES_VERSION = 9;
 export const PARTITION_CHANGES_TABLE = 'snapshot_partition_changes';
 
+/**
+ * The next sequence number: one past the ledger's newest. Kept in the table, not in a DuckDB sequence,
+ * so that a copy of the warehouse (a compaction's COPY FROM DATABASE) goes on from where it stood.
+ */
+export const NEXT_CHANGE_SEQUENCE = `(SELECT coalesce(max(sequence), 0) + 1 FROM ${PARTITION_CHANGES_TABLE})`;
+
 /** Marks every partition of every table changed: what a schema step that may rewrite rows leaves. */
-export const MARK_EVERY_PARTITION_CHANGED = `INSERT INTO ${PARTITION_CHANGES_TABLE} VALUES ('*', '*', nextval('snapshot_change_sequence'))
+export const MARK_EVERY_PARTITION_CHANGED = `INSERT INTO ${PARTITION_CHANGES_TABLE} VALUES ('*', '*', ${NEXT_CHANGE_SEQUENCE})
   ON CONFLICT (relation, "partition") DO UPDATE SET sequence = excluded.sequence`;
 
 // Which partitions of the snapshot's partitioned tables each write changed (partition-change-ledger.ts),
@@ -13,7 +19,6 @@ export const MARK_EVERY_PARTITION_CHANGED = `INSERT INTO ${PARTITION_CHANGES_TAB
 // sequence number that of its last change; relation or partition '*' stands for all of them. The ledger
 // is complete from its '*' row on: the changes before it were never recorded.
 const SNAPSHOT_PARTITION_CHANGES = `
-  CREATE SEQUENCE snapshot_change_sequence START 1;
   CREATE TABLE ${PARTITION_CHANGES_TABLE} (
     relation VARCHAR NOT NULL,
     "partition" VARCHAR NOT NULL,
