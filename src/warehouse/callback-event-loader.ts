@@ -1,5 +1,6 @@
 import { findCarrier } from '../carriers/known-carriers.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
 import type { Warehouse } from './warehouse.js';
@@ -101,6 +102,13 @@ export async function loadCallbackJournalSlice(
              callback_event_id = CASE WHEN delivery_failures.delay_code IS NULL AND excluded.delay_code IS NOT NULL
                                       THEN excluded.callback_event_id
                                       ELSE coalesce(delivery_failures.callback_event_id, excluded.callback_event_id) END`,
+        );
+        // The staged events, new or not, and the attempts they show: the partitions they may have changed.
+        await recordChangedRows(sql, 'callback_events', `SELECT carrier, receivedAt AS received_at FROM ${STAGED}`);
+        await recordChangedRows(
+          sql,
+          'delivery_failures',
+          `SELECT carrier, date_trunc('second', eventTime) AS attempted_at FROM ${STAGED} WHERE failedAttempt`,
         );
         await sql.run(`DROP TABLE ${STAGED}`);
       }

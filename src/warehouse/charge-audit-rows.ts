@@ -1,6 +1,7 @@
 import { PRICE_SERVICE } from '../carriers/247express/contract.js';
 import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
+import { recordChangedRows, recordWholeTableChanged } from './partition-change-ledger.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 
 /** The table of per-order audit rows (schema v1-baseline.ts). */
@@ -120,6 +121,7 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
   if (codes === undefined) {
     await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE}`);
     await sql.run(chargeAuditInsert());
+    await recordWholeTableChanged(sql, CHARGE_AUDIT_TABLE);
     return;
   }
   await sql.run(
@@ -144,6 +146,8 @@ export async function refreshChargeAuditOf(
   const ofCodes = ofOrdersIn(table);
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
   await sql.run(chargeAuditInsert(stored?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, stored));
+  // An audit row's partition is its order's, which its order keeps.
+  await recordChangedRows(sql, CHARGE_AUDIT_TABLE, `SELECT carrier, order_code FROM ${table}`);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonFields } from '../carriers/answer-sql.js';
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { type SpoolFile, spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { type LookupResultRow, loadResults, resultSpoolLine } from './snapshot-loader.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -102,5 +103,8 @@ async function replaceLists(sql: SqlRunner, file: SpoolFile, carrier: string): P
             image.downloadedPath AS downloaded_path, image.downloadError AS download_error
      FROM (SELECT carrier, orderCode, fetchedAt, unnest(images) AS image FROM staged_image_lists)`,
   );
+  // A list and its images are placed by their order's month.
+  for (const table of ['order_image_lists', 'order_images'])
+    await recordChangedRows(sql, table, 'SELECT carrier, orderCode AS order_code FROM staged_image_lists');
   await sql.run('DROP TABLE staged_image_lists');
 }

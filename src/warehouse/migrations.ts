@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Migration } from './schema/migration.js';
 import { MIGRATIONS } from './schema/schema-versions.js';
+import { MARK_EVERY_PARTITION_CHANGED, PARTITION_CHANGES_VERSION } from './schema/v9-snapshot-partition-changes.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
 
 export type { Migration };
@@ -243,6 +244,8 @@ export async function applyMigrations(connection: DuckDBConnection, label: strin
       });
     }
     step = undefined;
+    // A step may rewrite any table's rows: a snapshot exported before it is read again in full.
+    if (SCHEMA_VERSION >= PARTITION_CHANGES_VERSION) await connection.run(MARK_EVERY_PARTITION_CHANGED);
     await connection.run('COMMIT');
   } catch (error) {
     await connection.run('ROLLBACK').catch(() => undefined);

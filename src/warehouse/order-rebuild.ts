@@ -1,5 +1,6 @@
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
+import { childTablesOf, recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import { HISTORY_TABLES } from './snapshot-spool-format.js';
 import { sqlText } from './sql-literals.js';
@@ -84,6 +85,12 @@ export async function planOrderRebuild(sql: SqlRunner): Promise<OrderRebuildPlan
  */
 export async function swapRebuiltOrders(sql: SqlRunner): Promise<void> {
   const planned = ofOrdersIn(REBUILT_ORDERS);
+  // The rows replaced and the rows placed by their order's month, which a rebuilt first sighting moves: before and after.
+  const recordReplaced = async () => {
+    for (const table of new Set([...REBUILT_BY_ORDER, 'delivery_failures', ...childTablesOf('orders')]))
+      await recordChangedRows(sql, table, `SELECT * FROM ${table} WHERE ${planned}`);
+  };
+  await recordReplaced();
   for (const table of REBUILT_BY_ORDER) {
     await sql.run(`DELETE FROM ${table} WHERE ${planned}`);
     await sql.run(`INSERT INTO ${table} BY NAME SELECT * FROM ${source(table)} WHERE ${planned}`);
@@ -94,6 +101,7 @@ export async function swapRebuiltOrders(sql: SqlRunner): Promise<void> {
     `INSERT INTO delivery_failures BY NAME SELECT * FROM ${source('delivery_failures')} WHERE ${planned} ON CONFLICT DO NOTHING`,
   );
   await refreshChargeAudit(sql, `SELECT carrier, order_code FROM ${REBUILT_ORDERS}`);
+  await recordReplaced();
   await sql.run(`DROP TABLE ${REBUILT_ORDERS}`);
 }
 

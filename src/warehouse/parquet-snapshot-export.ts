@@ -16,8 +16,9 @@ import {
   type SnapshotPartition,
   type SnapshotRelation,
 } from './parquet-snapshot.js';
+import { PARTITION_CHANGES_TABLE, type PartitionChanges, readPartitionChanges } from './partition-change-ledger.js';
 import { isProcessAlive } from './process-liveness.js';
-import { PARTITIONED_TABLES, type PartitionSpec } from './snapshot-partitions.js';
+import { PARTITIONED_TABLES, type Partition, type PartitionSpec, partitionKey } from './snapshot-partitions.js';
 import { sqlName, sqlText } from './sql-literals.js';
 import type { SqlRunner, WarehouseSession } from './warehouse.js';
 
@@ -147,6 +148,7 @@ async function relationsOf(sql: SqlRunner): Promise<{ name: string; kind: 'table
   const reader = await sql.readAll(`
     SELECT table_name AS name, 'table' AS kind FROM duckdb_tables()
       WHERE database_name = current_database() AND schema_name = 'main' AND NOT temporary
+        AND table_name <> '${PARTITION_CHANGES_TABLE}'
     UNION ALL
     SELECT view_name, 'view' FROM duckdb_views()
       WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary
@@ -168,8 +170,29 @@ async function schemaVersion(sql: SqlRunner): Promise<number | null> {
   return version === null || version === undefined ? null : Number(version);
 }
 
-function partitionKey(carrier: string, month: string | null): string {
-  return `carrier=${carrier}/month=${month ?? NULL_PARTITION}`;
+/** The partition a manifest key names. */
+function partitionOfKey(key: string): Partition {
+  const [, carrier, month] = /^carrier=(.*)\/month=(.*)$/.exec(key) ?? [];
+  if (carrier === undefined || month === undefined) throw new RangeError(`not a partition key: ${key}`);
+  return { carrier, month: month === NULL_PARTITION ? null : month };
+}
+
+/** `carrier` and `month` of the relation in scope are those of one of `partitions`. */
+function inPartitions(partitions: readonly Partition[]): string {
+  const each = partitions.map(
+    ({ carrier, month }) => `{'c': ${sqlText(carrier)}, 'm': ${month === null ? 'NULL' : sqlText(month)}}`,
+  );
+  return `{'c': carrier, 'm': month} IN (${each.join(', ')})`;
+}
+
+/** Partitions in the order of carrier, then month, a month's NULL last, as `ORDER BY ALL` gives them. */
+function byCarrierAndMonth(a: SnapshotPartition, b: SnapshotPartition): number {
+  const [left, right] = [partitionOfKey(a.key), partitionOfKey(b.key)];
+  if (left.carrier !== right.carrier) return left.carrier < right.carrier ? -1 : 1;
+  if (left.month === right.month) return 0;
+  if (left.month === null) return 1;
+  if (right.month === null) return -1;
+  return left.month < right.month ? -1 : 1;
 }
 
 /** What a relation's rows come to now: a count and a hash of every row, per partition. */
@@ -200,28 +223,39 @@ interface RelationWrite {
   readonly columns: { name: string; type: string }[];
   /** The relation in the snapshot before, when its columns are the same: its partitions may be kept. */
   readonly before: SnapshotRelation | undefined;
+  /**
+   * The keys of the partitions changed since the snapshot before, when the ledger covers all that
+   * changed since: the others are kept as they are, unread. Undefined: every partition's rows are read.
+   */
+  readonly changed: ReadonlySet<string> | undefined;
 }
 
 /** A large table: the partitions whose rows changed since the snapshot before are written again, the others kept. */
 async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Promise<SnapshotRelation> {
   const { sql, folder, id, name } = write;
-  const rows = spec.rows(name);
-  const stats = (
-    await sql.readAll(
-      `SELECT carrier, month, count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM (${rows}) AS r GROUP BY ALL ORDER BY ALL`,
-    )
-  ).getRowObjectsJS() as { carrier: string; month: string | null; rows: bigint; hash: string | null }[];
   const before = new Map((write.before?.partitions ?? []).map((partition) => [partition.key, partition]));
-  const partitions: SnapshotPartition[] = [];
-  const changed: typeof stats = [];
-  for (const stat of stats) {
-    const key = partitionKey(stat.carrier, stat.month);
-    const fingerprint = fingerprintOf(stat.rows, stat.hash);
-    const kept = before.get(key);
-    if (kept?.fingerprint === fingerprint) partitions.push(kept);
-    else {
-      changed.push(stat);
-      partitions.push({ key, rows: Number(stat.rows), fingerprint, files: [] });
+  // With the ledger, only the changed partitions are read; those it does not name stay as they were.
+  const read = write.changed === undefined ? undefined : [...write.changed].map(partitionOfKey);
+  const partitions: SnapshotPartition[] =
+    read === undefined ? [] : [...before.values()].filter((partition) => !write.changed!.has(partition.key));
+  const changed: Partition[] = [];
+  if (read === undefined || read.length > 0) {
+    const rows = spec.rows(name, read);
+    const stats = (
+      await sql.readAll(
+        `SELECT carrier, month, count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM (${rows}) AS r
+         ${read === undefined ? '' : `WHERE ${inPartitions(read)}`} GROUP BY ALL ORDER BY ALL`,
+      )
+    ).getRowObjectsJS() as { carrier: string; month: string | null; rows: bigint; hash: string | null }[];
+    for (const stat of stats) {
+      const key = partitionKey(stat);
+      const fingerprint = fingerprintOf(stat.rows, stat.hash);
+      const kept = before.get(key);
+      if (kept?.fingerprint === fingerprint) partitions.push(kept);
+      else {
+        changed.push(stat);
+        partitions.push({ key, rows: Number(stat.rows), fingerprint, files: [] });
+      }
     }
   }
   const byKey = new Map<string, SnapshotFile[]>();
@@ -229,16 +263,10 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
   // A partitioned write keeps a file open, and a row group in memory, per partition: a few at a time.
   for (let first = 0; first < changed.length; first += PARTITIONS_PER_WRITE) {
     const batch = changed.slice(first, first + PARTITIONS_PER_WRITE);
-    const only =
-      batch.length === stats.length
-        ? ''
-        : `WHERE {'c': carrier, 'm': month} IN (${batch
-            .map(
-              (stat) => `{'c': ${sqlText(stat.carrier)}, 'm': ${stat.month === null ? 'NULL' : sqlText(stat.month)}}`,
-            )
-            .join(', ')})`;
+    const every = read === undefined && batch.length === partitions.length;
     const reader = await sql.readAll(
-      `COPY (SELECT * FROM (${rows}) ${only}) TO ${sqlText(target)}
+      `COPY (SELECT * FROM (${spec.rows(name, every ? undefined : batch)}) ${every ? '' : `WHERE ${inPartitions(batch)}`})
+        TO ${sqlText(target)}
         (FORMAT parquet, PARTITION_BY (carrier, month), FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true, OVERWRITE_OR_IGNORE)`,
     );
     const written = ((reader.getRowObjectsJS()[0]?.Files ?? []) as string[]).map((file) => relative(folder, file));
@@ -254,7 +282,7 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
     rows: partitions.reduce((sum, partition) => sum + partition.rows, 0),
     definition: null,
     columns: write.columns,
-    partitions: partitions.map((partition) => {
+    partitions: partitions.sort(byCarrierAndMonth).map((partition) => {
       if (partition.files.length > 0) return partition;
       const files = byKey.get(partition.key);
       if (files === undefined) throw new Error(`the export wrote no file for ${name} ${partition.key}`);
@@ -304,14 +332,32 @@ async function viewOf(write: RelationWrite): Promise<SnapshotRelation> {
   };
 }
 
-/** Writes what changed of every table and view into `folder` in one transaction, so the files agree with each other. */
+/**
+ * The partitions of `table` changed since the snapshot before, current to the ledger's `since`; undefined
+ * when the ledger does not cover everything since (no snapshot before, one written before the ledger,
+ * or a change of the whole table or of every table after it).
+ */
+function changedSince(changes: PartitionChanges, since: number | undefined, table: string): Set<string> | undefined {
+  if (since === undefined || changes.everything > since) return undefined;
+  const recorded = changes.tables.get(table);
+  if (recorded === undefined) return new Set();
+  if (recorded.whole > since) return undefined;
+  return new Set([...recorded.partitions].filter(([, sequence]) => sequence > since).map(([key]) => key));
+}
+
+/**
+ * Writes what changed of every table and view into `folder` in one transaction, so the files agree with
+ * each other; returns them with the ledger's sequence number they are current to.
+ */
 async function writeRelations(
   warehouse: WarehouseSession,
   folder: string,
   id: string,
   before: SnapshotManifest | undefined,
-): Promise<SnapshotRelation[]> {
+): Promise<{ relations: SnapshotRelation[]; changeSequence: number }> {
   return warehouse.transaction(async (sql) => {
+    const since = before?.changeSequence;
+    const changes = await readPartitionChanges(sql, since);
     const relations: SnapshotRelation[] = [];
     for (const { name, kind } of await relationsOf(sql)) {
       const columns = await columnsOf(sql, name);
@@ -322,11 +368,20 @@ async function writeRelations(
         earlier.kind === kind &&
         earlier.partitionedBy === (spec?.column ?? null) &&
         JSON.stringify(earlier.columns) === JSON.stringify(columns);
-      const write: RelationWrite = { sql, folder, id, name, kind, columns, before: same ? earlier : undefined };
+      const write: RelationWrite = {
+        sql,
+        folder,
+        id,
+        name,
+        kind,
+        columns,
+        before: same ? earlier : undefined,
+        changed: same ? changedSince(changes, since, name) : undefined,
+      };
       if (kind === 'view') relations.push(await viewOf(write));
       else relations.push(spec === undefined ? await writeWhole(write) : await writePartitioned(write, spec));
     }
-    return relations;
+    return { relations, changeSequence: changes.current };
   });
 }
 
@@ -366,11 +421,12 @@ export async function exportSnapshot(
     mark = await claim(folder);
     const before = previous.kind === 'folder' ? previous.manifest : undefined;
     await removeLeftovers(folder, before);
-    const relations = await writeRelations(warehouse, folder, id, before);
+    const { relations, changeSequence } = await writeRelations(warehouse, folder, id, before);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       schemaVersion: await schemaVersion(warehouse),
       exportedAt: exportedAt.toISOString(),
+      changeSequence,
       relations,
     };
     const kept = new Set(before === undefined ? [] : filesOfManifest(before));

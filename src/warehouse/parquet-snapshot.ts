@@ -62,6 +62,11 @@ export const SnapshotManifestSchema = z.object({
   /** The warehouse's schema version (its newest `schema_migrations` row). */
   schemaVersion: z.number().int().nullable(),
   exportedAt: z.string(),
+  /**
+   * The sequence number of the partition-change ledger the snapshot is current to: the next export
+   * rewrites the partitions changed after it. Absent from a snapshot written before the ledger.
+   */
+  changeSequence: z.number().int().min(0).optional(),
   relations: z.array(SnapshotRelationSchema),
 });
 

@@ -3,8 +3,9 @@ import { moneyDecimal } from '../carriers/answer-sql.js';
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { sqlText } from './sql-literals.js';
-import type { Warehouse } from './warehouse.js';
+import type { SqlRunner, Warehouse } from './warehouse.js';
 
 /** error_code of a quote the carrier refused (IsError true, or Errors not empty). */
 export const QUOTE_CARRIER_ERROR = 'CARRIER_ERROR';
@@ -130,8 +131,15 @@ export async function loadPriceQuotes(
   await withNdjsonSpool(spoolDir, 'price-quotes', async (spool) => {
     const quotesFile = await spool.write(rows.map(quoteSpoolLine));
     const linesFile = await spool.write(lineSpoolLines(rows));
+    const storedQuotes = `SELECT * FROM price_quotes WHERE carrier = ${ofCarrier} AND quote_id IN (SELECT quoteId FROM ${spoolFileRows('$file', quotesFile, { quoteId: 'VARCHAR' })})`;
+    // The quotes' partitions, and their lines' (placed by the quote's time), before they are replaced and after.
+    const recordQuotes = async (sql: SqlRunner) => {
+      for (const table of ['price_quotes', 'price_quote_lines'])
+        await recordChangedRows(sql, table, storedQuotes, { file: quotesFile.path });
+    };
     await warehouse.loadTransaction(
       async (sql) => {
+        await recordQuotes(sql);
         await sql.run(
           `INSERT OR REPLACE INTO price_quotes BY NAME
          SELECT ${ofCarrier} AS carrier, quoteId AS quote_id, runId AS run_id, orderCode AS order_code, accountAlias AS account_alias,
@@ -158,6 +166,7 @@ export async function loadPriceQuotes(
          FROM ${spoolFileRows('$file', linesFile, QUOTE_LINE_FIELDS)}`,
           { file: linesFile.path },
         );
+        await recordQuotes(sql);
         // A quote's latest success is an input of its order's audit row.
         await refreshChargeAudit(
           sql,

@@ -5,6 +5,7 @@ import { callbackAsksLookup } from '../carriers/carrier-definition-sql.js';
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
@@ -78,13 +79,15 @@ export async function appendRunInputs(
   );
   await withNdjsonSpool(spoolDir, 'run-inputs', async (spool) => {
     const file = await spool.write(lines);
-    const insert = (sql: SqlRunner) =>
-      sql.run(
+    const insert = async (sql: SqlRunner) => {
+      await sql.run(
         `INSERT OR IGNORE INTO run_inputs
          SELECT $carrier, $runId, seq, orderCode, accountAlias, origin, rejectCode, rejectReason
          FROM ${spoolFileRows('$file', file, INPUT_ROW_FIELDS)}`,
         { carrier, runId, file: file.path },
       );
+      await recordChangedRows(sql, 'run_inputs', 'SELECT $carrier AS carrier, $runId AS run_id', { carrier, runId });
+    };
     await warehouse.loadTransaction(insert, `${rows.length} input rows`, ['memoryLimit']);
   });
 }
@@ -211,12 +214,26 @@ export async function deferRunWork(
     readonly errorMessage: string;
   },
 ): Promise<number> {
-  return warehouse.run(
-    `INSERT INTO lookup_results
-     SELECT carrier, $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
-     FROM (${RUN_WORK}) AS work
-     WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND ${sameOrder('done', 'work')})`,
-    { ...options, runId },
+  return warehouse.transaction(async (sql) => {
+    const deferred = await sql.run(
+      `INSERT INTO lookup_results
+       SELECT carrier, $runId, order_code, account_alias, 'deferred', $errorCode, $errorMessage, 0, origin, $finishedAt::TIMESTAMPTZ
+       FROM (${RUN_WORK}) AS work
+       WHERE NOT EXISTS (SELECT 1 FROM lookup_results AS done WHERE done.run_id = $runId AND ${sameOrder('done', 'work')})`,
+      { ...options, runId },
+    );
+    if (deferred > 0) await recordRunLookups(sql, runId, options.finishedAt);
+    return deferred;
+  });
+}
+
+/** Records the partitions of lookup_results rows of the run finished at `finishedAt`: its carriers' of that month. */
+function recordRunLookups(sql: SqlRunner, runId: string, finishedAt: CarrierInstant): Promise<void> {
+  return recordChangedRows(
+    sql,
+    'lookup_results',
+    'SELECT DISTINCT carrier, $finishedAt::TIMESTAMPTZ AS finished_at FROM run_inputs WHERE run_id = $runId',
+    { runId, finishedAt },
   );
 }
 
@@ -251,18 +268,22 @@ export async function recordRejectedInputs(
   runId: string,
   finishedAt: CarrierInstant,
 ): Promise<number> {
-  return warehouse.run(
-    `INSERT OR IGNORE INTO lookup_results
-     SELECT carrier, run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
-     FROM run_inputs AS rejected
-     WHERE run_id = $runId AND reject_code IS NOT NULL AND order_code <> ''
-       AND NOT EXISTS (
-         SELECT 1 FROM run_inputs AS valid
-         WHERE valid.run_id = $runId AND ${sameOrder('valid', 'rejected')} AND valid.reject_code IS NULL
-       )
-     QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY seq) = 1`,
-    { runId, finishedAt },
-  );
+  return warehouse.transaction(async (sql) => {
+    const rejected = await sql.run(
+      `INSERT OR IGNORE INTO lookup_results
+       SELECT carrier, run_id, order_code, account_alias, 'rejected', reject_code, reject_reason, 0, origin, $finishedAt::TIMESTAMPTZ
+       FROM run_inputs AS rejected
+       WHERE run_id = $runId AND reject_code IS NOT NULL AND order_code <> ''
+         AND NOT EXISTS (
+           SELECT 1 FROM run_inputs AS valid
+           WHERE valid.run_id = $runId AND ${sameOrder('valid', 'rejected')} AND valid.reject_code IS NULL
+         )
+       QUALIFY row_number() OVER (PARTITION BY carrier, order_code ORDER BY seq) = 1`,
+      { runId, finishedAt },
+    );
+    if (rejected > 0) await recordRunLookups(sql, runId, finishedAt);
+    return rejected;
+  });
 }
 
 /** The run's work per account alias (null: the row named none), and the valid codes left out because their stored status is terminal. */
@@ -288,5 +309,15 @@ export async function countRunWorkByAccount(
 
 /** Forgets a run's staged rows (a plan stages the sources to count them, then leaves nothing behind). */
 export async function deleteRunInputs(warehouse: Warehouse, runId: string): Promise<void> {
-  await warehouse.run('DELETE FROM run_inputs WHERE run_id = $runId', { runId });
+  await warehouse.transaction(async (sql) => {
+    await recordChangedRows(
+      sql,
+      'run_inputs',
+      'SELECT DISTINCT carrier, run_id FROM run_inputs WHERE run_id = $runId',
+      {
+        runId,
+      },
+    );
+    await sql.run('DELETE FROM run_inputs WHERE run_id = $runId', { runId });
+  });
 }

@@ -1,7 +1,9 @@
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import { RUN_STATE_RUNNING } from './run-store.js';
+import { PARTITIONED_TABLES } from './snapshot-partitions.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
 /** What a prune keeps: the per-run rows of runs started before `startedBefore`, and the quota ledger's days before `quotaFrom` go. */
@@ -79,6 +81,8 @@ export async function pruneRunRows(warehouse: Warehouse, cut: RetentionCut, dryR
     for (const [table, where] of Object.entries(PRUNED_WHERE) as [keyof PrunedRows, string][]) {
       const parameters = where.includes('$quotaFrom') ? { quotaFrom: cut.quotaFrom } : undefined;
       const count = () => sql.readAll(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, parameters);
+      if (!dryRun && PARTITIONED_TABLES.has(table))
+        await recordChangedRows(sql, table, `SELECT * FROM ${table} WHERE ${where}`, parameters);
       rows[table] = dryRun
         ? countOf((await count()).getRowObjectsJS()[0]?.n)
         : await sql.run(`DELETE FROM ${table} WHERE ${where}`, parameters);

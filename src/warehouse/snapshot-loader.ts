@@ -5,6 +5,7 @@ import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
+import { recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
@@ -175,10 +176,16 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
                     WHERE ${sameOrder('stored', 's')} AND stored.last_seen_at > s.last_seen_at)`,
     );
     await recordOrderChanges(sql, STAGED, STORED);
+    // A change is seen when its snapshot was.
+    await recordChangedRows(sql, 'order_changes', `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}`);
   }
   await recordDeliveryFailures(sql, STAGED);
+  await recordChangedRows(sql, 'delivery_failures', `SELECT * FROM delivery_failures WHERE ${ofStagedOrders}`);
   for (const table of HISTORY_TABLES) {
-    if (anyStored) await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
+    if (anyStored) {
+      await recordChangedRows(sql, table, `SELECT * FROM ${table} WHERE ${ofStagedOrders}`);
+      await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
+    }
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
   // The staged orders with their first sighting, and a date: one without a date of its own is dated by it.
@@ -193,6 +200,9 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
      FROM ${dated} AS d
      LEFT JOIN status_codes AS status_code ON status_code.carrier = d.carrier AND status_code.code = d.status`,
   );
+  // Recorded once the orders are stored: the rows placed by their order's month find it.
+  await recordChangedRows(sql, 'orders', `SELECT * FROM ${dated} AS d`);
+  for (const table of HISTORY_TABLES) await recordChangedRows(sql, table, historyRowsSelect(table, STAGED));
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
   await refreshChargeAuditOf(sql, STAGED, anyStored, {
@@ -248,6 +258,13 @@ export async function loadResults(sql: SqlRunner, file: SpoolFile, carrier: stri
     `INSERT OR REPLACE INTO lookup_results
      SELECT ${sqlText(carrier)}, runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
      FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
+    { file: file.path },
+  );
+  // A replaced row keeps its run and order, and its month: the lookup of a run is not made again.
+  await recordChangedRows(
+    sql,
+    'lookup_results',
+    `SELECT ${sqlText(carrier)} AS carrier, finishedAt AS finished_at FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
     { file: file.path },
   );
 }

@@ -1,4 +1,5 @@
-import { sqlName } from './sql-literals.js';
+import { NULL_PARTITION } from './parquet-snapshot.js';
+import { sqlName, sqlText } from './sql-literals.js';
 
 /**
  * How the snapshot cuts each large table: by carrier and by the carrier month (Asia/Ho_Chi_Minh, the
@@ -10,8 +11,22 @@ import { sqlName } from './sql-literals.js';
 export interface PartitionSpec {
   /** The column whose month places a row, as the docs and the manifest name it. */
   readonly column: string;
-  /** The rows of the table with their `month`: the table itself, or joined to the row it belongs to. */
-  readonly rows: (table: string) => string;
+  /** The table of the rows this table's rows belong to, when that row's column places them. */
+  readonly parent?: string;
+  /**
+   * The rows of the table with their `month`: the table itself, or joined to the row it belongs to.
+   * With `partitions`, a condition keeps the rows that may fall in them (a range of the placing
+   * column, which lets DuckDB skip the row groups of other months); the caller keeps the exact ones.
+   */
+  readonly rows: (table: string, partitions?: readonly Partition[]) => string;
+  /** The partitions (`carrier`, `month`) of the rows of `rows`, a relation with the table's columns. */
+  readonly partitionsOf: (rows: string) => string;
+}
+
+/** One partition: a carrier and a carrier month, `YYYY-MM` (null for rows without one). */
+export interface Partition {
+  readonly carrier: string;
+  readonly month: string | null;
 }
 
 /**
@@ -25,21 +40,64 @@ export function carrierMonthSql(instant: string): string {
   return `strftime(make_timestamp(epoch_us(${instant}) + ${CARRIER_OFFSET_MICROS}), '%Y-%m')`;
 }
 
+/** The folder of a partition under its table's, as the manifest keys it. */
+export function partitionKey(partition: Partition): string {
+  return `carrier=${partition.carrier}/month=${partition.month ?? NULL_PARTITION}`;
+}
+
+/** partitionKey in SQL, of the `carrier` and `month` columns of the relation in scope. */
+export const PARTITION_KEY_SQL = `'carrier=' || carrier || '/month=' || coalesce(month, ${sqlText(NULL_PARTITION)})`;
+
+/** `instant` within the carrier month `month` (`YYYY-MM`). */
+function inMonthSql(instant: string, month: string): string {
+  const [year, monthOfYear] = month.split('-').map(Number) as [number, number];
+  const next = monthOfYear === 12 ? `${year + 1}-01` : `${year}-${String(monthOfYear + 1).padStart(2, '0')}`;
+  return `(${instant} >= TIMESTAMPTZ '${month}-01 00:00:00+07' AND ${instant} < TIMESTAMPTZ '${next}-01 00:00:00+07')`;
+}
+
+/** The rows of `alias` whose `column` may place them in one of `partitions`. */
+function mayFallIn(alias: string, column: string, partitions: readonly Partition[]): string {
+  const instant = `${alias}.${sqlName(column)}`;
+  const months = [...new Set(partitions.map((partition) => partition.month))];
+  return months.map((month) => (month === null ? `${instant} IS NULL` : inMonthSql(instant, month))).join(' OR ');
+}
+
 /** Rows placed by a column of their own. */
 function own(column: string): PartitionSpec {
+  const monthOf = carrierMonthSql(`t.${sqlName(column)}`);
   return {
     column,
-    rows: (table) => `SELECT t.*, ${carrierMonthSql(`t.${sqlName(column)}`)} AS month FROM ${sqlName(table)} AS t`,
+    rows: (table, partitions) =>
+      `SELECT t.*, ${monthOf} AS month FROM ${sqlName(table)} AS t${partitions === undefined ? '' : ` WHERE ${mayFallIn('t', column, partitions)}`}`,
+    // A relation of rows to be written may hold the instant as the carrier's text.
+    partitionsOf: (rows) =>
+      `SELECT DISTINCT t.carrier, ${carrierMonthSql(`CAST(t.${sqlName(column)} AS TIMESTAMPTZ)`)} AS month FROM (${rows}) AS t`,
   };
 }
 
-/** Rows placed by the column of the row they belong to in `parent`, joined on `keys`. */
+/**
+ * Rows placed by the column of the row they belong to in `parent`, joined on `keys`. The parent rows
+ * are read through the last key alone first (the order code, the quote id), as ofOrdersIn does.
+ */
 function ofParent(parent: string, column: string, keys: readonly string[]): PartitionSpec {
   const on = keys.map((key) => `p.${sqlName(key)} = t.${sqlName(key)}`).join(' AND ');
+  const last = sqlName(keys[keys.length - 1]!);
+  const tuple = (alias: string) => `(${keys.map((key) => `${alias}.${sqlName(key)}`).join(', ')})`;
+  const monthOf = carrierMonthSql(`p.${sqlName(column)}`);
+  const parentsIn = (partitions: readonly Partition[]) => {
+    // Rows without a month may have no parent at all: no range finds them.
+    if (partitions.some((partition) => partition.month === null)) return '';
+    const parents = `SELECT * FROM ${sqlName(parent)} AS p WHERE ${mayFallIn('p', column, partitions)}`;
+    return ` WHERE t.${last} IN (SELECT ${last} FROM (${parents})) AND ${tuple('t')} IN (SELECT ${tuple('p')} FROM (${parents}) AS p)`;
+  };
   return {
     column: `${parent}.${column}`,
-    rows: (table) =>
-      `SELECT t.*, ${carrierMonthSql(`p.${sqlName(column)}`)} AS month FROM ${sqlName(table)} AS t LEFT JOIN ${sqlName(parent)} AS p ON ${on}`,
+    parent,
+    rows: (table, partitions) =>
+      `SELECT t.*, ${monthOf} AS month FROM ${sqlName(table)} AS t LEFT JOIN ${sqlName(parent)} AS p ON ${on}${partitions === undefined ? '' : parentsIn(partitions)}`,
+    partitionsOf: (rows) =>
+      `SELECT DISTINCT t.carrier, ${monthOf} AS month FROM (${rows}) AS t
+       LEFT JOIN (SELECT * FROM ${sqlName(parent)} WHERE ${last} IN (SELECT ${last} FROM (${rows}))) AS p ON ${on}`,
   };
 }
 

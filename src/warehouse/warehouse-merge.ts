@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { CHARGE_AUDIT_TABLE, refreshChargeAudit } from './charge-audit-rows.js';
 import { isDuckDbFile } from './duckdb-file.js';
 import { WAREHOUSE_MARKER_TABLE } from './migrations.js';
+import { childTablesOf, PARTITION_CHANGES_TABLE, recordChangedRows } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
+import { PARTITIONED_TABLES } from './snapshot-partitions.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 import { firstLineOf, WarehouseError } from './warehouse-errors.js';
@@ -27,7 +29,7 @@ const NEWEST_WINS = [
  * Tables a merge does not copy: the schema's own bookkeeping and marker, and the audit rows, which are computed
  * again from the merged rows of the file's orders.
  */
-const NOT_MERGED = new Set(['schema_migrations', WAREHOUSE_MARKER_TABLE, CHARGE_AUDIT_TABLE]);
+const NOT_MERGED = new Set(['schema_migrations', WAREHOUSE_MARKER_TABLE, CHARGE_AUDIT_TABLE, PARTITION_CHANGES_TABLE]);
 const SOURCE = 'merge_source';
 
 export interface MergedFile {
@@ -125,6 +127,11 @@ async function mergeOne(
     dryRun
       ? countOf((await sql.readAll(`SELECT count(*) AS n FROM (${select})`)).getRowObjectsJS()[0]?.n)
       : sql.run(`${verb} INTO ${table} ${select} ${conflict}`);
+  /** Records in the ledger the partitions of the rows `select` gives of each of `tables` that is partitioned. */
+  const recordRows = async (tables: readonly string[], select: (table: string) => string) => {
+    if (dryRun) return;
+    for (const table of tables) if (PARTITIONED_TABLES.has(table)) await recordChangedRows(sql, table, select(table));
+  };
 
   for (const { table, key, time, parts } of NEWEST_WINS) {
     // The keys whose row in the file is newer than ours (or that we do not have).
@@ -135,11 +142,16 @@ async function mergeOne(
        WHERE o.${key[1]} IS NULL OR s.${time} > o.${time}`,
     );
     const newer = `WHERE (${columns}) IN (SELECT (${columns}) FROM merge_newer)`;
+    // The replaced rows' partitions, before and after; the rows placed by a replaced row's month move with it.
+    const recordReplaced = () =>
+      recordRows([...new Set([table, ...parts, ...childTablesOf(table)])], (part) => `SELECT * FROM ${part} ${newer}`);
+    await recordReplaced();
     for (const part of parts) {
       if (!dryRun) await sql.run(`DELETE FROM ${part} ${newer}`);
       rows[part] = await insert(part, `SELECT * FROM ${src(part)} ${newer}`);
     }
     rows[table] = await insert(table, `SELECT * FROM ${src(table)} ${newer}`, '', 'INSERT OR REPLACE');
+    await recordReplaced();
   }
   rows.quota_usage = await insert(
     'quota_usage',
@@ -167,6 +179,8 @@ async function mergeOne(
         : await insert(name, `SELECT * FROM ${src(name)} EXCEPT SELECT * FROM ${name}`);
   }
   if (dryRun) return rows;
+  // The file's rows where the target now places them, once every table is merged (a run's inputs are placed by its run).
+  await recordRows(Object.keys(rows), (table) => `SELECT * FROM ${src(table)}`);
   // Every order the file holds rows of, whether or not they won: a superset of the orders whose audit inputs changed.
   await refreshChargeAudit(
     sql,

@@ -74,12 +74,12 @@ describe('a warehouse of schema version 4', () => {
 
     const plan = await cli(['upgrade', '--db', older, '--dry-run'], {});
     expect(plan.stdout).toMatch(
-      /would be upgraded to schema version 8: 5 \(carriers\), 6 \(cod finding marks\), 7 \(bank deposits\), 8 \(carrier COD facts\); it copies every table before it drops the old one: needs [1-9]\d* MB free, \d+ MB are\n/,
+      /would be upgraded to schema version 9: 5 \(carriers\), 6 \(cod finding marks\), 7 \(bank deposits\), 8 \(carrier COD facts\), 9 \(snapshot partition changes\); it copies every table before it drops the old one: needs [1-9]\d* MB free, \d+ MB are\n/,
     );
     const upgraded = await cli(['upgrade', '--db', older], {});
     expect(upgraded.code, upgraded.stderr).toBe(0);
     expect(upgraded.stdout).toContain(
-      'upgraded to schema version 8: 5 (carriers), 6 (cod finding marks), 7 (bank deposits), 8 (carrier COD facts)',
+      'upgraded to schema version 9: 5 (carriers), 6 (cod finding marks), 7 (bank deposits), 8 (carrier COD facts), 9 (snapshot partition changes)',
     );
 
     expect(await rowCounts(older)).toEqual(before);

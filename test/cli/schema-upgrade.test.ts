@@ -46,6 +46,7 @@ describe('a warehouse written by an earlier schema version', () => {
         { version: 6, name: 'cod finding marks' },
         { version: 7, name: 'bank deposits' },
         { version: 8, name: 'carrier COD facts' },
+        { version: 9, name: 'snapshot partition changes' },
       ],
     });
     const again = await cli(['upgrade', '--db', db], {});
@@ -191,6 +192,7 @@ describe('a warehouse of schema version 2, written before the marker', () => {
         { version: 6, name: 'cod finding marks' },
         { version: 7, name: 'bank deposits' },
         { version: 8, name: 'carrier COD facts' },
+        { version: 9, name: 'snapshot partition changes' },
       ],
     });
 

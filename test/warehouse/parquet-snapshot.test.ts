@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carrierDayOf } from '../../src/carriers/247express/contract.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { SCHEMA_VERSION } from '../../src/warehouse/migrations.js';
+import { recordChangedRows } from '../../src/warehouse/partition-change-ledger.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { type CliResult, cli, sandboxEnv, startCli } from '../support/cli-process.js';
@@ -277,9 +278,12 @@ describe('a Parquet snapshot of the warehouse', () => {
     const firstCounts = await sqlJson([COUNTS, '--snapshot', kill]);
     const grow = await Warehouse.open(db);
     try {
-      await grow.run(
-        `INSERT INTO run_inputs SELECT '247express', 'big-run', i, 'GHNBIG' || i, 'shop1', NULL, NULL, NULL FROM range(3000000) AS r(i)`,
-      );
+      await grow.transaction(async (sql) => {
+        await sql.run(
+          `INSERT INTO run_inputs SELECT '247express', 'big-run', i, 'GHNBIG' || i, 'shop1', NULL, NULL, NULL FROM range(3000000) AS r(i)`,
+        );
+        await recordChangedRows(sql, 'run_inputs', "SELECT '247express' AS carrier, 'big-run' AS run_id");
+      });
     } finally {
       await grow.close();
     }

@@ -33,6 +33,7 @@ describe('a new warehouse', () => {
       { version: 6, name: 'cod finding marks' },
       { version: 7, name: 'bank deposits' },
       { version: 8, name: 'carrier COD facts' },
+      { version: 9, name: 'snapshot partition changes' },
     ]);
   });
 
@@ -82,7 +83,7 @@ describe('a warehouse of schema version 1', () => {
 
     const migrated = await Warehouse.open(path);
     try {
-      expect(migrated.migrationsApplied).toEqual([2, 3, 4, 5, 6, 7, 8]);
+      expect(migrated.migrationsApplied).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
       const { warehouse: fresh } = await temp.open();
       const { rowCounts: _migratedRows, ...migratedSchema } = await readWarehouseCatalog(migrated);
       const { rowCounts: _freshRows, ...freshSchema } = await readWarehouseCatalog(fresh);

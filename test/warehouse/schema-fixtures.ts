@@ -7,8 +7,9 @@ import { type SqlRunner, Warehouse } from '../../src/warehouse/warehouse.js';
 /** The columns of the orders schema version 8 added. */
 const CARRIER_COD_FACT_COLUMNS = ['cod_collected', 'cod_collected_at', 'cod_transferred', 'cod_transferred_at'];
 
-/** Takes an open warehouse back to schema version 7: its orders without the carriers' COD facts. */
+/** Takes an open warehouse back to schema version 7: no ledger of snapshot partition changes, its orders without the carriers' COD facts. */
 async function toSchemaVersionSeven(warehouse: SqlRunner): Promise<void> {
+  await warehouse.run('DROP TABLE snapshot_partition_changes');
   for (const column of CARRIER_COD_FACT_COLUMNS) await warehouse.run(`ALTER TABLE orders DROP COLUMN ${column}`);
   await warehouse.run('DELETE FROM schema_migrations WHERE version > 7');
 }

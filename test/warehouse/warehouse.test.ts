@@ -75,6 +75,7 @@ describe('Warehouse.open', () => {
       'run_inputs',
       'runs',
       'schema_migrations',
+      'snapshot_partition_changes',
       'status_codes',
       'tracking_steps',
       'untracked_callbacks',

@@ -7,6 +7,7 @@ import { migration as carriers } from './v5-carriers.js';
 import { migration as findingMarks } from './v6-finding-marks.js';
 import { migration as bankDeposits } from './v7-bank-deposits.js';
 import { migration as carrierCodFacts } from './v8-carrier-cod-facts.js';
+import { migration as snapshotPartitionChanges } from './v9-snapshot-partition-changes.js';
 
 /** Every schema version, oldest first: one file each under this folder. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   findingMarks,
   bankDeposits,
   carrierCodFacts,
+  snapshotPartitionChanges,
 ];

@@ -1,0 +1,111 @@
+import { NEXT_CHANGE_SEQUENCE, PARTITION_CHANGES_TABLE } from './schema/v9-snapshot-partition-changes.js';
+import { PARTITION_KEY_SQL, PARTITIONED_TABLES, type PartitionSpec } from './snapshot-partitions.js';
+import { sqlText } from './sql-literals.js';
+import type { SqlParameters, SqlRunner } from './warehouse.js';
+
+/**
+ * The ledger of the snapshot partitions each write changed (`snapshot_partition_changes`). Every
+ * statement that inserts, updates or deletes rows of a table of PARTITIONED_TABLES records, in its
+ * transaction, the partitions of those rows: the sequence number of their last change. An export
+ * then rewrites the partitions changed after the sequence number its snapshot is current to, and
+ * reads nothing of the others (parquet-snapshot-export.ts). A row of `'*'` marks a whole table, or
+ * every table, changed.
+ */
+
+export { PARTITION_CHANGES_TABLE };
+
+/** Relation or partition `'*'`: all of them. */
+export const EVERY = '*';
+
+const UPSERT = `ON CONFLICT (relation, "partition") DO UPDATE SET sequence = excluded.sequence`;
+
+function specOf(table: string): PartitionSpec {
+  const spec = PARTITIONED_TABLES.get(table);
+  if (spec === undefined) throw new RangeError(`${table} is not a partitioned table`);
+  return spec;
+}
+
+/**
+ * Records that the partitions of `table` holding the rows of `rows` changed: a relation with the
+ * table's columns (its carrier and the column that places a row, or the keys of the row it belongs
+ * to). A write that removes or moves rows records them before, one that adds rows after.
+ */
+export async function recordChangedRows(
+  sql: SqlRunner,
+  table: string,
+  rows: string,
+  parameters?: SqlParameters,
+): Promise<void> {
+  await sql.run(
+    `INSERT INTO ${PARTITION_CHANGES_TABLE}
+     SELECT ${sqlText(table)}, ${PARTITION_KEY_SQL}, ${NEXT_CHANGE_SEQUENCE}
+     FROM (${specOf(table).partitionsOf(rows)})
+     ${UPSERT}`,
+    parameters,
+  );
+}
+
+/**
+ * Runs `write`, which replaces the rows of `table` that `rows` selects (over the table itself), and
+ * records the partitions of those rows before it and after it: the ones they left and the ones they came to.
+ */
+export async function recordReplacedRows<T>(
+  sql: SqlRunner,
+  table: string,
+  rows: string,
+  write: () => Promise<T>,
+  parameters?: SqlParameters,
+): Promise<T> {
+  await recordChangedRows(sql, table, rows, parameters);
+  const result = await write();
+  await recordChangedRows(sql, table, rows, parameters);
+  return result;
+}
+
+/** The partitioned tables whose rows belong to a row of `parent`: they move with it. */
+export function childTablesOf(parent: string): string[] {
+  return [...PARTITIONED_TABLES].filter(([, spec]) => spec.parent === parent).map(([table]) => table);
+}
+
+/** Records that every partition of `table` changed: a write that replaces the whole table. */
+export async function recordWholeTableChanged(sql: SqlRunner, table: string): Promise<void> {
+  specOf(table);
+  await sql.run(
+    `INSERT INTO ${PARTITION_CHANGES_TABLE} VALUES (${sqlText(table)}, '${EVERY}', ${NEXT_CHANGE_SEQUENCE}) ${UPSERT}`,
+  );
+}
+
+/** What the ledger says, read in the export's transaction. */
+export interface PartitionChanges {
+  /** The newest sequence number recorded: the one a snapshot of the warehouse as it is now is current to. */
+  readonly current: number;
+  /** The sequence number of the last change of every table at once (a schema step; the ledger's start). */
+  readonly everything: number;
+  /** Per table, the sequence number of its last change as a whole, and of each partition's. */
+  readonly tables: ReadonlyMap<string, { whole: number; partitions: ReadonlyMap<string, number> }>;
+}
+
+/** The ledger's rows changed after `since` (all of them without it), and where it stands. */
+export async function readPartitionChanges(sql: SqlRunner, since: number | undefined): Promise<PartitionChanges> {
+  const reader = await sql.readAll(
+    `SELECT relation, "partition", sequence FROM ${PARTITION_CHANGES_TABLE}
+     WHERE sequence > $since OR "partition" = '${EVERY}' OR sequence = (SELECT max(sequence) FROM ${PARTITION_CHANGES_TABLE})`,
+    { since: since ?? 0 },
+  );
+  let current = 0;
+  let everything = 0;
+  const tables = new Map<string, { whole: number; partitions: Map<string, number> }>();
+  for (const row of reader.getRowObjectsJS() as { relation: string; partition: string; sequence: bigint }[]) {
+    const sequence = Number(row.sequence);
+    current = Math.max(current, sequence);
+    if (row.relation === EVERY) {
+      everything = Math.max(everything, sequence);
+      continue;
+    }
+    const table = tables.get(row.relation) ?? { whole: 0, partitions: new Map<string, number>() };
+    tables.set(row.relation, table);
+    if (row.partition === EVERY) table.whole = sequence;
+    else table.partitions.set(row.partition, sequence);
+  }
+  return { current, everything, tables };
+}
