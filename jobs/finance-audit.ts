@@ -47,7 +47,7 @@ export const financeAudit: JobDefinition = {
         ...pricing,
         job: 'finance-audit-price',
         warehouse: context.warehouse,
-        source: onlyOrders(orderPriceRequests(context.warehouse, destinations), wanted),
+        source: onlyOrders(orderPriceRequests(context.warehouse, pricing.carrier, destinations), wanted),
         stop: context.stop,
         logger: context.logger,
       });

@@ -3,7 +3,6 @@ import {
   CallbackMessageSchema,
   type CallbackMessageWire,
   carrierDayOf,
-  checkJsonPayload,
   checkOrderCode,
   checkPayload,
   checkTrackingResult,
@@ -1009,18 +1008,14 @@ describe('ImagesResultSchema and PriceRequestSchema', () => {
 // 9. JSON bodies
 // ---------------------------------------------------------------------------------------------
 
-describe('checkJsonPayload', () => {
-  it('says a body that is not JSON is not JSON', () => {
-    const message = rejection(checkJsonPayload(ImagesResultSchema, '<html>502 Bad Gateway</html>', 'images result'));
-    expect(message).toMatch(/not JSON/);
+describe('checkPayload of a decoded JSON body', () => {
+  it('validates it, naming the payload and the wrong field', () => {
+    const body = JSON.parse(JSON.stringify({ Items: null, Errors: [], ErrorMessage: '' })) as unknown;
+    expect(accepted(checkPayload(ImagesResultSchema, body, 'images result')).Items).toEqual([]);
+    const wrong = JSON.parse(JSON.stringify({ Items: [], Errors: [], ErrorMessage: 5 })) as unknown;
+    const message = rejection(checkPayload(ImagesResultSchema, wrong, 'images result'));
     expect(message).toContain('images result');
-  });
-
-  it('decodes and validates a JSON body', () => {
-    const body = JSON.stringify({ Items: null, Errors: [], ErrorMessage: '' });
-    expect(accepted(checkJsonPayload(ImagesResultSchema, body, 'images result')).Items).toEqual([]);
-    const wrong = JSON.stringify({ Items: [], Errors: [], ErrorMessage: 5 });
-    expect(rejection(checkJsonPayload(ImagesResultSchema, wrong, 'images result'))).toContain('ErrorMessage');
+    expect(message).toContain('ErrorMessage');
   });
 });
 
