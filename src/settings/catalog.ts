@@ -211,7 +211,7 @@ export const SETTINGS = {
     flag: '--carrier <carrier>',
     configKey: 'carrier',
     env: 'PARCEL_RECON_CARRIER',
-    help: `the carrier whose orders are looked up or quoted (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its tracking address, --base-url that of its price and images`,
+    help: `the carrier whose orders are looked up (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its address, and price and images ask it at --base-url`,
     commands: ['track', 'quota', ...CUSTOMER_OPERATIONS],
   },
   baseUrl: {
