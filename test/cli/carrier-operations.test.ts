@@ -66,7 +66,7 @@ describe('price and images for the carrier named', () => {
     workspace = await trackingWorkspace();
     requests = await workspace.writeCsv('requests.csv', [
       [...PRICE_REQUEST_CSV_HEADER],
-      ['Hà Nội', 'Quận Ba Đình', 'Phường Kim Mã', 10, 20, 30, 1.25, 'HNI-HUB-1', 'DE', 'EX100000001', 'shop'],
+      ['Hà Nội', 'Quận Ba Đình', 'Phường Kim Mã', '10', '20', '30', '1.25', 'HNI-HUB-1', 'DE', 'EX100000001', 'shop'],
     ]);
   });
 
