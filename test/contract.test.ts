@@ -22,9 +22,7 @@ import {
   type PayloadCheck,
   PRICE_SERVICE,
   PriceRequestSchema,
-  type PriceRequestWire,
   PriceResultSchema,
-  type PriceResultWire,
   PUBLISHED_PRICING,
   parseCarrierInstant,
   shareOfMoney,
@@ -36,6 +34,7 @@ import {
   type TrackingSnapshot,
   type TrackingSnapshotWire,
 } from '../src/carriers/247express/contract.js';
+import { PUBLISHED_PRICE_ANSWER, PUBLISHED_PRICE_REQUEST } from './support/published-price-example.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers and samples
@@ -685,80 +684,8 @@ describe('formatting carrier date-times', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('the published price example', () => {
-  const request: PriceRequestWire = {
-    ToProvinceName: 'Hà Nội',
-    ToDistrictName: 'Quận Cầu Giấy',
-    ToWardName: 'Phường Dịch Vọng',
-    Length: 60,
-    Width: 60,
-    Height: 60,
-    RealWeight: 60,
-    ClientHubID: '1001',
-    ServiceTypeID: 'DE',
-  };
-
-  const answer: PriceResultWire = {
-    ExtraServices: [
-      {
-        ExtraServiceID: 1,
-        ServiceName: 'Chuyển phát nhanh',
-        OrderCode: null,
-        ServiceID: 'DE',
-        Type: 1,
-        Cost: 1184800,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: null,
-        FromDate: null,
-        ToDate: null,
-        IsActive: null,
-        Detail: null,
-      },
-      {
-        ExtraServiceID: 12,
-        ServiceName: 'Phụ phí xăng dầu',
-        OrderCode: null,
-        ServiceID: 'Fuel',
-        Type: 3,
-        Cost: 236960,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: true,
-        FromDate: '2019-01-01T00:00:00+07:00',
-        ToDate: '2099-12-31T23:59:59+07:00',
-        IsActive: true,
-        Detail: null,
-      },
-      {
-        ExtraServiceID: 13,
-        ServiceName: 'Thuế GTGT',
-        OrderCode: null,
-        ServiceID: 'VAT',
-        Type: 3,
-        Cost: 142176,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: true,
-        FromDate: null,
-        ToDate: null,
-        IsActive: true,
-        Detail: null,
-      },
-    ],
-    MainPrice: 0.0,
-    TotalServiceCost: 1563936,
-    CouponMoneyRemainder: 0,
-    CalWeight: 36,
-    Weight: 60,
-    PriceMatrixID: 'PM-HCM-HN-2019',
-    IsError: false,
-    Errors: [],
-    ErrorMessage: '',
-    DepositChangeAmount: 0,
-  };
+  const request = PUBLISHED_PRICE_REQUEST;
+  const answer = PUBLISHED_PRICE_ANSWER;
 
   function parsedAnswer() {
     return accepted(checkPayload(PriceResultSchema, answer, 'price result'));

@@ -12,6 +12,7 @@ import type { CarrierOrderImages } from '../../src/carriers/carrier-order-images
 import type { CarrierPriceQuotes, PriceQuoteRequest } from '../../src/carriers/carrier-price-quotes.js';
 import { CarrierTransport } from '../../src/carriers/client/carrier-transport.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
+import { PUBLISHED_PRICE_ANSWER, PUBLISHED_PRICE_REQUEST } from '../support/published-price-example.js';
 
 const KEY = 'co-3d9f1b7a-62e4-4c08-b5a1-9e7c2d4f8a16';
 const OTHER_KEY = 'co-8a2e5c1f-0d7b-4e93-a6f4-1b3c9d5e7f20';
@@ -92,70 +93,23 @@ function endlessBody(written: { bytes: number }) {
   };
 }
 
+/** The published example's request, in the product's fields. */
 const request: PriceQuoteRequest = {
-  toProvinceName: 'Hà Nội',
-  toDistrictName: 'Quận Ba Đình',
-  toWardName: 'Phường Kim Mã',
-  length: 10,
-  width: 20.5,
-  height: 30,
-  realWeight: 1.25,
-  clientHubId: 'HNI-HUB-1',
-  serviceTypeId: 'DE',
-};
-
-/** The carrier's published price example's shape: two lines, a main price and the weights. */
-const QUOTE_ANSWER = {
-  ExtraServices: [
-    {
-      ExtraServiceID: 1,
-      ServiceName: 'Giao hàng tiêu chuẩn',
-      OrderCode: null,
-      ServiceID: 'DE',
-      Type: 1,
-      Cost: 30000,
-      InformFee: 0,
-      IsDefaultService: true,
-      IsOneDeliveryService: false,
-      IsApplyAllServiceType: null,
-      FromDate: null,
-      ToDate: null,
-      IsActive: true,
-      Detail: null,
-    },
-    {
-      ExtraServiceID: 7,
-      ServiceName: 'Phụ phí vùng xa',
-      OrderCode: null,
-      ServiceID: 'VSVX',
-      Type: 2,
-      Cost: 5000,
-      InformFee: 500,
-      IsDefaultService: false,
-      IsOneDeliveryService: false,
-      IsApplyAllServiceType: null,
-      FromDate: null,
-      ToDate: null,
-      IsActive: null,
-      Detail: null,
-    },
-  ],
-  MainPrice: 30000,
-  TotalServiceCost: 41500,
-  CouponMoneyRemainder: 0,
-  CalWeight: 1.025,
-  Weight: 1.25,
-  PriceMatrixID: 'PM-7',
-  IsError: false,
-  Errors: null,
-  ErrorMessage: null,
-  DepositChangeAmount: 0,
+  toProvinceName: PUBLISHED_PRICE_REQUEST.ToProvinceName,
+  toDistrictName: PUBLISHED_PRICE_REQUEST.ToDistrictName,
+  toWardName: PUBLISHED_PRICE_REQUEST.ToWardName,
+  length: PUBLISHED_PRICE_REQUEST.Length,
+  width: PUBLISHED_PRICE_REQUEST.Width,
+  height: PUBLISHED_PRICE_REQUEST.Height,
+  realWeight: PUBLISHED_PRICE_REQUEST.RealWeight,
+  clientHubId: PUBLISHED_PRICE_REQUEST.ClientHubID,
+  serviceTypeId: PUBLISHED_PRICE_REQUEST.ServiceTypeID,
 };
 
 describe("247Express's price calculation", () => {
-  it('posts the request in its wire fields with the key in the configured header, and reads the quote', async () => {
+  it('posts the published example as the carrier wrote it, the key in the configured header, and reads its answer as the quote', async () => {
     const seen: Received[] = [];
-    const t = await transportOf(json(QUOTE_ANSWER), seen);
+    const t = await transportOf(json(PUBLISHED_PRICE_ANSWER), seen);
 
     const answer = await priceQuotes.quote(account, request, t.call());
 
@@ -163,38 +117,31 @@ describe("247Express's price calculation", () => {
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/co/Api/Customer/GetPriceForCustomerAPI' });
     expect(seen[0]!.headers.apikey).toBe(KEY);
     expect(seen[0]!.headers['content-type']).toBe('application/json');
-    expect(seen[0]!.body).toBe(
-      '{"ToProvinceName":"Hà Nội","ToDistrictName":"Quận Ba Đình","ToWardName":"Phường Kim Mã","Length":10,"Width":20.5,"Height":30,"RealWeight":1.25,"ClientHubID":"HNI-HUB-1","ServiceTypeID":"DE"}',
-    );
+    expect(JSON.parse(seen[0]!.body)).toEqual(PUBLISHED_PRICE_REQUEST);
+    expect(Object.keys(JSON.parse(seen[0]!.body) as object)).toEqual(Object.keys(PUBLISHED_PRICE_REQUEST));
+    const line = (extraServiceId: number, serviceId: string, serviceName: string, cost: string) => ({
+      extraServiceId,
+      serviceId,
+      serviceName,
+      type: serviceId === 'DE' ? 1 : 3,
+      cost,
+      informFee: '0',
+      isDefaultService: true,
+    });
     expect(answer).toEqual({
       kind: 'quote',
       quote: {
-        mainPrice: '30000',
-        totalServiceCost: '41500',
+        mainPrice: '0',
+        totalServiceCost: '1563936',
         couponMoneyRemainder: '0',
         depositChangeAmount: '0',
-        calWeight: 1.025,
-        weight: 1.25,
-        priceMatrixId: 'PM-7',
+        calWeight: 36,
+        weight: 60,
+        priceMatrixId: 'PM-HCM-HN-2019',
         lines: [
-          {
-            extraServiceId: 1,
-            serviceId: 'DE',
-            serviceName: 'Giao hàng tiêu chuẩn',
-            type: 1,
-            cost: '30000',
-            informFee: '0',
-            isDefaultService: true,
-          },
-          {
-            extraServiceId: 7,
-            serviceId: 'VSVX',
-            serviceName: 'Phụ phí vùng xa',
-            type: 2,
-            cost: '5000',
-            informFee: '500',
-            isDefaultService: false,
-          },
+          line(1, 'DE', 'Chuyển phát nhanh', '1184800'),
+          line(12, 'Fuel', 'Phụ phí xăng dầu', '236960'),
+          line(13, 'VAT', 'Thuế GTGT', '142176'),
         ],
       },
     });
@@ -208,7 +155,7 @@ describe("247Express's price calculation", () => {
     });
 
     await t.close();
-    const u = await transportOf(json({ ...QUOTE_ANSWER, MainPrice: undefined }));
+    const u = await transportOf(json({ ...PUBLISHED_PRICE_ANSWER, MainPrice: undefined }));
     await expect(priceQuotes.quote(account, request, u.call())).rejects.toMatchObject({
       code: 'LOOKUP_MALFORMED',
       message: expect.stringContaining('price answer') as unknown as string,

@@ -10,40 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../support/cli-process.js';
 import { PRICE_REQUEST_CSV_HEADER } from '../support/customer-operations.js';
+import { PUBLISHED_PRICE_ANSWER } from '../support/published-price-example.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const KEY = 'co-51e0a7c3-94d2-4b6f-8a13-2c7e9f0d4b58';
-
-const QUOTE_ANSWER = {
-  ExtraServices: [
-    {
-      ExtraServiceID: 1,
-      ServiceName: 'Giao hàng tiêu chuẩn',
-      OrderCode: null,
-      ServiceID: 'DE',
-      Type: 1,
-      Cost: 30000,
-      InformFee: 0,
-      IsDefaultService: true,
-      IsOneDeliveryService: false,
-      IsApplyAllServiceType: null,
-      FromDate: null,
-      ToDate: null,
-      IsActive: true,
-      Detail: null,
-    },
-  ],
-  MainPrice: 30000,
-  TotalServiceCost: 30000,
-  CouponMoneyRemainder: 0,
-  CalWeight: 1,
-  Weight: 1.25,
-  PriceMatrixID: null,
-  IsError: false,
-  Errors: null,
-  ErrorMessage: null,
-  DepositChangeAmount: 0,
-};
 
 describe('price and images for the carrier named', () => {
   let server: Server;
@@ -57,7 +27,7 @@ describe('price and images for the carrier named', () => {
       received.push({ url: request.url, apiKey: request.headers.apikey as string | undefined });
       request.resume();
       request.on('end', () =>
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(QUOTE_ANSWER)),
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(PUBLISHED_PRICE_ANSWER)),
       );
     });
     server.listen(0, '127.0.0.1');
@@ -111,6 +81,6 @@ describe('price and images for the carrier named', () => {
       await workspace.query(
         'SELECT carrier, order_code, ok, CAST(total_service_cost AS VARCHAR) AS total FROM price_quotes',
       ),
-    ).toEqual([{ carrier: '247express', order_code: 'EX100000001', ok: true, total: '30000.0000' }]);
+    ).toEqual([{ carrier: '247express', order_code: 'EX100000001', ok: true, total: '1563936.0000' }]);
   });
 });
