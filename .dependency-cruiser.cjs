@@ -5,14 +5,14 @@
  *   command line   src/cli/, jobs/
  *   settings       src/settings/
  *   runs           src/pipeline/, src/reports/, src/callbacks/
- *   services       src/carriers/client/, src/carriers/<carrier>/client/, src/quota/, src/sources/,
- *                  src/warehouse/
+ *   services       src/carriers/client/, src/quota/, src/sources/, src/warehouse/
  *   contract       src/carriers/*.ts (what every carrier shares), src/carriers/<carrier>/*.ts
  *   errors         src/errors/
  *
  * The sandbox (src/sandbox/) stands beside the product and imports only the contract and the errors;
  * a carrier it serves beside 247Express is its folder src/sandbox/carriers/<carrier>/, named only in
- * sandbox-carriers.ts.
+ * sandbox-carriers.ts. Outside src/carriers/, nothing of the product imports a carrier's folder: it asks the carrier's
+ * definition, which known-carriers.ts registers.
  * Type-only and dynamic imports count like any other.
  */
 
@@ -21,11 +21,13 @@ const JOBS = '^jobs/';
 const COMMAND_LINE = '^(src/cli|jobs)/';
 const SETTINGS = '^src/settings/';
 const RUNS = '^src/(pipeline|reports|callbacks)/';
-const SERVICES = '^src/(carriers/client|carriers/[^/]+/client|quota|sources|warehouse)/';
+const SERVICES = '^src/(carriers/client|quota|sources|warehouse)/';
 const CONTRACT = '^src/carriers/[^/]+$|^src/carriers/(?!client/)[^/]+/[^/]+$';
 const ERRORS = '^src/errors/';
 const SANDBOX = '^src/sandbox/';
 const BENCH = '^bench/';
+/** A carrier's own folder: `src/carriers/247express/`, `src/carriers/ghn/`. */
+const CARRIER_FOLDER = '^src/carriers/(?!client/)[^/]+/';
 const OWN_CODE = '^(src|jobs|bench)/';
 const LAYERS = [COMMAND_LINE, SETTINGS, RUNS, SERVICES, CONTRACT, ERRORS, SANDBOX];
 
@@ -93,7 +95,18 @@ module.exports = {
       comment: 'A carrier folder builds on what every carrier shares, never on another carrier.',
       severity: 'error',
       from: { path: '^src/carriers/(?!client/)([^/]+)/' },
-      to: { path: '^src/carriers/(?!client/)[^/]+/', pathNot: '^src/carriers/$1/' },
+      to: { path: CARRIER_FOLDER, pathNot: '^src/carriers/$1/' },
+    },
+    {
+      name: 'carrier-folders-only-from-carriers',
+      comment:
+        "Nothing of the product names a carrier's folder: runs, reports, the warehouse, sources, callbacks, quota, settings, the command line and the jobs ask the carrier's definition (known-carriers.ts). The sandbox serves each carrier's payloads and the benchmarks drive them.",
+      severity: 'error',
+      from: {
+        path: OWN_CODE,
+        pathNot: `^src/carriers/|${SANDBOX}|${BENCH}`,
+      },
+      to: { path: CARRIER_FOLDER },
     },
     {
       name: 'shared-carrier-parts-name-no-carrier',
@@ -101,7 +114,7 @@ module.exports = {
         'What every carrier shares names no carrier: a carrier folder plugs into it, not the other way; known-carriers.ts registers them.',
       severity: 'error',
       from: { path: '^src/carriers/(client/|[^/]+$)', pathNot: '^src/carriers/known-carriers\\.ts$' },
-      to: { path: '^src/carriers/(?!client/)[^/]+/' },
+      to: { path: CARRIER_FOLDER },
     },
     {
       name: 'sandbox-carriers-plug-in',

@@ -14,6 +14,7 @@ export const END_TO_END_TESTS = [
   'test/callbacks/ghn-webhooks.test.ts',
   'test/callbacks/journal-disk-full.test.ts',
   'test/callbacks/journal-sharing.test.ts',
+  'test/cli/carrier-operations.test.ts',
   'test/cli/carrier-upgrade.test.ts',
   'test/cli/cod-report.test.ts',
   'test/cli/command-launcher.test.ts',

@@ -1,18 +1,25 @@
+import { neutralStatusIn } from '../src/carriers/carrier-definition-sql.js';
 import { orderPriceRequests, type PriceInputSource } from '../src/pipeline/price-inputs.js';
 import { runPriceQuotes } from '../src/pipeline/price-run.js';
 import { type PartnerRecordsSource, partnerFile } from '../src/reports/partner-records.js';
 import { carrierDate } from '../src/reports/report-sql.js';
+import { sameOrder } from '../src/warehouse/order-keys.js';
 import type { JobContext, JobDefinition, JobStepResult } from './job-definition.js';
 import { chargesStep, jobReportRequest, reconcileStep } from './reports-step.js';
 
-/** Delivered orders of the period (carrier days, by delivery date) that have no quote the carrier gave yet. */
-async function ordersToQuote(context: JobContext, fromDay: string, toDay: string): Promise<Set<string>> {
+/** The carrier's delivered orders of the period (carrier days, by delivery date) that have no quote it gave yet. */
+async function ordersToQuote(
+  context: JobContext,
+  carrier: string,
+  fromDay: string,
+  toDay: string,
+): Promise<Set<string>> {
   const reader = await context.warehouse.readAll(
     `SELECT o.order_code FROM orders AS o
-     WHERE o.status = '30'
+     WHERE o.carrier = $carrier AND ${neutralStatusIn(['delivered'], 'o.status', 'o.carrier')}
        AND ${carrierDate('o.delivery_date')} BETWEEN CAST($fromDay AS DATE) AND CAST($toDay AS DATE)
-       AND NOT EXISTS (SELECT 1 FROM price_quotes AS q WHERE q.order_code = o.order_code AND q.ok)`,
-    { fromDay, toDay },
+       AND NOT EXISTS (SELECT 1 FROM price_quotes AS q WHERE ${sameOrder('q', 'o')} AND q.ok)`,
+    { carrier, fromDay, toDay },
   );
   return new Set(reader.getColumnsJS()[0]?.map(String) ?? []);
 }
@@ -41,13 +48,13 @@ export const financeAudit: JobDefinition = {
     const request = jobReportRequest(context, 'finance-audit');
     const { destinations, invoices } = context.settings.financeAudit;
     if (destinations !== undefined) {
-      const wanted = await ordersToQuote(context, request.scope.fromDay!, request.scope.toDay!);
       const pricing = await context.settings.pricing();
+      const wanted = await ordersToQuote(context, pricing.carrier, request.scope.fromDay!, request.scope.toDay!);
       const summary = await runPriceQuotes({
         ...pricing,
         job: 'finance-audit-price',
         warehouse: context.warehouse,
-        source: onlyOrders(orderPriceRequests(context.warehouse, destinations), wanted),
+        source: onlyOrders(orderPriceRequests(context.warehouse, pricing.carrier, destinations), wanted),
         stop: context.stop,
         logger: context.logger,
       });

@@ -3,7 +3,6 @@ import {
   CallbackMessageSchema,
   type CallbackMessageWire,
   carrierDayOf,
-  checkJsonPayload,
   checkOrderCode,
   checkPayload,
   checkTrackingResult,
@@ -23,9 +22,7 @@ import {
   type PayloadCheck,
   PRICE_SERVICE,
   PriceRequestSchema,
-  type PriceRequestWire,
   PriceResultSchema,
-  type PriceResultWire,
   PUBLISHED_PRICING,
   parseCarrierInstant,
   shareOfMoney,
@@ -37,6 +34,7 @@ import {
   type TrackingSnapshot,
   type TrackingSnapshotWire,
 } from '../src/carriers/247express/contract.js';
+import { PUBLISHED_PRICE_ANSWER, PUBLISHED_PRICE_REQUEST } from './support/published-price-example.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers and samples
@@ -686,80 +684,8 @@ describe('formatting carrier date-times', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('the published price example', () => {
-  const request: PriceRequestWire = {
-    ToProvinceName: 'Hà Nội',
-    ToDistrictName: 'Quận Cầu Giấy',
-    ToWardName: 'Phường Dịch Vọng',
-    Length: 60,
-    Width: 60,
-    Height: 60,
-    RealWeight: 60,
-    ClientHubID: '1001',
-    ServiceTypeID: 'DE',
-  };
-
-  const answer: PriceResultWire = {
-    ExtraServices: [
-      {
-        ExtraServiceID: 1,
-        ServiceName: 'Chuyển phát nhanh',
-        OrderCode: null,
-        ServiceID: 'DE',
-        Type: 1,
-        Cost: 1184800,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: null,
-        FromDate: null,
-        ToDate: null,
-        IsActive: null,
-        Detail: null,
-      },
-      {
-        ExtraServiceID: 12,
-        ServiceName: 'Phụ phí xăng dầu',
-        OrderCode: null,
-        ServiceID: 'Fuel',
-        Type: 3,
-        Cost: 236960,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: true,
-        FromDate: '2019-01-01T00:00:00+07:00',
-        ToDate: '2099-12-31T23:59:59+07:00',
-        IsActive: true,
-        Detail: null,
-      },
-      {
-        ExtraServiceID: 13,
-        ServiceName: 'Thuế GTGT',
-        OrderCode: null,
-        ServiceID: 'VAT',
-        Type: 3,
-        Cost: 142176,
-        InformFee: 0,
-        IsDefaultService: true,
-        IsOneDeliveryService: false,
-        IsApplyAllServiceType: true,
-        FromDate: null,
-        ToDate: null,
-        IsActive: true,
-        Detail: null,
-      },
-    ],
-    MainPrice: 0.0,
-    TotalServiceCost: 1563936,
-    CouponMoneyRemainder: 0,
-    CalWeight: 36,
-    Weight: 60,
-    PriceMatrixID: 'PM-HCM-HN-2019',
-    IsError: false,
-    Errors: [],
-    ErrorMessage: '',
-    DepositChangeAmount: 0,
-  };
+  const request = PUBLISHED_PRICE_REQUEST;
+  const answer = PUBLISHED_PRICE_ANSWER;
 
   function parsedAnswer() {
     return accepted(checkPayload(PriceResultSchema, answer, 'price result'));
@@ -1009,18 +935,14 @@ describe('ImagesResultSchema and PriceRequestSchema', () => {
 // 9. JSON bodies
 // ---------------------------------------------------------------------------------------------
 
-describe('checkJsonPayload', () => {
-  it('says a body that is not JSON is not JSON', () => {
-    const message = rejection(checkJsonPayload(ImagesResultSchema, '<html>502 Bad Gateway</html>', 'images result'));
-    expect(message).toMatch(/not JSON/);
+describe('checkPayload of a decoded JSON body', () => {
+  it('validates it, naming the payload and the wrong field', () => {
+    const body = JSON.parse(JSON.stringify({ Items: null, Errors: [], ErrorMessage: '' })) as unknown;
+    expect(accepted(checkPayload(ImagesResultSchema, body, 'images result')).Items).toEqual([]);
+    const wrong = JSON.parse(JSON.stringify({ Items: [], Errors: [], ErrorMessage: 5 })) as unknown;
+    const message = rejection(checkPayload(ImagesResultSchema, wrong, 'images result'));
     expect(message).toContain('images result');
-  });
-
-  it('decodes and validates a JSON body', () => {
-    const body = JSON.stringify({ Items: null, Errors: [], ErrorMessage: '' });
-    expect(accepted(checkJsonPayload(ImagesResultSchema, body, 'images result')).Items).toEqual([]);
-    const wrong = JSON.stringify({ Items: [], Errors: [], ErrorMessage: 5 });
-    expect(rejection(checkJsonPayload(ImagesResultSchema, wrong, 'images result'))).toContain('ErrorMessage');
+    expect(message).toContain('ErrorMessage');
   });
 });
 

@@ -5,13 +5,13 @@ import type { NeutralStatus } from './neutral-status.js';
 const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
- * SQL: true where a row's status is one of `codesOf` its own carrier (from each carrier's
- * definition). The codes of all carriers together come first, a cheap filter that leaves the
- * carrier's own to the rows it keeps.
+ * SQL: true where a row's code (a status, a service id) is one of `codesOf` its own carrier (from
+ * each carrier's definition). The codes of all carriers together come first, a cheap filter that
+ * leaves the carrier's own to the rows it keeps.
  */
-function carrierStatusIn(
+function carrierCodeIn(
   codesOf: (carrier: CarrierDefinition) => readonly string[],
-  status: string,
+  code: string,
   carrier: string,
 ): string {
   const ofCarriers = KNOWN_CARRIERS.map((known) => ({ id: known.id, codes: codesOf(known).map(quoted) })).filter(
@@ -19,13 +19,13 @@ function carrierStatusIn(
   );
   if (ofCarriers.length === 0) return 'false';
   const any = [...new Set(ofCarriers.flatMap(({ codes }) => codes))];
-  const own = ofCarriers.map(({ id, codes }) => `(${carrier} = ${quoted(id)} AND ${status} IN (${codes.join(', ')}))`);
-  return `(${status} IN (${any.join(', ')}) AND (${own.join(' OR ')}))`;
+  const own = ofCarriers.map(({ id, codes }) => `(${carrier} = ${quoted(id)} AND ${code} IN (${codes.join(', ')}))`);
+  return `(${code} IN (${any.join(', ')}) AND (${own.join(' OR ')}))`;
 }
 
 /** SQL: true where a row's status, a code of its own carrier's, is one of the `neutrals`. */
 export function neutralStatusIn(neutrals: readonly NeutralStatus[], status = 'status', carrier = 'carrier'): string {
-  return carrierStatusIn(
+  return carrierCodeIn(
     (known) => known.statuses.filter((s) => neutrals.includes(s.neutral)).map((s) => s.code),
     status,
     carrier,
@@ -34,7 +34,16 @@ export function neutralStatusIn(neutrals: readonly NeutralStatus[], status = 'st
 
 /** SQL: true where a row's status is a failed delivery attempt of its own carrier's. */
 export function failedAttemptStatusIn(status = 'status', carrier = 'carrier'): string {
-  return carrierStatusIn((known) => known.failedAttemptStatuses, status, carrier);
+  return carrierCodeIn((known) => known.failedAttemptStatuses, status, carrier);
+}
+
+/** SQL: true where a charge line is its own carrier's far-region line (`CarrierCharges.farRegionServiceId`). */
+export function farRegionLineIn(serviceId = 'service_id', carrier = 'carrier'): string {
+  return carrierCodeIn(
+    ({ charges }) => (charges.farRegionServiceId === undefined ? [] : [charges.farRegionServiceId]),
+    serviceId,
+    carrier,
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { CarrierCallbacks } from './carrier-callbacks.js';
+import type { CarrierOrderImages } from './carrier-order-images.js';
+import type { CarrierPriceQuotes } from './carrier-price-quotes.js';
 import type { CarrierTracking } from './carrier-tracking.js';
 import type { ChargeCheckName } from './charge-check-names.js';
 import type { NeutralStatus } from './neutral-status.js';
@@ -38,6 +40,13 @@ export interface CarrierCharges {
   readonly volumetricDivisor: number;
   /** The checks its answers allow: those that compare what it gives, and no check of a field it lacks. */
   readonly checks: readonly ChargeCheckName[];
+  /**
+   * The shares of its published price relations, where it publishes them (decimal texts such as
+   * `0.2`): what the fuel, VAT and quote checks compare with unless a report is given its own.
+   */
+  readonly publishedShares?: { readonly fuel: string; readonly vat: string };
+  /** The service id of its far-region charge line, where it bills one: what the far-region fee is compared with. */
+  readonly farRegionServiceId?: string;
 }
 
 /**
@@ -93,6 +102,10 @@ export interface CarrierDefinition {
   readonly statementTemplate?: StatementTemplate;
   /** Its status callbacks (webhooks), when it sends any: `callbacks serve` receives them on their path. */
   readonly callbacks?: CarrierCallbacks;
+  /** Its price calculation, when it offers one: `price` asks it. */
+  readonly priceQuotes?: CarrierPriceQuotes;
+  /** Its list of an order's images, when it offers one: `images` asks it. */
+  readonly orderImages?: CarrierOrderImages;
 }
 
 /** A carrier's limits of calls, counted as the quota settings count them. */

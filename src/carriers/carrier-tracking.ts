@@ -43,6 +43,11 @@ export interface CarrierRequest {
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
   /**
+   * The account's key, sent in the header the transport is configured with (`keyHeader`): for an
+   * operation whose key header the carrier does not document, so that it is a setting.
+   */
+  readonly key?: string;
+  /**
    * The carrier answers its errors with a 4xx status and a body that says what is wrong (GHN): such a
    * body is read as an answer. 429 and 5xx stay failures.
    */

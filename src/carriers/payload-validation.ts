@@ -29,21 +29,3 @@ export function checkPayload<S extends z.ZodType>(
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, message: describeIssues(result.error.issues, payloadName) };
 }
-
-/** Decodes a JSON body and validates it; a body that is not JSON is named as such. */
-export function checkJsonPayload<S extends z.ZodType>(
-  schema: S,
-  body: string,
-  payloadName: string,
-): PayloadCheck<z.output<S>> {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return {
-      ok: false,
-      message: `${payloadName} rejected: body is not JSON (${body.length} bytes, starts ${JSON.stringify(body.slice(0, 30))})`,
-    };
-  }
-  return checkPayload(schema, value, payloadName);
-}

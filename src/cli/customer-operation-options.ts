@@ -3,7 +3,12 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RUN_EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
-import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
+import {
+  type CustomerOperation,
+  type CustomerRunOptions,
+  type OperationProgress,
+  offeredOperation,
+} from '../pipeline/customer-operation-run.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import { withSettingOptions } from '../settings/command-options.js';
@@ -38,19 +43,25 @@ Job name recorded in runs: ${job}.`,
     );
 }
 
-/** The run options the settings give, checked before anything is read or sent: what price, images and the finance audit run. */
+/**
+ * The run options the settings give, checked before anything is read or sent: what price, images and
+ * the finance audit run. A carrier that does not offer `operation` is refused first.
+ */
 export async function customerRunOptions(
   settings: ResolvedSettings<Settings>,
   env: NodeJS.ProcessEnv,
   logger: Logger,
   job: string,
+  operation: CustomerOperation,
 ): Promise<Omit<CustomerRunOptions, 'progress' | 'stop'>> {
   const v = settings.values;
+  offeredOperation(v.carrier, operation);
   if (v.baseUrl === undefined)
     throw new UserError(`no carrier address: give --base-url URL or set ${SETTINGS.baseUrl.env}`);
   return {
     exitCodes: RUN_EXIT_CODES,
     job,
+    carrier: v.carrier,
     keys: await settingsKeyRing(settings),
     client: {
       baseUrl: v.baseUrl,

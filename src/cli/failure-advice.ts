@@ -33,6 +33,7 @@ const EXIT_CODE_OF: Readonly<Record<ErrorCode, ExitCode>> = {
   STATEMENT_UNREADABLE: EXIT.BAD_INPUT,
   STATEMENT_HEADER_MISMATCH: EXIT.BAD_INPUT,
   SPOOL_NOT_FOUND: EXIT.BAD_INPUT,
+  OPERATION_NOT_OFFERED: EXIT.BAD_INPUT,
   REDIS_UNAVAILABLE: EXIT.FAILURE,
   JOURNAL_BUSY: EXIT.BUSY,
   JOB_LOCKED: EXIT.JOB_LOCKED,
@@ -89,6 +90,10 @@ export function adviceFor(error: ProductError, wording: Wording): string | undef
     return 'nothing was changed; free room on that file system, or move the warehouse to a larger one, and run parcel-recon upgrade';
   if (error.code === 'STATEMENT_HEADER_MISMATCH')
     return 'nothing was imported; give --layout the layout the statement is written in, or map its columns in the configuration (payouts.layouts)';
+  if (error.code === 'OPERATION_NOT_OFFERED')
+    return wording === 'job'
+      ? "nothing was sent; the finance audit quotes the configured carrier's orders: set carrier to one that offers it, or leave financeAudit.destinations unset"
+      : 'nothing was sent; give --carrier a carrier that offers it';
   if (error.code === 'SNAPSHOT_NOT_FOUND') return 'write one first with parcel-recon export --to DIR';
   if (error.code === 'SNAPSHOT_PATH_TAKEN')
     return `give ${wording === 'job' ? 'export.to' : '--to'} a new path, or one an earlier export wrote; if another export writes it, wait for it to end`;

@@ -42,7 +42,7 @@ export function jobSettings(settings: ResolvedSettings<Settings>, env: NodeJS.Pr
       olderThan === undefined
         ? undefined
         : { olderThanDays: retentionDays(olderThan)!, compact: v['retention.compact'] },
-    pricing: () => customerRunOptions(settings, env, logger, 'finance-audit-price'),
+    pricing: () => customerRunOptions(settings, env, logger, 'finance-audit-price', 'price'),
     tracking: () => trackingOptions(settings, env, logger, { wording: 'job' }),
     alsoTracked: v.alsoTrack.map((section) => ({
       carrier: section.carrier,

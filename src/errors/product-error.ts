@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   STATEMENT_UNREADABLE: 'the payout statement cannot be read',
   STATEMENT_HEADER_MISMATCH: "the payout statement's header does not fit its layout",
   SPOOL_NOT_FOUND: 'the run has no raw spool',
+  OPERATION_NOT_OFFERED: 'the carrier does not offer the operation',
   REDIS_UNAVAILABLE: 'Redis cannot be reached',
   JOURNAL_BUSY: 'the callback journal is in use by another receiver',
   JOB_LOCKED: 'a run of the same job still holds its lock',

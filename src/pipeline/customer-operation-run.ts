@@ -1,12 +1,15 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import {
-  CustomerOperationsClient,
-  type CustomerOperationsClientOptions,
-} from '../carriers/247express/client/customer-operations-client.js';
+import type { CarrierDefinition } from '../carriers/carrier-definition.js';
+import type { CarrierOrderImages } from '../carriers/carrier-order-images.js';
+import type { CarrierPriceQuotes } from '../carriers/carrier-price-quotes.js';
 import { carrierDayOf } from '../carriers/carrier-time.js';
+import type { CarrierAccount, CarrierCall } from '../carriers/carrier-tracking.js';
+import { CarrierTransport } from '../carriers/client/carrier-transport.js';
 import type { KeyRing } from '../carriers/client/key-ring.js';
 import { HttpStatusFailure, LookupFailure } from '../carriers/client/lookup-failures.js';
+import { findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+import { ProductError } from '../errors/product-error.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
@@ -34,11 +37,77 @@ export interface OperationProgress {
   readonly rejected: number;
 }
 
+/** Where a carrier's customer operations are asked, and how each request is bounded. */
+export interface OperationClientOptions {
+  /** The carrier's base address of its customer operations, e.g. `https://api.example.vn` (a path prefix is kept). */
+  readonly baseUrl: string;
+  /** The header the account's API key travels in, where the carrier does not document it. */
+  readonly authHeader: string;
+  /** Time allowed for one request, headers and body. */
+  readonly timeoutMs: number;
+  /** The largest answer body read; a larger one fails the request with LOOKUP_TOO_LARGE. */
+  readonly maxAnswerBytes: number;
+  /** Keep-alive connections to the carrier. */
+  readonly connections: number;
+}
+
+/** The operations a carrier may offer beside tracking, each what its definition declares. */
+interface CustomerOperations {
+  readonly price: CarrierPriceQuotes;
+  readonly images: CarrierOrderImages;
+}
+
+export type CustomerOperation = keyof CustomerOperations;
+
+const OPERATION_NAMES: Readonly<Record<CustomerOperation, string>> = {
+  price: 'price calculation',
+  images: 'order images',
+};
+
+function operationOf<K extends CustomerOperation>(
+  carrier: CarrierDefinition,
+  operation: K,
+): CustomerOperations[K] | undefined {
+  const offered: Partial<CustomerOperations> = { price: carrier.priceQuotes, images: carrier.orderImages };
+  return offered[operation] as CustomerOperations[K] | undefined;
+}
+
+/** A run asked of a carrier that does not offer its operation: nothing was sent. */
+export class OperationNotOfferedError extends ProductError {
+  constructor(
+    readonly carrier: string,
+    readonly operation: CustomerOperation,
+    /** The carriers that offer it. */
+    readonly offeredBy: readonly string[],
+  ) {
+    super(
+      'OPERATION_NOT_OFFERED',
+      `${carrier} offers no ${OPERATION_NAMES[operation]}; ${operation} runs for ${offeredBy.join(', ') || 'no carrier'}`,
+    );
+  }
+}
+
+/** The carrier's `operation` as its definition declares it; OperationNotOfferedError when it has none. */
+export function offeredOperation<K extends CustomerOperation>(carrierId: string, operation: K): CustomerOperations[K] {
+  const carrier = findCarrier(carrierId);
+  if (carrier === undefined) throw new RangeError(`no carrier ${carrierId}`);
+  const offered = operationOf(carrier, operation);
+  if (offered === undefined)
+    throw new OperationNotOfferedError(
+      carrierId,
+      operation,
+      KNOWN_CARRIERS.filter((known) => operationOf(known, operation) !== undefined).map((known) => known.id),
+    );
+  return offered;
+}
+
 /** What the price and images runs share. */
 export interface CustomerRunOptions {
   readonly job: string;
+  /** The carrier asked, by its id: every row the run writes is its. */
+  readonly carrier: string;
   readonly keys: KeyRing;
-  readonly client: CustomerOperationsClientOptions;
+  readonly client: OperationClientOptions;
   readonly pace: OperationPace;
   readonly retry: RetryPolicy;
   /** Where the run's spool and rejects file go. */
@@ -131,14 +200,17 @@ export interface OperationCounts {
 }
 
 /**
- * What a price or images run holds while it runs, beside its lifecycle: the rejects file, the client,
- * the limiter holding the pace, and the window bounding requests in flight.
+ * What a price or images run holds while it runs, beside its lifecycle: the rejects file, the
+ * transport its carrier's requests go through, the limiter holding the pace, and the window bounding
+ * requests in flight.
  */
 export class CustomerOperationRun {
   readonly rejects: RejectsFile;
   readonly log: Logger;
-  readonly client: CustomerOperationsClient;
+  /** What the carrier's operation sends its requests through; those in flight finish when the run stops. */
+  readonly call: CarrierCall;
   readonly limiter: PaceLimiter;
+  private readonly transport: CarrierTransport;
   private readonly stop: RunStop;
   private readonly window: DispatchWindow;
   /** Aliases whose API key the carrier refused: no more requests with them in this run. */
@@ -152,7 +224,12 @@ export class CustomerOperationRun {
   ) {
     this.rejects = new RejectsFile(lifecycle.rejectsPath);
     this.log = options.logger.child({ runId: lifecycle.runId });
-    this.client = new CustomerOperationsClient(options.client, options.keys);
+    const { baseUrl, authHeader, timeoutMs, maxAnswerBytes, connections } = options.client;
+    this.transport = new CarrierTransport(
+      { trackingUrl: baseUrl, keyHeader: authHeader, timeoutMs, maxAnswerBytes, connections },
+      options.keys,
+    );
+    this.call = this.transport.call();
     this.limiter = paceLimiter(options.pace);
     this.stop = new RunStop({ signals: [options.stop] });
     this.window = new DispatchWindow(options.pace.concurrency * 2);
@@ -196,6 +273,11 @@ export class CustomerOperationRun {
   /** Starts the progress display. */
   showProgress(): void {
     this.hideProgress = showProgress(this.options.progress, this.progress);
+  }
+
+  /** The account of an alias, as the carrier's operation is given it. */
+  account(alias: string): CarrierAccount {
+    return this.options.keys.accountOf(alias);
   }
 
   /** True once the carrier refused a key in this run. */
@@ -242,7 +324,7 @@ export class CustomerOperationRun {
       .finally(() => this.window.leave());
   }
 
-  /** Waits for the requests in flight, commits the last batch, and closes the client, limiter and rejects file. */
+  /** Waits for the requests in flight, commits the last batch, and closes the transport, limiter and rejects file. */
   async close(flush: () => Promise<void>): Promise<void> {
     try {
       await this.window.drained();
@@ -251,7 +333,7 @@ export class CustomerOperationRun {
       this.stop.dispose();
       this.hideProgress();
       await this.limiter.stop();
-      await this.client.close();
+      await this.transport.close();
       await this.rejects.close();
     }
   }

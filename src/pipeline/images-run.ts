@@ -1,5 +1,5 @@
-import type { ImagesAnswer } from '../carriers/247express/client/customer-operations-client.js';
-import type { ImageItem } from '../carriers/247express/contract.js';
+import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
+import type { OrderImage, OrderImagesAnswer } from '../carriers/carrier-order-images.js';
 import { type CarrierInstant, epochMsToInstant } from '../carriers/carrier-time.js';
 import {
   downloadImage,
@@ -19,14 +19,14 @@ import {
   KEY_NOT_FOUND,
   KEY_REFUSED,
   type OperationRunIdentity,
+  offeredOperation,
   operationExitState,
 } from './customer-operation-run.js';
-import { RUN_CARRIER } from './run-carrier.js';
 import type { RunExitState } from './run-lifecycle.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {
   readonly warehouse: Warehouse;
-  /** The orders to ask for; without sources, the delivered orders (status 30) with no image list stored. */
+  /** The orders to ask for; without sources, the carrier's delivered orders with no image list stored. */
   readonly sources: readonly OrderCodeSource[];
   /** When given, the images are downloaded under this policy. */
   readonly download?: ImageDownloadPolicy | undefined;
@@ -71,14 +71,14 @@ interface ImagesTarget {
 
 const LISTED_FAILURES = 100;
 
-/** The run carrier's delivered orders (status 30) whose image list was never fetched, with their account. */
-async function deliveredWithoutImages(warehouse: Warehouse): Promise<ImagesTarget[]> {
+/** The carrier's delivered orders whose image list was never fetched, with their account. */
+async function deliveredWithoutImages(warehouse: Warehouse, carrier: string): Promise<ImagesTarget[]> {
   const reader = await warehouse.readAll(
     `SELECT o.order_code, o.account_alias FROM orders AS o
-     WHERE o.carrier = $carrier AND o.status = '30'
+     WHERE o.carrier = $carrier AND ${neutralStatusIn(['delivered'], 'o.status', 'o.carrier')}
        AND NOT EXISTS (SELECT 1 FROM order_image_lists AS l WHERE ${sameOrder('l', 'o')})
      ORDER BY o.order_code`,
-    { carrier: RUN_CARRIER },
+    { carrier },
   );
   return reader.getRowObjectsJS().map((row) => ({
     orderCode: row.order_code as string,
@@ -87,25 +87,31 @@ async function deliveredWithoutImages(warehouse: Warehouse): Promise<ImagesTarge
   }));
 }
 
-/** The stored account of the run carrier's orders the warehouse knows, for codes given without one. */
-async function storedAccounts(warehouse: Warehouse, codes: readonly string[]): Promise<Map<string, string>> {
+/** The stored account of the carrier's orders the warehouse knows, for codes given without one. */
+async function storedAccounts(
+  warehouse: Warehouse,
+  carrier: string,
+  codes: readonly string[],
+): Promise<Map<string, string>> {
   if (codes.length === 0) return new Map();
   const reader = await warehouse.readAll(
     `SELECT order_code, account_alias FROM orders
      WHERE carrier = $carrier AND order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
-    { carrier: RUN_CARRIER, codes: codes.join('\n') },
+    { carrier, codes: codes.join('\n') },
   );
   return new Map(reader.getRowObjectsJS().map((row) => [row.order_code as string, row.account_alias as string]));
 }
 
 /**
- * One images run: for each order, fetch its image list within the pace (retrying transient failures),
- * optionally download the files under the download policy, and store the list in order_image_lists /
- * order_images (an empty list too) with a lookup_results row per order. A refused or malformed answer
- * is a lookup_results row only: nothing of it is loaded.
+ * One images run: for each order, fetch its image list from the carrier within the pace (retrying
+ * transient failures), optionally download the files under the download policy, and store the list in
+ * order_image_lists / order_images (an empty list too) with a lookup_results row per order. A refused
+ * or malformed answer is a lookup_results row only: nothing of it is loaded. A carrier that offers no
+ * order images fails it before anything is read or sent (OperationNotOfferedError).
  */
 export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesRunSummary> {
-  const { warehouse, keys, now } = options;
+  const { warehouse, keys, now, carrier } = options;
+  const orderImages = offeredOperation(carrier, 'images');
   const counts = {
     done: 0,
     lists: 0,
@@ -141,7 +147,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
 
   // The work list: given codes (de-duplicated, their account from the row, else the warehouse), or the warehouse's delivered orders.
   if (options.sources.length === 0) {
-    targets = await deliveredWithoutImages(warehouse);
+    targets = await deliveredWithoutImages(warehouse, carrier);
   } else {
     const seen = new Map<string, ImagesTarget>();
     for (const source of options.sources) {
@@ -162,6 +168,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     }
     const accounts = await storedAccounts(
       warehouse,
+      carrier,
       [...seen.values()].filter((t) => t.account === null).map((t) => t.orderCode),
     );
     targets = [...seen.values()].map((t) => ({ ...t, account: t.account ?? accounts.get(t.orderCode) ?? null }));
@@ -176,46 +183,46 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
     const batch = { lists, results };
     lists = [];
     results = [];
-    await loadImageLists(warehouse, batch, run.spoolDir, RUN_CARRIER);
+    await loadImageLists(warehouse, batch, run.spoolDir, carrier);
   };
 
-  const storedImages = async (items: readonly ImageItem[], orderCode: string): Promise<StoredImage[]> => {
-    // One row per number: a repeated No keeps its first link.
-    const byNo = new Map<number, ImageItem>();
-    for (const item of items) if (!byNo.has(item.No)) byNo.set(item.No, item);
+  const storedImages = async (items: readonly OrderImage[], orderCode: string): Promise<StoredImage[]> => {
+    // One row per number: a repeated number keeps its first link.
+    const byNo = new Map<number, OrderImage>();
+    for (const item of items) if (!byNo.has(item.no)) byNo.set(item.no, item);
     const stored: StoredImage[] = [];
     for (const item of byNo.values()) {
       if (options.download === undefined) {
-        stored.push({ no: item.No, imageUrl: item.ImageURL, downloadedPath: null, downloadError: null });
+        stored.push({ no: item.no, imageUrl: item.imageUrl, downloadedPath: null, downloadError: null });
         continue;
       }
       try {
-        const path = await downloadImage(options.download, orderCode, item.No, item.ImageURL);
+        const path = await downloadImage(options.download, orderCode, item.no, item.imageUrl);
         counts.saved++;
-        stored.push({ no: item.No, imageUrl: item.ImageURL, downloadedPath: path, downloadError: null });
+        stored.push({ no: item.no, imageUrl: item.imageUrl, downloadedPath: path, downloadError: null });
       } catch (error) {
         if (!(error instanceof ImageDownloadRefused)) throw error;
         if (isNotWritten(error)) {
           counts.notWritten++;
           notWrittenCause ??= error.message;
-          log.error({ orderCode, no: item.No, error: error.message }, 'image not written');
+          log.error({ orderCode, no: item.no, error: error.message }, 'image not written');
         } else {
           counts.refused++;
           refusedByCode[error.code] = (refusedByCode[error.code] ?? 0) + 1;
-          log.warn({ orderCode, no: item.No, refused: error.code }, 'image not downloaded');
+          log.warn({ orderCode, no: item.no, refused: error.code }, 'image not downloaded');
         }
-        stored.push({ no: item.No, imageUrl: item.ImageURL, downloadedPath: null, downloadError: error.record });
+        stored.push({ no: item.no, imageUrl: item.imageUrl, downloadedPath: null, downloadError: error.record });
       }
     }
     return stored;
   };
 
   const fetchList = async (target: ImagesTarget, alias: string) => {
-    const asked = await run.ask<ImagesAnswer>(
+    const asked = await run.ask<OrderImagesAnswer>(
       alias,
       () => {
         counts.sent++;
-        return run.client.listImages(keys.keyOf(alias), target.orderCode);
+        return orderImages.list(run.account(alias), target.orderCode, run.call);
       },
       (failure, attempt) =>
         log.debug(
@@ -242,7 +249,7 @@ export async function runOrderImages(options: ImagesRunOptions): Promise<ImagesR
         errorMessage: "not asked: the carrier refused this account's API key earlier in the run",
       });
     } else if (asked.ok && asked.value.kind === 'images') {
-      const images = await storedImages(asked.value.items, target.orderCode);
+      const images = await storedImages(asked.value.images, target.orderCode);
       counts.lists++;
       counts.images += images.length;
       if (images.length === 0) counts.empty++;

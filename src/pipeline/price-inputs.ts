@@ -1,4 +1,4 @@
-import type { PriceRequest } from '../carriers/247express/contract.js';
+import type { PriceQuoteRequest } from '../carriers/carrier-price-quotes.js';
 import type { CsvDelimiter } from '../sources/csv-header-line.js';
 import type { CsvRowItem } from '../sources/csv-rows.js';
 import {
@@ -12,13 +12,12 @@ import {
 import type { QueryRow } from '../sources/source-rows.js';
 import { describeTable, type TableSource, tableFile, tableName, tableRows } from '../sources/table-rows.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
-import { RUN_CARRIER } from './run-carrier.js';
 
 /** A quote to ask, or a row refused before anything was sent. */
 export type PriceInput =
   | {
       readonly kind: 'request';
-      readonly request: PriceRequest;
+      readonly request: PriceQuoteRequest;
       readonly orderCode: string | null;
       readonly account: string | null;
       readonly origin: string;
@@ -33,7 +32,7 @@ export interface PriceInputSource {
 }
 
 export interface PriceInputOptions {
-  /** Fills ClientHubID where a row has none (the column may then be absent). */
+  /** Fills the hub (ClientHubID) where a row has none (the column may then be absent). */
   readonly defaultClientHubId?: string | undefined;
   /** A CSV file's delimiter (default: from its header line). */
   readonly delimiter?: CsvDelimiter | undefined;
@@ -42,7 +41,7 @@ export interface PriceInputOptions {
 }
 
 function requiredRequestFields(options: PriceInputOptions): PriceRowField[] {
-  return PRICE_REQUEST_FIELDS.filter((field) => field !== 'ClientHubID' || options.defaultClientHubId === undefined);
+  return PRICE_REQUEST_FIELDS.filter((field) => field !== 'clientHubId' || options.defaultClientHubId === undefined);
 }
 
 /** Turns named rows into checked requests; `columns` are the fields' places, known before the first row. */
@@ -108,11 +107,15 @@ interface StoredParcel {
 
 const ORDERS_PER_QUERY = 1_000;
 
-async function storedParcels(warehouse: Warehouse, codes: readonly string[]): Promise<Map<string, StoredParcel>> {
+async function storedParcels(
+  warehouse: Warehouse,
+  carrier: string,
+  codes: readonly string[],
+): Promise<Map<string, StoredParcel>> {
   const reader = await warehouse.readAll(
     `SELECT order_code, length, width, height, real_weight, service_type_id, account_alias
      FROM orders WHERE carrier = $carrier AND order_code IN (SELECT unnest(string_split($codes, chr(10))))`,
-    { carrier: RUN_CARRIER, codes: codes.join('\n') },
+    { carrier, codes: codes.join('\n') },
   );
   return new Map(
     reader.getRowObjectsJS().map((row) => [
@@ -130,24 +133,27 @@ async function storedParcels(warehouse: Warehouse, codes: readonly string[]): Pr
 }
 
 /**
- * Quote requests for tracked orders: the destination CSV gives order_code and ToProvinceName,
- * ToDistrictName, ToWardName (and optionally ClientHubID, account); the warehouse's orders row gives
- * the dimensions, real weight, service type and account. An order not in the warehouse is refused.
+ * Quote requests for `carrier`'s tracked orders: the destination CSV gives order_code and
+ * ToProvinceName, ToDistrictName, ToWardName (and optionally ClientHubID, account); the warehouse's
+ * orders row gives the dimensions, real weight, service type and account. An order not in the
+ * warehouse is refused.
  */
 export function orderPriceRequests(
   warehouse: Warehouse,
+  carrier: string,
   destinations: string,
   options: PriceInputOptions = {},
 ): PriceInputSource {
-  const required: PriceRowField[] = ['order_code', 'ToProvinceName', 'ToDistrictName', 'ToWardName'];
+  const required: PriceRowField[] = ['order_code', 'toProvinceName', 'toDistrictName', 'toWardName'];
   return {
     description: `orders:${destinations}`,
-    items: () => requestsForOrders(warehouse, destinations, required, options),
+    items: () => requestsForOrders(warehouse, carrier, destinations, required, options),
   };
 }
 
 async function* requestsForOrders(
   warehouse: Warehouse,
+  carrier: string,
   destinations: string,
   required: readonly PriceRowField[],
   options: PriceInputOptions,
@@ -159,6 +165,7 @@ async function* requestsForOrders(
     pending = [];
     const parcels = await storedParcels(
       warehouse,
+      carrier,
       rows.map((row) => String(row.values[columns!.order_code!]).trim()),
     );
     for (const row of rows) {
@@ -177,11 +184,11 @@ async function* requestsForOrders(
       const checked = checkPriceRow(
         {
           ...fields,
-          Length: parcel.length,
-          Width: parcel.width,
-          Height: parcel.height,
-          RealWeight: parcel.realWeight,
-          ServiceTypeID: parcel.serviceTypeId,
+          length: parcel.length,
+          width: parcel.width,
+          height: parcel.height,
+          realWeight: parcel.realWeight,
+          serviceTypeId: parcel.serviceTypeId,
           account: String(fields.account ?? '').trim() || parcel.accountAlias,
         },
         options.defaultClientHubId,

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PriceAnswer } from '../carriers/247express/client/customer-operations-client.js';
-import type { PriceRequest } from '../carriers/247express/contract.js';
+import type { PriceAnswer, PriceQuoteRequest } from '../carriers/carrier-price-quotes.js';
 import { epochMsToInstant } from '../carriers/carrier-time.js';
 import { loadPriceQuotes, type PriceQuoteRow, QUOTE_CARRIER_ERROR } from '../warehouse/price-quote-loader.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -10,10 +9,10 @@ import {
   KEY_NOT_FOUND,
   KEY_REFUSED,
   type OperationRunIdentity,
+  offeredOperation,
   operationExitState,
 } from './customer-operation-run.js';
 import type { PriceInputSource } from './price-inputs.js';
-import { RUN_CARRIER } from './run-carrier.js';
 import { exitStateOfError, type RunExitState } from './run-lifecycle.js';
 
 export interface PriceRunOptions extends CustomerRunOptions {
@@ -26,7 +25,7 @@ export interface PriceRunSummary extends OperationRunIdentity {
   readonly rejected: number;
   /** Quotes the carrier gave. */
   readonly quoted: number;
-  /** Quotes the carrier refused (IsError or Errors): stored with ok = false. */
+  /** Quotes the carrier refused: stored with ok = false. */
   readonly carrierErrors: number;
   /** Requests that failed after every retry (malformed answers included): stored with ok = false and the failure's code. */
   readonly failed: number;
@@ -47,12 +46,14 @@ const LISTED_PROBLEMS = 100;
 
 /**
  * One price run: read the requests (refusing invalid rows with their reason, never sending them), ask
- * the carrier for each within the pace, retrying transient failures, and keep every quote asked in
- * price_quotes / price_quote_lines, committed in batches. A refused or failed quote is a row with
- * ok = false and its message.
+ * the carrier's price calculation for each within the pace, retrying transient failures, and keep
+ * every quote asked in price_quotes / price_quote_lines, committed in batches. A refused or failed
+ * quote is a row with ok = false and its message. A carrier that offers no price calculation fails it
+ * before anything is read or sent (OperationNotOfferedError).
  */
 export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRunSummary> {
-  const { warehouse, keys, now } = options;
+  const { warehouse, keys, now, carrier } = options;
+  const priceQuotes = offeredOperation(carrier, 'price');
   const counts = { read: 0, rejected: 0, quoted: 0, carrierErrors: 0, failed: 0, sent: 0, done: 0 };
   const run = await CustomerOperationRun.start(options, warehouse, options.source.description, () => ({
     operation: 'price',
@@ -73,15 +74,15 @@ export async function runPriceQuotes(options: PriceRunOptions): Promise<PriceRun
   const flush = async () => {
     const rows = batch;
     batch = [];
-    await loadPriceQuotes(warehouse, rows, run.spoolDir, RUN_CARRIER);
+    await loadPriceQuotes(warehouse, rows, run.spoolDir, carrier);
   };
 
-  const quote = async (request: PriceRequest, orderCode: string | null, alias: string, origin: string) => {
+  const quote = async (request: PriceQuoteRequest, orderCode: string | null, alias: string, origin: string) => {
     const asked = await run.ask<PriceAnswer>(
       alias,
       () => {
         counts.sent++;
-        return run.client.quotePrice(keys.keyOf(alias), request);
+        return priceQuotes.quote(run.account(alias), request, run.call);
       },
       (failure, attempt) =>
         log.debug({ orderCode, account: alias, failure: failure.code, attempt }, 'price request retried'),

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { PUBLISHED_PRICING } from '../carriers/247express/contract.js';
 import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import type { ChargeCheckName } from '../carriers/charge-check-names.js';
 import { KNOWN_CARRIERS } from '../carriers/known-carriers.js';
@@ -24,14 +23,16 @@ const share = z
 const amount = z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, 'a non-negative amount, such as 1 or 0.5');
 
 /**
- * What the charge checks compare against: the published relations (docs/carriers/247express.md) by default. Shares and
- * tolerances are decimal texts, put into SQL as exact DECIMAL literals.
+ * What the charge checks compare against: each carrier's published relations (its definition's
+ * `charges`) by default. Shares and tolerances are decimal texts, put into SQL as exact DECIMAL literals.
  */
 export const ChargeRulesSchema = z.object({
   /** One divisor for every carrier; unset, each carrier's published one (CarrierCharges). */
   volumetricDivisor: z.number().int().positive().optional(),
-  fuelShare: share.default(PUBLISHED_PRICING.fuelShare),
-  vatShare: share.default(PUBLISHED_PRICING.vatShare),
+  /** One fuel share for every carrier; unset, each carrier's published one (CarrierCharges.publishedShares). */
+  fuelShare: share.optional(),
+  /** One VAT share for every carrier; unset, each carrier's published one. */
+  vatShare: share.optional(),
   /** Money differences up to this many dong pass (the carrier rounds shares to whole dong). */
   moneyTolerance: amount.default('1'),
   /** Weight differences up to this many kilograms pass (the carrier rounds weights to 0.01 kg). */
@@ -71,6 +72,11 @@ export interface ChargeCheck {
   /** The difference is money, at stake when the check flags (the weight checks carry none). */
   readonly money: boolean;
 }
+
+/** The service ids of the carriers' far-region lines, as the checks' descriptions name them. */
+const FAR_REGION_SERVICE_IDS = KNOWN_CARRIERS.flatMap((known) => known.charges.farRegionServiceId ?? []);
+const FAR_REGION_LINES = FAR_REGION_SERVICE_IDS.join(' or ');
+const FAR_REGION_LINES_TEXT = FAR_REGION_SERVICE_IDS.map((id) => `\`${id}\``).join(' or ');
 
 /** The priceInfo components that sum to total_service_cost, nulls as 0. */
 const COMPONENTS =
@@ -128,7 +134,7 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     what: 'fuel_fee_amount is not the fuel share of price',
     billed: 'fuel_fee_amount',
     billedText: '`fuel_fee_amount`',
-    expected: ({ rules, bound }) => moneyTimesShare('price', rules.fuelShare, bound),
+    expected: ({ rules, bound }) => withShare(rules.fuelShare, 'fuel', (fuel) => moneyTimesShare('price', fuel, bound)),
     expectedText: '`price × fuel share`',
     tolerance: 'money',
     money: true,
@@ -138,18 +144,19 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     what: 'vat_amount is not the VAT share of price + price_fr + far_region_fee_amount + fuel_fee_amount',
     billed: 'vat_amount',
     billedText: '`vat_amount`',
-    expected: ({ rules, bound }) => moneyTimesShare(`(${COMPONENTS})`, rules.vatShare, bound),
+    expected: ({ rules, bound }) =>
+      withShare(rules.vatShare, 'vat', (vat) => moneyTimesShare(`(${COMPONENTS})`, vat, bound)),
     expectedText: '`(price + price_fr + far_region_fee_amount + fuel_fee_amount) × VAT share`',
     tolerance: 'money',
     money: true,
   },
   {
     name: 'far_region_line',
-    what: 'far_region_fee_amount differs from the VSVX priceInfo line (a fee without the line, or the reverse)',
+    what: `far_region_fee_amount differs from the ${FAR_REGION_LINES} priceInfo line (a fee without the line, or the reverse)`,
     billed: 'coalesce(far_region_fee_amount, 0)',
     billedText: '`far_region_fee_amount` (0 if null)',
     expected: () => 'far_region_line_cost',
-    expectedText: "the `VSVX` priceInfo line's cost (0 without it): a fee without the line, or the reverse",
+    expectedText: `the ${FAR_REGION_LINES_TEXT} priceInfo line's cost (0 without it): a fee without the line, or the reverse`,
     tolerance: 'money',
     money: true,
   },
@@ -159,7 +166,12 @@ export const CHARGE_CHECKS: readonly ChargeCheck[] = [
     billed: 'total_service_cost',
     billedText: '`total_service_cost`',
     expected: ({ rules, moneyType, bound }) =>
-      `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', rules.vatShare]), bound)} AS ${moneyType}) END`,
+      withShare(
+        rules.vatShare,
+        'vat',
+        (vat) =>
+          `CASE WHEN NOT cancelled THEN CAST(quote_total + ${moneyTimesShare('coalesce(price_fr, 0)', sumMoney(['1', vat]), bound)} AS ${moneyType}) END`,
+      ),
     expectedText:
       "the order's latest ok `price_quotes` total `+ price_fr × (1 + VAT share)` (a quote cannot know the return charge); none for cancelled orders or orders without a quote",
     tolerance: 'quote',
@@ -217,6 +229,19 @@ function volumetricDivisor(rules: ChargeRules): string {
   if (rules.volumetricDivisor !== undefined) return String(rules.volumetricDivisor);
   const divisors = KNOWN_CARRIERS.map((known) => `WHEN '${known.id}' THEN ${known.charges.volumetricDivisor}`);
   return `(CASE carrier ${divisors.join(' ')} END)`;
+}
+
+/**
+ * `expected` computed with the rules' share when they give one, else with each carrier's published
+ * share; none for a carrier that publishes none.
+ */
+function withShare(given: string | undefined, of: 'fuel' | 'vat', expected: (share: string) => string): string {
+  if (given !== undefined) return expected(given);
+  const published = KNOWN_CARRIERS.flatMap((known) => {
+    const share = known.charges.publishedShares?.[of];
+    return share === undefined ? [] : [`WHEN '${known.id}' THEN ${expected(share)}`];
+  });
+  return published.length === 0 ? 'NULL' : `(CASE carrier ${published.join(' ')} END)`;
 }
 
 /** The check's expected value, for the carriers whose answers allow the check; none for the others. */

@@ -211,8 +211,8 @@ export const SETTINGS = {
     flag: '--carrier <carrier>',
     configKey: 'carrier',
     env: 'PARCEL_RECON_CARRIER',
-    help: `the carrier whose orders are looked up (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its address`,
-    commands: ['track', 'quota'],
+    help: `the carrier whose orders are looked up (${KNOWN_CARRIERS.map((c) => c.id).join(', ')}); --tracking-url is its address, and price and images ask it at --base-url`,
+    commands: ['track', 'quota', ...CUSTOMER_OPERATIONS],
   },
   baseUrl: {
     type: httpUrl,

@@ -1,22 +1,34 @@
 import { z } from 'zod';
-import type { PriceRequest } from '../carriers/247express/contract.js';
+import type { PriceQuoteRequest } from '../carriers/carrier-price-quotes.js';
 import { SourceError } from './order-code-source.js';
 import { listColumnNames } from './source-rows.js';
 
-/** The fields of a quote row: the request's (PascalCase as the carrier names them) and the optional order_code and account. */
-export const PRICE_REQUEST_FIELDS = [
-  'ToProvinceName',
-  'ToDistrictName',
-  'ToWardName',
-  'Length',
-  'Width',
-  'Height',
-  'RealWeight',
-  'ClientHubID',
-  'ServiceTypeID',
-] as const;
-export type PriceRequestField = (typeof PRICE_REQUEST_FIELDS)[number];
+/**
+ * The request's fields, each with the name of its column in a source as the docs and messages give it
+ * (snake_case and camelCase are read too).
+ */
+const REQUEST_COLUMNS = {
+  toProvinceName: 'ToProvinceName',
+  toDistrictName: 'ToDistrictName',
+  toWardName: 'ToWardName',
+  length: 'Length',
+  width: 'Width',
+  height: 'Height',
+  realWeight: 'RealWeight',
+  clientHubId: 'ClientHubID',
+  serviceTypeId: 'ServiceTypeID',
+} as const satisfies Record<keyof PriceQuoteRequest, string>;
+
+export type PriceRequestField = keyof typeof REQUEST_COLUMNS;
+/** The fields of a quote row: the request's, and the optional order_code and account. */
 export type PriceRowField = PriceRequestField | 'order_code' | 'account';
+
+export const PRICE_REQUEST_FIELDS = Object.keys(REQUEST_COLUMNS) as PriceRequestField[];
+
+/** A field's column as the docs and messages name it. */
+function columnOf(field: PriceRowField): string {
+  return field === 'order_code' || field === 'account' ? field : REQUEST_COLUMNS[field];
+}
 
 /** A column name as compared: lower case, without `_`, `-` or blanks (`ToProvinceName`, `to_province_name`). */
 function columnKey(name: string): string {
@@ -27,7 +39,7 @@ function columnKey(name: string): string {
 }
 
 const FIELD_BY_KEY = new Map<string, PriceRowField>([
-  ...PRICE_REQUEST_FIELDS.map((field) => [columnKey(field), field] as const),
+  ...PRICE_REQUEST_FIELDS.map((field) => [columnKey(REQUEST_COLUMNS[field]), field] as const),
   ['ordercode', 'order_code'],
   ['account', 'account'],
 ]);
@@ -51,7 +63,9 @@ export function findPriceColumns(
   });
   const missing = required.filter((field) => columns[field] === undefined);
   if (missing.length > 0)
-    throw new SourceError(`${sourceName}: no ${missing.join(', ')} column; the columns are ${listColumnNames(names)}`);
+    throw new SourceError(
+      `${sourceName}: no ${missing.map(columnOf).join(', ')} column; the columns are ${listColumnNames(names)}`,
+    );
   return columns;
 }
 
@@ -87,21 +101,21 @@ const measure = (field: string, positive: boolean) =>
   );
 
 const PriceRowSchema = z.object({
-  ToProvinceName: text('ToProvinceName'),
-  ToDistrictName: text('ToDistrictName'),
-  ToWardName: text('ToWardName'),
-  Length: measure('Length', false),
-  Width: measure('Width', false),
-  Height: measure('Height', false),
-  RealWeight: measure('RealWeight', true),
-  ClientHubID: text('ClientHubID'),
-  ServiceTypeID: text('ServiceTypeID'),
-});
+  toProvinceName: text(REQUEST_COLUMNS.toProvinceName),
+  toDistrictName: text(REQUEST_COLUMNS.toDistrictName),
+  toWardName: text(REQUEST_COLUMNS.toWardName),
+  length: measure(REQUEST_COLUMNS.length, false),
+  width: measure(REQUEST_COLUMNS.width, false),
+  height: measure(REQUEST_COLUMNS.height, false),
+  realWeight: measure(REQUEST_COLUMNS.realWeight, true),
+  clientHubId: text(REQUEST_COLUMNS.clientHubId),
+  serviceTypeId: text(REQUEST_COLUMNS.serviceTypeId),
+}) satisfies z.ZodType<PriceQuoteRequest>;
 
 export type PriceRowCheck =
   | {
       readonly ok: true;
-      readonly request: PriceRequest;
+      readonly request: PriceQuoteRequest;
       readonly orderCode: string | null;
       readonly account: string | null;
     }
@@ -114,7 +128,7 @@ function optionalText(value: unknown): string | null {
 
 /**
  * Checks one row's fields as a quote request; a row that is not one is refused with every reason
- * (`Length is not a number; ClientHubID is empty`), and is never sent. `defaultClientHubId` fills a
+ * (`Length is not a number; ClientHubID is empty`, as the docs name the columns), and is never sent. `defaultClientHubId` fills a
  * missing ClientHubID.
  */
 export function checkPriceRow(
@@ -122,8 +136,8 @@ export function checkPriceRow(
   defaultClientHubId?: string,
 ): PriceRowCheck {
   const withHub =
-    optionalText(fields.ClientHubID) === null && defaultClientHubId !== undefined
-      ? { ...fields, ClientHubID: defaultClientHubId }
+    optionalText(fields.clientHubId) === null && defaultClientHubId !== undefined
+      ? { ...fields, clientHubId: defaultClientHubId }
       : fields;
   const checked = PriceRowSchema.safeParse(withHub);
   if (!checked.success) return { ok: false, reason: checked.error.issues.map((issue) => issue.message).join('; ') };

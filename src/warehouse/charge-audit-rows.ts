@@ -1,5 +1,4 @@
-import { PRICE_SERVICE } from '../carriers/247express/contract.js';
-import { neutralStatusIn } from '../carriers/carrier-definition-sql.js';
+import { farRegionLineIn, neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
 import { recordChangedRows, recordWholeTableChanged } from './partition-change-ledger.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
@@ -74,7 +73,7 @@ export function chargeAuditQuery(orders = 'orders', condition = 'true', history?
   return `
     WITH lines AS (
       SELECT carrier, order_code, CAST(sum(cost) AS ${MONEY}) AS lines_total,
-             CAST(coalesce(sum(cost) FILTER (WHERE service_id = '${PRICE_SERVICE.FAR_REGION}'), 0) AS ${MONEY}) AS far_region_line_cost,
+             CAST(coalesce(sum(cost) FILTER (WHERE ${farRegionLineIn()}), 0) AS ${MONEY}) AS far_region_line_cost,
              -- An unordered list sorted per order: an ordered string_agg sorts far slower.
              array_to_string(list_transform(list_sort(list({line_no: line_no, text: service_id || '=' || ${moneyText('cost')}})), line -> line.text), '; ') AS price_info
       FROM ${history?.charges ?? 'order_charges'} ${ofHistory([])} GROUP BY carrier, order_code

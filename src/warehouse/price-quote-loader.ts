@@ -1,5 +1,5 @@
-import type { PriceRequest, PriceResult } from '../carriers/247express/contract.js';
 import { moneyDecimal } from '../carriers/answer-sql.js';
+import type { PriceQuote, PriceQuoteRequest } from '../carriers/carrier-price-quotes.js';
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { refreshChargeAudit } from './charge-audit-rows.js';
 import { spoolFileRows, withNdjsonSpool } from './ndjson-spool.js';
@@ -7,7 +7,7 @@ import { recordChangedRows } from './partition-change-ledger.js';
 import { sqlText } from './sql-literals.js';
 import type { SqlRunner, Warehouse } from './warehouse.js';
 
-/** error_code of a quote the carrier refused (IsError true, or Errors not empty). */
+/** error_code of a quote the carrier refused. */
 export const QUOTE_CARRIER_ERROR = 'CARRIER_ERROR';
 
 /** One quote asked in a run: the request as sent, and the quote or why there is none. */
@@ -16,9 +16,9 @@ export interface PriceQuoteRow {
   readonly runId: string;
   readonly orderCode: string | null;
   readonly accountAlias: string;
-  readonly request: PriceRequest;
+  readonly request: PriceQuoteRequest;
   /** The quote; null when it failed. */
-  readonly result: PriceResult | null;
+  readonly result: PriceQuote | null;
   /** QUOTE_CARRIER_ERROR, or the failure's code (LOOKUP_MALFORMED, ...) after every retry; null when ok. */
   readonly errorCode: string | null;
   readonly errorMessage: string | null;
@@ -32,42 +32,42 @@ function quoteSpoolLine(row: PriceQuoteRow): string {
     runId: row.runId,
     orderCode: row.orderCode,
     accountAlias: row.accountAlias,
-    toProvinceName: q.ToProvinceName,
-    toDistrictName: q.ToDistrictName,
-    toWardName: q.ToWardName,
-    length: q.Length,
-    width: q.Width,
-    height: q.Height,
-    realWeight: q.RealWeight,
-    clientHubId: q.ClientHubID,
-    serviceTypeId: q.ServiceTypeID,
+    toProvinceName: q.toProvinceName,
+    toDistrictName: q.toDistrictName,
+    toWardName: q.toWardName,
+    length: q.length,
+    width: q.width,
+    height: q.height,
+    realWeight: q.realWeight,
+    clientHubId: q.clientHubId,
+    serviceTypeId: q.serviceTypeId,
     ok: r !== null,
     errorCode: row.errorCode,
     errorMessage: row.errorMessage,
-    mainPrice: r?.MainPrice ?? null,
-    totalServiceCost: r?.TotalServiceCost ?? null,
-    couponMoneyRemainder: r?.CouponMoneyRemainder ?? null,
-    depositChangeAmount: r?.DepositChangeAmount ?? null,
-    calWeight: r?.CalWeight ?? null,
-    weight: r?.Weight ?? null,
-    priceMatrixId: r?.PriceMatrixID ?? null,
+    mainPrice: r?.mainPrice ?? null,
+    totalServiceCost: r?.totalServiceCost ?? null,
+    couponMoneyRemainder: r?.couponMoneyRemainder ?? null,
+    depositChangeAmount: r?.depositChangeAmount ?? null,
+    calWeight: r?.calWeight ?? null,
+    weight: r?.weight ?? null,
+    priceMatrixId: r?.priceMatrixId ?? null,
     quotedAt: row.quotedAt,
   });
 }
 
 function* lineSpoolLines(rows: readonly PriceQuoteRow[]): Generator<string> {
   for (const row of rows) {
-    for (const [index, line] of (row.result?.ExtraServices ?? []).entries()) {
+    for (const [index, line] of (row.result?.lines ?? []).entries()) {
       yield JSON.stringify({
         quoteId: row.quoteId,
         lineNo: index + 1,
-        extraServiceId: line.ExtraServiceID,
-        serviceId: line.ServiceID,
-        serviceName: line.ServiceName,
-        type: line.Type,
-        cost: line.Cost,
-        informFee: line.InformFee,
-        isDefaultService: line.IsDefaultService,
+        extraServiceId: line.extraServiceId,
+        serviceId: line.serviceId,
+        serviceName: line.serviceName,
+        type: line.type,
+        cost: line.cost,
+        informFee: line.informFee,
+        isDefaultService: line.isDefaultService,
       });
     }
   }
@@ -101,7 +101,7 @@ const QUOTE_FIELDS = {
   quotedAt: 'TIMESTAMPTZ',
 } as const;
 
-/** The fields of an ExtraServices line's spool line (lineSpoolLines). */
+/** The fields of a quote line's spool line (lineSpoolLines). */
 const QUOTE_LINE_FIELDS = {
   quoteId: 'VARCHAR',
   lineNo: 'INTEGER',
@@ -115,7 +115,7 @@ const QUOTE_LINE_FIELDS = {
 } as const;
 
 /**
- * Loads quotes and their ExtraServices lines in one transaction through two NDJSON spool files. A
+ * Loads quotes and their charge lines in one transaction through two NDJSON spool files. A
  * failed quote is a row with ok = false, its error code and message, and no lines. Money enters as
  * exact decimal text and is stored as DECIMAL(20,4). Loading the same quotes again replaces them.
  * The quotes are `carrier`'s.

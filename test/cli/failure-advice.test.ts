@@ -15,6 +15,7 @@ import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cl
 import { EXIT, RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';
 import { UserError } from '../../src/errors/user-error.js';
+import { OperationNotOfferedError } from '../../src/pipeline/customer-operation-run.js';
 import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';
@@ -52,6 +53,11 @@ describe('product errors', () => {
         'STATEMENT_HEADER_MISMATCH',
       ],
       [new UnknownSpoolError('run-1', 'data'), 'UnknownSpoolError', 'SPOOL_NOT_FOUND'],
+      [
+        new OperationNotOfferedError('ghn', 'price', ['247express']),
+        'OperationNotOfferedError',
+        'OPERATION_NOT_OFFERED',
+      ],
       [new RedisUnavailableError('cannot reach Redis'), 'RedisUnavailableError', 'REDIS_UNAVAILABLE'],
       [new JournalBusyError('journal', 7), 'JournalBusyError', 'JOURNAL_BUSY'],
       [new JobLockHeldError('nightly', HOLDER, 'Asia/Ho_Chi_Minh'), 'JobLockHeldError', 'JOB_LOCKED'],
@@ -63,6 +69,17 @@ describe('product errors', () => {
       expect(Object.keys(ERROR_CODES)).toContain(code);
     }
     expect(new WarehouseOutOfMemoryError(LOADING_INPUTS, [])).toBeInstanceOf(WarehouseError);
+  });
+
+  it("tells a carrier without the operation asked in one line, exit 2, in each interface's words", () => {
+    const error = new OperationNotOfferedError('ghn', 'images', ['247express']);
+    expect(exitCodeOf(error.code)).toBe(2);
+    expect(failureLine(error, 'command')).toBe(
+      'ghn offers no order images; images runs for 247express: nothing was sent; give --carrier a carrier that offers it',
+    );
+    expect(failureLine(new OperationNotOfferedError('ghn', 'price', ['247express']), 'job')).toBe(
+      "ghn offers no price calculation; price runs for 247express: nothing was sent; the finance audit quotes the configured carrier's orders: set carrier to one that offers it, or leave financeAudit.destinations unset",
+    );
   });
 
   it('keeps the lookup and image-download codes the warehouse stores', () => {

@@ -34,15 +34,15 @@ const EXPECTED: PriceInput[] = [
   {
     kind: 'request',
     request: {
-      ToProvinceName: 'Hà Nội',
-      ToDistrictName: 'Quận Ba Đình',
-      ToWardName: 'Phường Kim Mã',
-      Length: 10,
-      Width: 20.5,
-      Height: 30,
-      RealWeight: 1.25,
-      ClientHubID: 'HNI-HUB-1',
-      ServiceTypeID: 'DE',
+      toProvinceName: 'Hà Nội',
+      toDistrictName: 'Quận Ba Đình',
+      toWardName: 'Phường Kim Mã',
+      length: 10,
+      width: 20.5,
+      height: 30,
+      realWeight: 1.25,
+      clientHubId: 'HNI-HUB-1',
+      serviceTypeId: 'DE',
     },
     orderCode: 'EX100000001',
     account: 'hanoi-shop',
@@ -97,7 +97,7 @@ describe('quote requests from DuckDB', () => {
         },
       ),
     );
-    expect(items[0]).toMatchObject({ kind: 'request', request: { ClientHubID: 'HUB-X' } });
+    expect(items[0]).toMatchObject({ kind: 'request', request: { clientHubId: 'HUB-X' } });
   });
 });
 
@@ -178,15 +178,15 @@ describe('quote requests from CSV', () => {
         {
           kind: 'request',
           request: {
-            ToProvinceName: 'Hà Nội',
-            ToDistrictName: 'Quận Ba Đình; cũ',
-            ToWardName: 'Phường Kim Mã',
-            Length: 10,
-            Width: 20.5,
-            Height: 30,
-            RealWeight: 1.25,
-            ClientHubID: 'HNI-HUB-1',
-            ServiceTypeID: 'DE',
+            toProvinceName: 'Hà Nội',
+            toDistrictName: 'Quận Ba Đình; cũ',
+            toWardName: 'Phường Kim Mã',
+            length: 10,
+            width: 20.5,
+            height: 30,
+            realWeight: 1.25,
+            clientHubId: 'HNI-HUB-1',
+            serviceTypeId: 'DE',
           },
           orderCode: 'EX100000001',
           account: null,

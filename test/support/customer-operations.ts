@@ -16,6 +16,7 @@ export function customerRunOptions(
 ): CustomerRunOptions {
   return {
     job: 'test',
+    carrier: '247express',
     keys,
     client: {
       baseUrl: sandbox.url,

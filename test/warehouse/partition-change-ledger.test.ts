@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CarrierInstant, PriceRequest } from '../../src/carriers/247express/contract.js';
+import type { PriceQuoteRequest } from '../../src/carriers/carrier-price-quotes.js';
+import type { CarrierInstant } from '../../src/carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { loadCallbackJournalSlice } from '../../src/warehouse/callback-event-loader.js';
 import { loadImageLists } from '../../src/warehouse/image-list-loader.js';
@@ -143,16 +144,16 @@ async function ingestCallbacks(warehouse: Warehouse, dir: string, segment: strin
   );
 }
 
-const REQUEST: PriceRequest = {
-  ToProvinceName: 'Hà Nội',
-  ToDistrictName: 'Ba Đình',
-  ToWardName: 'Kim Mã',
-  Length: 10,
-  Width: 10,
-  Height: 10,
-  RealWeight: 1,
-  ClientHubID: 'hub-1',
-  ServiceTypeID: 'DE',
+const REQUEST: PriceQuoteRequest = {
+  toProvinceName: 'Hà Nội',
+  toDistrictName: 'Ba Đình',
+  toWardName: 'Kim Mã',
+  length: 10,
+  width: 10,
+  height: 10,
+  realWeight: 1,
+  clientHubId: 'hub-1',
+  serviceTypeId: 'DE',
 };
 
 /** A quote the carrier refused: a row without lines. */

@@ -1,12 +1,14 @@
 import type { CarrierDefinition } from '../carrier-definition.js';
 import { CHARGE_CHECK_NAMES } from '../charge-check-names.js';
 import { EXPRESS_CALLBACKS } from './callback-message.js';
+import { EXPRESS_ORDER_IMAGES, EXPRESS_PRICE_QUOTES } from './customer-operations.js';
 import { checkOrderCode } from './order-code.js';
 import {
   DELAY_REASONS,
   DOCUMENTED_LIMITS,
   FAILED_ATTEMPT_STATUSES,
   ORDER_STATUSES,
+  PRICE_SERVICE,
   PUBLISHED_PRICING,
   SETTLING_TRACKING_ERRORS,
   TRACKING_ERROR,
@@ -41,7 +43,14 @@ export const EXPRESS_247: CarrierDefinition = {
   },
   accountShops: false,
   // Its answer gives every part of its published price relations.
-  charges: { volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor, checks: CHARGE_CHECK_NAMES },
+  charges: {
+    volumetricDivisor: PUBLISHED_PRICING.volumetricDivisor,
+    checks: CHARGE_CHECK_NAMES,
+    publishedShares: { fuel: PUBLISHED_PRICING.fuelShare, vat: PUBLISHED_PRICING.vatShare },
+    farRegionServiceId: PRICE_SERVICE.FAR_REGION,
+  },
   statementTemplate: EXPRESS_STATEMENT_TEMPLATE,
   callbacks: EXPRESS_CALLBACKS,
+  priceQuotes: EXPRESS_PRICE_QUOTES,
+  orderImages: EXPRESS_ORDER_IMAGES,
 };

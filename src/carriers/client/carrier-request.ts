@@ -58,19 +58,6 @@ export interface AnswerLimits {
 }
 
 /**
- * Sends one request to the carrier and reads its body as text: a 2xx answer's body, else the failure
- * (429 with its Retry-After, another status, a body over the limit, a timeout or a connection
- * failure). One call, one attempt.
- */
-export async function carrierRequestText(
-  pool: Pool,
-  request: Dispatcher.RequestOptions,
-  limits: AnswerLimits,
-): Promise<string> {
-  return (await carrierRequestBytes(pool, request, limits)).toString('utf8');
-}
-
-/**
  * The whole body, or AnswerTooLargeFailure as soon as it is known to pass the limit: from its
  * Content-Length before any byte is read, else from the bytes counted as they stream. Destroying the
  * body aborts the request, so the rest is never received, let alone kept.
@@ -99,8 +86,10 @@ async function bodyWithin(
 }
 
 /**
- * carrierRequestText's body as its UTF-8 bytes (without a byte order mark), for a caller that also
- * writes them out as they came, without encoding them again. Bytes that are not UTF-8 come back as
+ * Sends one request to the carrier and reads its body: a 2xx answer's body, else the failure (429
+ * with its Retry-After, another status, a body over the limit, a timeout or a connection failure).
+ * One call, one attempt. The body comes as its UTF-8 bytes (without a byte order mark), for a caller
+ * that also writes them out as they came, without encoding them again. Bytes that are not UTF-8 come back as
  * the text decoder reads them (each bad sequence a U+FFFD), so the bytes and the text always agree.
  */
 export async function carrierRequestBytes(

@@ -29,8 +29,7 @@ export class DefinedCarrierTracker implements CarrierTracker {
   }
 
   lookup(alias: string, orderCode: string, signal?: AbortSignal): Promise<TrackerAnswer> {
-    const account = { key: this.keys.keyOf(alias), shop: this.keys.shopOf(alias) };
-    return this.carrier.tracking.lookup(account, orderCode, this.transport.call(signal));
+    return this.carrier.tracking.lookup(this.keys.accountOf(alias), orderCode, this.transport.call(signal));
   }
 
   close(): Promise<void> {

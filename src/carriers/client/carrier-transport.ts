@@ -8,7 +8,10 @@ import { MalformedAnswerFailure } from './lookup-failures.js';
 
 /** A carrier's address and how each request to it is bounded. */
 export interface TransportOptions {
-  /** The carrier's base address: 247Express's `{tracking_url}`, GHN's `…/shiip/public-api`; its path is kept. */
+  /**
+   * The address the requests' paths are below, its path kept: 247Express's `{tracking_url}` for
+   * tracking and `{base_url}` for its customer operations, GHN's `…/shiip/public-api`.
+   */
   readonly trackingUrl: string;
   /** Time allowed for one request, headers and body. */
   readonly timeoutMs: number;
@@ -16,6 +19,8 @@ export interface TransportOptions {
   readonly maxAnswerBytes: number;
   /** Keep-alive connections to the carrier. */
   readonly connections: number;
+  /** The header a request's `key` is sent in, for operations whose carrier does not document it. */
+  readonly keyHeader?: string;
 }
 
 /**
@@ -48,10 +53,11 @@ export class CarrierTransport {
     check: (decoded: unknown) => PayloadCheck<T>,
     signal: AbortSignal | undefined,
   ): Promise<CheckedAnswer<T>> {
+    const headers = this.headersOf(request);
     const httpRequest: Dispatcher.RequestOptions = {
       method: request.method,
       path: `${this.basePath}${request.path}`,
-      ...(request.headers ? { headers: request.headers } : {}),
+      ...(headers ? { headers } : {}),
       ...(request.body !== undefined ? { body: request.body } : {}),
       ...(signal ? { signal } : {}),
     };
@@ -62,6 +68,14 @@ export class CarrierTransport {
     const checked = check(decoded);
     if (!checked.ok) throw new MalformedAnswerFailure(checked.message);
     return { value: checked.value, decoded, body };
+  }
+
+  /** The request's headers, with its key in the key header when it carries one. */
+  private headersOf(request: CarrierRequest): Readonly<Record<string, string>> | undefined {
+    if (request.key === undefined) return request.headers;
+    const { keyHeader } = this.options;
+    if (keyHeader === undefined) throw new RangeError('a request carries a key, and the transport has no key header');
+    return { ...request.headers, [keyHeader]: request.key };
   }
 
   async close(): Promise<void> {

@@ -23,25 +23,6 @@ export function redactDecoded(value: unknown, keys: KeyRing): unknown {
 }
 
 /**
- * A carrier's answer text with every configured key cleared out, before anything reads it: as
- * written, and spelled with escapes in a JSON answer, which is then written again from its cleared
- * value. The same string when it held no key.
- */
-export function redactAnswerText(text: string, keys: KeyRing): string {
-  const redacted = keys.redact(text);
-  // Without a backslash the decoded strings are the text's own: nothing is left to clear.
-  if (!redacted.includes('\\')) return redacted;
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(redacted);
-  } catch {
-    return redacted;
-  }
-  const cleared = redactDecoded(decoded, keys);
-  return cleared === decoded ? redacted : JSON.stringify(cleared);
-}
-
-/**
  * A JSON answer read with every configured key cleared out of it before anything reads it: its
  * decoded value, and its body as it came when nothing was cleared (else written again from what was
  * left). Throws MalformedAnswerFailure when the body is not JSON.

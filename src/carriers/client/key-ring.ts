@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import type { CarrierAccount } from '../carrier-tracking.js';
 
 /** What stands where a key was in text from the carrier. */
 const REDACTED_KEY = '[redacted]';
@@ -45,6 +46,11 @@ export class KeyRing {
   /** The shop of an alias, where one is given; not a secret. */
   shopOf(alias: string): string | undefined {
     return this.shops.get(alias);
+  }
+
+  /** The account of an alias as a carrier's contract code is given it: its key and its shop. */
+  accountOf(alias: string): CarrierAccount {
+    return { key: this.keyOf(alias), shop: this.shopOf(alias) };
   }
 
   /** The alias whose key this is, or undefined. */

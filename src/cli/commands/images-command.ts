@@ -112,7 +112,7 @@ export function imagesCommand(): Command {
     const flags = checkFlags(ImagesFlagsSchema, raw);
     const logger = createLogger({ level: flags.logLevel });
     const settings = await loadSettings('images', raw, process.env);
-    const options = await customerRunOptions(settings, process.env, logger, flags.job);
+    const options = await customerRunOptions(settings, process.env, logger, flags.job, 'images');
     const dbPath = settings.values.warehouse;
     if (flags.download === undefined && (flags.allowHost.length > 0 || raw.maxBytes !== undefined))
       throw new UserError('--allow-host and --max-bytes need --download DIR');

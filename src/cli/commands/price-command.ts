@@ -39,6 +39,7 @@ type PriceFlags = z.output<typeof PriceFlagsSchema>;
 /** The source the flags name, checked before the warehouse is opened; --for-orders reads the warehouse it is given. */
 async function sourceFromFlags(
   flags: PriceFlags,
+  carrier: string,
   env: NodeJS.ProcessEnv,
 ): Promise<(warehouse: Warehouse) => PriceInputSource> {
   const given = [flags.input, flags.forOrders].filter((v) => v !== undefined).length + querySourcesGiven(flags);
@@ -54,7 +55,7 @@ async function sourceFromFlags(
     throw new UserError('--sheet: names a sheet of the .xlsx --input or --for-orders workbook');
   const options = { defaultClientHubId: flags.clientHubId, delimiter: flags.delimiter, sheet };
   if (input !== undefined) return () => tablePriceRequests(tableFile(input, options), options);
-  if (forOrders !== undefined) return (warehouse) => orderPriceRequests(warehouse, forOrders, options);
+  if (forOrders !== undefined) return (warehouse) => orderPriceRequests(warehouse, carrier, forOrders, options);
   const query = await querySourceOf(flags, env, 'the request columns');
   return () => tablePriceRequests(query!, options);
 }
@@ -107,9 +108,9 @@ export function priceCommand(): Command {
     const flags = checkFlags(PriceFlagsSchema, raw);
     const logger = createLogger({ level: flags.logLevel });
     const settings = await loadSettings('price', raw, process.env);
-    const options = await customerRunOptions(settings, process.env, logger, flags.job);
+    const options = await customerRunOptions(settings, process.env, logger, flags.job, 'price');
     const dbPath = settings.values.warehouse;
-    const source = await sourceFromFlags(flags, process.env);
+    const source = await sourceFromFlags(flags, options.carrier, process.env);
     await runOnWarehouse(
       dbPath,
       flags,

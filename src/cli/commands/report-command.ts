@@ -231,8 +231,14 @@ function chargesCommand(): Command {
       '--volumetric-divisor <n>',
       "cal_weight = length x width x height / this, for every carrier (default: each carrier's published divisor)",
     )
-    .option('--fuel-share <share>', 'fuel fee as a share of price', '0.2')
-    .option('--vat-share <share>', 'VAT as a share of price + price_fr + far-region fee + fuel', '0.1')
+    .option(
+      '--fuel-share <share>',
+      "fuel fee as a share of price, for every carrier (default: each carrier's published share)",
+    )
+    .option(
+      '--vat-share <share>',
+      "VAT as a share of price + price_fr + far-region fee + fuel, for every carrier (default: each carrier's published share)",
+    )
     .option('--money-tolerance <dong>', 'money differences up to this pass', '1')
     .option('--weight-tolerance <kg>', 'weight differences up to this pass', '0.01')
     .option('--quote-tolerance <dong>', 'how far the total may be from the price quote', '1')
