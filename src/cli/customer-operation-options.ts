@@ -3,12 +3,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { RUN_EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
-import {
-  type CustomerOperation,
-  type CustomerRunOptions,
-  type OperationProgress,
-  offeredOperation,
-} from '../pipeline/customer-operation-run.js';
+import type { CustomerRunOptions, OperationProgress } from '../pipeline/customer-operation-run.js';
+import { type CustomerOperation, offeredOperation } from '../pipeline/offered-operations.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import { SETTINGS, type Settings } from '../settings/catalog.js';
 import { withSettingOptions } from '../settings/command-options.js';

@@ -1,15 +1,10 @@
 import pRetry from 'p-retry';
 import type { Logger } from 'pino';
-import type { CarrierDefinition } from '../carriers/carrier-definition.js';
-import type { CarrierOrderImages } from '../carriers/carrier-order-images.js';
-import type { CarrierPriceQuotes } from '../carriers/carrier-price-quotes.js';
 import { carrierDayOf } from '../carriers/carrier-time.js';
 import type { CarrierAccount, CarrierCall } from '../carriers/carrier-tracking.js';
 import { CarrierTransport } from '../carriers/client/carrier-transport.js';
 import type { KeyRing } from '../carriers/client/key-ring.js';
 import { HttpStatusFailure, LookupFailure } from '../carriers/client/lookup-failures.js';
-import { findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
-import { ProductError } from '../errors/product-error.js';
 import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
@@ -49,56 +44,6 @@ export interface OperationClientOptions {
   readonly maxAnswerBytes: number;
   /** Keep-alive connections to the carrier. */
   readonly connections: number;
-}
-
-/** The operations a carrier may offer beside tracking, each what its definition declares. */
-interface CustomerOperations {
-  readonly price: CarrierPriceQuotes;
-  readonly images: CarrierOrderImages;
-}
-
-export type CustomerOperation = keyof CustomerOperations;
-
-const OPERATION_NAMES: Readonly<Record<CustomerOperation, string>> = {
-  price: 'price calculation',
-  images: 'order images',
-};
-
-function operationOf<K extends CustomerOperation>(
-  carrier: CarrierDefinition,
-  operation: K,
-): CustomerOperations[K] | undefined {
-  const offered: Partial<CustomerOperations> = { price: carrier.priceQuotes, images: carrier.orderImages };
-  return offered[operation] as CustomerOperations[K] | undefined;
-}
-
-/** A run asked of a carrier that does not offer its operation: nothing was sent. */
-export class OperationNotOfferedError extends ProductError {
-  constructor(
-    readonly carrier: string,
-    readonly operation: CustomerOperation,
-    /** The carriers that offer it. */
-    readonly offeredBy: readonly string[],
-  ) {
-    super(
-      'OPERATION_NOT_OFFERED',
-      `${carrier} offers no ${OPERATION_NAMES[operation]}; ${operation} runs for ${offeredBy.join(', ') || 'no carrier'}`,
-    );
-  }
-}
-
-/** The carrier's `operation` as its definition declares it; OperationNotOfferedError when it has none. */
-export function offeredOperation<K extends CustomerOperation>(carrierId: string, operation: K): CustomerOperations[K] {
-  const carrier = findCarrier(carrierId);
-  if (carrier === undefined) throw new RangeError(`no carrier ${carrierId}`);
-  const offered = operationOf(carrier, operation);
-  if (offered === undefined)
-    throw new OperationNotOfferedError(
-      carrierId,
-      operation,
-      KNOWN_CARRIERS.filter((known) => operationOf(known, operation) !== undefined).map((known) => known.id),
-    );
-  return offered;
 }
 
 /** What the price and images runs share. */

@@ -19,9 +19,9 @@ import {
   KEY_NOT_FOUND,
   KEY_REFUSED,
   type OperationRunIdentity,
-  offeredOperation,
   operationExitState,
 } from './customer-operation-run.js';
+import { offeredOperation } from './offered-operations.js';
 import type { RunExitState } from './run-lifecycle.js';
 
 export interface ImagesRunOptions extends CustomerRunOptions {

@@ -9,9 +9,9 @@ import {
   KEY_NOT_FOUND,
   KEY_REFUSED,
   type OperationRunIdentity,
-  offeredOperation,
   operationExitState,
 } from './customer-operation-run.js';
+import { offeredOperation } from './offered-operations.js';
 import type { PriceInputSource } from './price-inputs.js';
 import { exitStateOfError, type RunExitState } from './run-lifecycle.js';
 

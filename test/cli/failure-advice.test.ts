@@ -15,7 +15,7 @@ import { adviceFor, exitCodeOf, failureLine, productErrorOf } from '../../src/cl
 import { EXIT, RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { ERROR_CODES, type ErrorCode, ProductError } from '../../src/errors/product-error.js';
 import { UserError } from '../../src/errors/user-error.js';
-import { OperationNotOfferedError } from '../../src/pipeline/customer-operation-run.js';
+import { OperationNotOfferedError } from '../../src/pipeline/offered-operations.js';
 import { UnknownSpoolError } from '../../src/pipeline/tracking/replay-runs.js';
 import { RedisUnavailableError } from '../../src/quota/redis-connection.js';
 import { PartnerRecordsError } from '../../src/reports/partner-records.js';
