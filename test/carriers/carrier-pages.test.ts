@@ -28,7 +28,6 @@ describe('the carriers pages', () => {
         const row = rows.find((cells) => cells[0] === status.code && cells[1] === status.name);
         expect(row?.slice(2, 4), status.code).toEqual([`\`${status.neutral}\``, status.terminal ? 'yes' : 'no']);
       }
-      expect((await page('README.md')).includes(`src/carriers/${id}/`)).toBe(true);
     },
   );
 

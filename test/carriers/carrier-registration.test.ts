@@ -15,9 +15,9 @@ import { MalformedAnswerFailure } from '../../src/carriers/client/lookup-failure
 import { GHN } from '../../src/carriers/ghn/carrier.js';
 import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../../src/carriers/known-carriers.js';
 import type { PayloadCheck } from '../../src/carriers/payload-validation.js';
-import { GHN_SANDBOX } from '../../src/sandbox/carriers/ghn/sandbox-carrier.js';
+import { SANDBOX_CARRIER as GHN_SANDBOX } from '../../src/sandbox/carriers/ghn/sandbox-carrier.js';
 import type { SandboxCarrier } from '../../src/sandbox/carriers/sandbox-carrier.js';
-import { SANDBOX_CARRIERS } from '../../src/sandbox/carriers/sandbox-carriers.js';
+import { SANDBOX_CARRIERS, sandboxCarrierOf } from '../../src/sandbox/carriers/sandbox-carriers.js';
 import { type RunningSandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 import { respond } from '../../src/sandbox/server/faulty-answer.js';
 
@@ -232,9 +232,16 @@ describe("a third carrier's tracking, declared in its definition", () => {
 });
 
 describe("a third carrier's sandbox, declared as one plug-in", () => {
-  it('is registered for every known carrier the sandbox does not serve at its root', () => {
+  it("is found by the carrier's id for every known carrier the sandbox does not serve at its root", () => {
     expect(SANDBOX_CARRIERS.map((carrier) => carrier.id)).toEqual(
       KNOWN_CARRIERS.map((carrier) => carrier.id).filter((id) => id !== DEFAULT_CARRIER_ID),
+    );
+    expect(SANDBOX_CARRIERS).toContain(GHN_SANDBOX);
+  });
+
+  it('names the missing folder of a carrier that has no sandbox', async () => {
+    await expect(sandboxCarrierOf('ghtk')).rejects.toThrow(
+      'the sandbox serves no carrier ghtk: src/sandbox/carriers/ghtk/sandbox-carrier.ts must export its SANDBOX_CARRIER',
     );
   });
 

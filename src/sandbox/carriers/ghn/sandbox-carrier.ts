@@ -6,7 +6,7 @@ import { ghnAnomalies } from './ghn-truth.js';
 import { GHN_WEBHOOK_DIALECT } from './ghn-webhooks.js';
 
 /** GHN in the sandbox: its detail and fee calls, its webhooks, and the billing anomalies planted in its orders. */
-export const GHN_SANDBOX: SandboxCarrier = {
+export const SANDBOX_CARRIER: SandboxCarrier = {
   id: GHN.id,
   name: GHN.name,
   basePath: GHN_SANDBOX_BASE_PATH,
