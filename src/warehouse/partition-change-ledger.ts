@@ -26,9 +26,17 @@ function specOf(table: string): PartitionSpec {
 }
 
 /**
- * Records that the partitions of `table` holding the rows of `rows` changed: a relation with the
- * table's columns (its carrier and the column that places a row, or the keys of the row it belongs
- * to). A write that removes or moves rows records them before, one that adds rows after.
+ * The rows of `table` whose partitions a write changed: a relation with the table's columns (its
+ * carrier and the column that places a row, or the keys of the row it belongs to).
+ */
+export interface ChangedRows {
+  readonly table: string;
+  readonly rows: string;
+}
+
+/**
+ * Records that the partitions of `table` holding the rows of `rows` changed. A write that removes or
+ * moves rows records them before, one that adds rows after.
  */
 export async function recordChangedRows(
   sql: SqlRunner,
@@ -36,10 +44,29 @@ export async function recordChangedRows(
   rows: string,
   parameters?: SqlParameters,
 ): Promise<void> {
+  await recordChangedRowsOf(sql, [{ table, rows }], parameters);
+}
+
+/**
+ * recordChangedRows for the rows of several tables, each named once, in one statement: a write of
+ * many tables, such as a batch of the tracking load, pays for one.
+ */
+export async function recordChangedRowsOf(
+  sql: SqlRunner,
+  changes: readonly ChangedRows[],
+  parameters?: SqlParameters,
+): Promise<void> {
+  if (new Set(changes.map((change) => change.table)).size !== changes.length)
+    throw new RangeError('each table is named once in a statement of the ledger: an upsert changes a row once');
+  if (changes.length === 0) return;
+  const partitions = changes.map(
+    ({ table, rows }) =>
+      `SELECT ${sqlText(table)} AS relation, carrier, month FROM (${specOf(table).partitionsOf(rows)})`,
+  );
   await sql.run(
     `INSERT INTO ${PARTITION_CHANGES_TABLE}
-     SELECT ${sqlText(table)}, ${PARTITION_KEY_SQL}, ${NEXT_CHANGE_SEQUENCE}
-     FROM (${specOf(table).partitionsOf(rows)})
+     SELECT relation, ${PARTITION_KEY_SQL}, ${NEXT_CHANGE_SEQUENCE}
+     FROM (${partitions.join(' UNION ALL ')})
      ${UPSERT}`,
     parameters,
   );

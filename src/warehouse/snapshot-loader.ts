@@ -5,7 +5,7 @@ import { refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
-import { recordChangedRows } from './partition-change-ledger.js';
+import { recordChangedRows, recordChangedRowsOf } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
@@ -176,16 +176,21 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
                     WHERE ${sameOrder('stored', 's')} AND stored.last_seen_at > s.last_seen_at)`,
     );
     await recordOrderChanges(sql, STAGED, STORED);
-    // A change is seen when its snapshot was.
-    await recordChangedRows(sql, 'order_changes', `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}`);
   }
   await recordDeliveryFailures(sql, STAGED);
-  await recordChangedRows(sql, 'delivery_failures', `SELECT * FROM delivery_failures WHERE ${ofStagedOrders}`);
+  // The partitions of the rows the batch is about to replace, and of its changes and failures: one statement.
+  await recordChangedRowsOf(sql, [
+    { table: 'delivery_failures', rows: `SELECT * FROM delivery_failures WHERE ${ofStagedOrders}` },
+    // A change is seen when its snapshot was.
+    ...(anyStored
+      ? [
+          { table: 'order_changes', rows: `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}` },
+          ...HISTORY_TABLES.map((table) => ({ table, rows: `SELECT * FROM ${table} WHERE ${ofStagedOrders}` })),
+        ]
+      : []),
+  ]);
   for (const table of HISTORY_TABLES) {
-    if (anyStored) {
-      await recordChangedRows(sql, table, `SELECT * FROM ${table} WHERE ${ofStagedOrders}`);
-      await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
-    }
+    if (anyStored) await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
   }
   // The staged orders with their first sighting, and a date: one without a date of its own is dated by it.
@@ -201,8 +206,10 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
      LEFT JOIN status_codes AS status_code ON status_code.carrier = d.carrier AND status_code.code = d.status`,
   );
   // Recorded once the orders are stored: the rows placed by their order's month find it.
-  await recordChangedRows(sql, 'orders', `SELECT * FROM ${dated} AS d`);
-  for (const table of HISTORY_TABLES) await recordChangedRows(sql, table, historyRowsSelect(table, STAGED));
+  await recordChangedRowsOf(sql, [
+    { table: 'orders', rows: `SELECT * FROM ${dated} AS d` },
+    ...HISTORY_TABLES.map((table) => ({ table, rows: historyRowsSelect(table, STAGED) })),
+  ]);
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
   await refreshChargeAuditOf(sql, STAGED, anyStored, {
