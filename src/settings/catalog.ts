@@ -585,7 +585,7 @@ export const SETTINGS = {
   },
   'payouts.carrier': {
     type: payoutCarrierId,
-    defaultText: "the layout's carrier, else 247express",
+    defaultText: `the layout's carrier, else ${DEFAULT_CARRIER_ID}`,
     flag: '--carrier <name>',
     configKey: 'payouts.carrier',
     help: `the carrier whose payout statement is imported: ${PAYOUT_CARRIERS.join(', ')}`,
@@ -596,7 +596,7 @@ export const SETTINGS = {
     defaultText: "the carrier's template",
     flag: '--layout <name>',
     configKey: 'payouts.layout',
-    help: "the statement's column layout: a template (247express, ghn) or a layout of payouts.layouts",
+    help: `the statement's column layout: a carrier's template (${PAYOUT_CARRIERS.join(', ')}) or a layout of payouts.layouts`,
     commands: ['payouts import'],
   },
   'payouts.layouts': {

@@ -114,7 +114,7 @@ function callbackEndpoints(authenticator: CallbackAuthenticator, token: string |
 
 function serveCommand(): Command {
   const command = new Command('serve').description(
-    "Receive the carriers' status callbacks (247Express's on POST /IntergrationAPI, GHN's webhooks on POST /ghn/webhook): journal each to disk before acknowledging it, load the journal into the warehouse when it is free.",
+    `Receive the carriers' status callbacks (${KNOWN_CARRIERS.flatMap((carrier) => (carrier.callbacks === undefined ? [] : [`${carrier.name}'s on POST ${carrier.callbacks.path}`])).join(', ')}): journal each to disk before acknowledging it, load the journal into the warehouse when it is free.`,
   );
   return withSettingOptions(command, 'callbacks serve', SETTINGS)
     .requiredOption('--port <n>', 'port to listen on (0: any free port, logged)')
