@@ -132,7 +132,7 @@ async function removeFiles(folder: string, paths: Iterable<string>): Promise<voi
     await rmdir(join(folder, parent)).catch(() => undefined);
 }
 
-/** Removes what a killed export left: its manifest, and the files no manifest names. */
+/** Removes what a killed export left: its manifest, and the files no manifest names, its staging folder's among them. */
 async function removeLeftovers(folder: string, manifest: SnapshotManifest | undefined): Promise<void> {
   const named = new Set(manifest === undefined ? [] : filesOfManifest(manifest));
   for (const entry of await readdir(folder))
@@ -216,6 +216,7 @@ async function rowsOfFiles(sql: SqlRunner, folder: string, files: readonly strin
 
 interface RelationWrite {
   readonly sql: SqlRunner;
+  /** Where the files are written, in the layout of the snapshot folder: the export's staging folder. */
   readonly folder: string;
   readonly id: string;
   readonly name: string;
@@ -385,21 +386,30 @@ async function writeRelations(
   });
 }
 
-/** Flushes the files an export wrote, and their folders, to the disk before the manifest names them. */
-async function flushWritten(folder: string, paths: readonly string[]): Promise<void> {
+/**
+ * Moves the files an export wrote from its staging folder into their partitions' folders, each whole
+ * (a rename), and flushes them and their folders to the disk before the manifest names them.
+ */
+async function publishWritten(staging: string, folder: string, paths: readonly string[]): Promise<void> {
   const parents = new Set<string>();
   for (const path of paths) {
+    await mkdir(join(folder, dirname(path)), { recursive: true });
+    await rename(join(staging, path), join(folder, path));
     await fsyncPath(join(folder, path));
     for (let parent = dirname(path); parent !== '.'; parent = dirname(parent)) parents.add(parent);
   }
   for (const parent of parents) await fsyncPath(join(folder, parent));
+  await fsyncPath(folder);
 }
 
 /**
  * Exports the warehouse as a Parquet snapshot into the folder `to` (see parquet-snapshot.ts for the
- * layout): the partitions whose rows changed since the snapshot there, under new file names, flushed
- * to disk, then a new manifest renamed over the old, then the files it no longer names removed. A kill
- * at any point leaves the manifest naming a whole snapshot; the next export removes what it left.
+ * layout): the partitions whose rows changed since the snapshot there, written under new file names
+ * into a hidden staging folder and moved into their partitions' folders once all are written, flushed
+ * to disk, then a new manifest renamed over the old, then the files it no longer names removed. A
+ * reader of the plain folder never sees a file being written, and sees a rewritten partition's old and
+ * new file together only between those moves and the removals. A kill at any point leaves the manifest
+ * naming a whole snapshot; the next export removes what it left.
  */
 export async function exportSnapshot(
   warehouse: WarehouseSession,
@@ -415,13 +425,16 @@ export async function exportSnapshot(
   await makeFolder(folder);
   const id = exportId(exportedAt);
   const partialManifest = join(folder, `${MANIFEST_FILE}.partial-${process.pid}`);
+  // Hidden (a leading dot) and outside every table's folder: engines reading the folder skip it.
+  const staging = join(folder, `.partial-${process.pid}`);
   let mark: string | undefined;
   let published = false;
   try {
     mark = await claim(folder);
     const before = previous.kind === 'folder' ? previous.manifest : undefined;
     await removeLeftovers(folder, before);
-    const { relations, changeSequence } = await writeRelations(warehouse, folder, id, before);
+    await mkdir(staging);
+    const { relations, changeSequence } = await writeRelations(warehouse, staging, id, before);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       schemaVersion: await schemaVersion(warehouse),
@@ -431,7 +444,8 @@ export async function exportSnapshot(
     };
     const kept = new Set(before === undefined ? [] : filesOfManifest(before));
     const written = filesOfManifest(manifest).filter((path) => !kept.has(path));
-    await flushWritten(folder, written);
+    await publishWritten(staging, folder, written);
+    await rm(staging, { recursive: true, force: true });
     await writeFile(partialManifest, `${JSON.stringify(manifest, null, 2)}\n`);
     await fsyncPath(partialManifest);
     await rename(partialManifest, join(folder, MANIFEST_FILE));
@@ -453,7 +467,7 @@ export async function exportSnapshot(
     return { to: dir, manifest, partitionsWritten, partitionsKept: partitions - partitionsWritten };
   } catch (error) {
     // What this export made goes, so a full disk gets its room back; the snapshot before it stays.
-    if (!published) await discard(folder, id, made, partialManifest);
+    if (!published) await discard(folder, id, made, partialManifest, staging);
     throw diskFaultOf(error) ?? error;
   } finally {
     if (mark !== undefined)
@@ -462,12 +476,19 @@ export async function exportSnapshot(
 }
 
 /** Removes what an export that failed wrote: its files, its manifest, and the folder when it made it. */
-async function discard(folder: string, id: string, made: boolean, partialManifest: string): Promise<void> {
+async function discard(
+  folder: string,
+  id: string,
+  made: boolean,
+  partialManifest: string,
+  staging: string,
+): Promise<void> {
   if (made) {
     await rm(folder, { recursive: true, force: true });
     return;
   }
   await rm(partialManifest, { force: true });
+  await rm(staging, { recursive: true, force: true });
   const ours = (await dataFilesOf(folder).catch(() => [])).filter((path) => basename(path).startsWith(`part-${id}`));
   await removeFiles(folder, ours).catch(() => undefined);
 }
