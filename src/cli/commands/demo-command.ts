@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
 import { KeyRing } from '../../carriers/client/key-ring.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../../carriers/known-carriers.js';
@@ -28,8 +28,8 @@ function sampleOrdersOf(carrierId: string): string {
 
 /** The flag naming the CSV of a served carrier's orders: `--ghn-input`. */
 function inputFlagOf(carrierId: string): { flag: string; key: string } {
-  const key = `${carrierId.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Input`;
-  return { flag: `--${carrierId}-input <file>`, key };
+  const flag = `--${carrierId}-input <file>`;
+  return { flag, key: new Option(flag).attributeName() };
 }
 
 /** What differs between the demo's runs: the carrier, its sandbox address, its accounts' keys, its codes. */

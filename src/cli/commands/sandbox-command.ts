@@ -369,8 +369,7 @@ const KNOBS: readonly Knob[] = [
 const CLI_DEFAULTS: Record<string, unknown> = { port: 8247, start: 'now', clockMode: 'realtime' };
 
 function optionKey(knob: Knob): string {
-  const name = knob.flag.split(' ')[0]!.replace(/^--/, '');
-  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return new Option(knob.flag).attributeName();
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
