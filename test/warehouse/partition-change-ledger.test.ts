@@ -7,6 +7,7 @@ import { loadCallbackJournalSlice } from '../../src/warehouse/callback-event-loa
 import { loadImageLists } from '../../src/warehouse/image-list-loader.js';
 import { exportSnapshot } from '../../src/warehouse/parquet-snapshot-export.js';
 import { openSnapshot } from '../../src/warehouse/parquet-snapshot-reader.js';
+import { PARTITION_CHANGES_TABLE, recordChangedRowsOf } from '../../src/warehouse/partition-change-ledger.js';
 import { loadPriceQuotes, type PriceQuoteRow } from '../../src/warehouse/price-quote-loader.js';
 import {
   appendRunInputs,
@@ -319,5 +320,35 @@ describe('the ledger of changed partitions', () => {
     await warehouse.run(MARK_EVERY_PARTITION_CHANGED);
     const reread = await exportSnapshot(warehouse, lake, new Date(TONIGHT));
     expect(augustOf(reread.manifest)?.fingerprint).not.toBe(augustOf(first.manifest)?.fingerprint);
+  });
+
+  it("records several tables' partitions in one statement, each table once", async () => {
+    const { warehouse } = await temp.open();
+    const ledger = () =>
+      warehouse
+        .readAll(`SELECT relation, "partition" FROM ${PARTITION_CHANGES_TABLE} WHERE "partition" <> '*' ORDER BY ALL`)
+        .then((reader) => reader.getRows());
+    const before = await ledger();
+    const rows = `SELECT '247express' AS carrier, TIMESTAMPTZ '2026-08-31 20:00:00+00' AS seen_at,
+                         TIMESTAMPTZ '2026-09-01 01:00:00+07' AS attempted_at`;
+    await warehouse.transaction((sql) =>
+      recordChangedRowsOf(sql, [
+        { table: 'order_changes', rows },
+        { table: 'delivery_failures', rows },
+      ]),
+    );
+    // Both instants are in September, carrier time (UTC+07:00).
+    expect((await ledger()).filter((row) => !before.some((old) => old.join() === row.join()))).toEqual([
+      ['delivery_failures', 'carrier=247express/month=2026-09'],
+      ['order_changes', 'carrier=247express/month=2026-09'],
+    ]);
+    await expect(
+      warehouse.transaction((sql) =>
+        recordChangedRowsOf(sql, [
+          { table: 'order_changes', rows },
+          { table: 'order_changes', rows },
+        ]),
+      ),
+    ).rejects.toThrow('each table is named once');
   });
 });
