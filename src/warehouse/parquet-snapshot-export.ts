@@ -31,6 +31,13 @@ export interface SnapshotExport {
   readonly partitionsKept: number;
 }
 
+/**
+ * DuckDB's memory limit for an export, unless told otherwise. The Parquet writers' row groups and
+ * buffers live beside it, outside DuckDB's buffer manager, so the process takes about twice the limit:
+ * 256MB keeps an export of any size well under 1 GB.
+ */
+export const EXPORT_MEMORY_LIMIT = '256MB';
+
 /** The mark of an export under way in the snapshot folder: `.export-<pid>`. */
 const EXPORT_MARK = /^\.export-(\d+)$/;
 const PARTIAL_MANIFEST = /^manifest\.json\.partial-\d+$/;

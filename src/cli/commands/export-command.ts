@@ -8,16 +8,15 @@ import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { memoryLimitSchema } from '../../settings/value-types.js';
 import { legacySnapshotStoreOf } from '../../warehouse/parquet-snapshot.js';
-import { exportSnapshot, type SnapshotExport, snapshotSummary } from '../../warehouse/parquet-snapshot-export.js';
+import {
+  EXPORT_MEMORY_LIMIT,
+  exportSnapshot,
+  type SnapshotExport,
+  snapshotSummary,
+} from '../../warehouse/parquet-snapshot-export.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
-
-/**
- * The export streams each table into its partitions' files, spilling what a view's sort or join holds
- * past the limit: the process stays under 1 GB whatever the warehouse's size.
- */
-const EXPORT_MEMORY_LIMIT = '512MB';
 
 /** `export --to DIR`: the warehouse as a Parquet snapshot that readers open while a writer holds the warehouse. */
 export function exportCommand(): Command {
