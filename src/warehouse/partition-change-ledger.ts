@@ -15,7 +15,7 @@ import type { SqlParameters, SqlRunner } from './warehouse.js';
 export { PARTITION_CHANGES_TABLE };
 
 /** Relation or partition `'*'`: all of them. */
-export const EVERY = '*';
+const EVERY = '*';
 
 const UPSERT = `ON CONFLICT (relation, "partition") DO UPDATE SET sequence = excluded.sequence`;
 
@@ -70,23 +70,6 @@ export async function recordChangedRowsOf(
      ${UPSERT}`,
     parameters,
   );
-}
-
-/**
- * Runs `write`, which replaces the rows of `table` that `rows` selects (over the table itself), and
- * records the partitions of those rows before it and after it: the ones they left and the ones they came to.
- */
-export async function recordReplacedRows<T>(
-  sql: SqlRunner,
-  table: string,
-  rows: string,
-  write: () => Promise<T>,
-  parameters?: SqlParameters,
-): Promise<T> {
-  await recordChangedRows(sql, table, rows, parameters);
-  const result = await write();
-  await recordChangedRows(sql, table, rows, parameters);
-  return result;
 }
 
 /** The partitioned tables whose rows belong to a row of `parent`: they move with it. */

@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CarrierInstant } from '../../src/carriers/247express/contract.js';
-import { type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
+import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
-import { loaded, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
+import { loaded, okLookupResult, rowsOf, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
 
@@ -64,20 +63,6 @@ async function profileOrdersReads(
   return reads;
 }
 
-function okResult(orderCode: string): LookupResultRow {
-  return {
-    runId: 'run-1',
-    orderCode,
-    accountAlias: 'shop-a',
-    outcome: 'ok',
-    errorCode: null,
-    errorMessage: null,
-    attempts: 1,
-    origin: 'orders.csv:2',
-    finishedAt: SEEN as CarrierInstant,
-  };
-}
-
 describe('a batch of lookups in a warehouse that holds many orders', () => {
   it("reads only the batch's own orders from the orders table", async () => {
     const { warehouse, dir } = await temp.open();
@@ -96,7 +81,7 @@ describe('a batch of lookups in a warehouse that holds many orders', () => {
       warehouse,
       {
         snapshots: codes.map((code) => loaded(snapshotOf(trackingWire(code)), SEEN)),
-        results: codes.map(okResult),
+        results: codes.map((code) => okLookupResult(code, SEEN)),
       },
       join(dir, 'spool'),
     );

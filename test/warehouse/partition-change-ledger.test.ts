@@ -19,11 +19,11 @@ import {
 import { pruneRunRows } from '../../src/warehouse/run-retention.js';
 import { finishRun, startRun } from '../../src/warehouse/run-store.js';
 import { MARK_EVERY_PARTITION_CHANGED } from '../../src/warehouse/schema/v9-snapshot-partition-changes.js';
-import { type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
+import { loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { mergeWarehouses } from '../../src/warehouse/warehouse-merge.js';
 import { placeFreshWarehouse } from '../support/fresh-warehouse.js';
-import { loaded, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
+import { loaded, okLookupResult, snapshotOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
 
@@ -40,20 +40,6 @@ function inputRow(seq: number, orderCode: string, rejectCode: string | null = nu
     origin: `orders.csv:${seq}`,
     rejectCode,
     rejectReason: rejectCode === null ? null : 'not an order code',
-  };
-}
-
-function okResult(orderCode: string, runId: string, finishedAt: string): LookupResultRow {
-  return {
-    runId,
-    orderCode,
-    accountAlias: 'shop-a',
-    outcome: 'ok',
-    errorCode: null,
-    errorMessage: null,
-    attempts: 1,
-    origin: 'orders.csv:1',
-    finishedAt: finishedAt as CarrierInstant,
   };
 }
 
@@ -87,7 +73,7 @@ async function track(
       snapshots: Object.entries(seen).map(([code, status]) =>
         loaded(snapshotOf({ ...trackingWire(code), status }), at, runId),
       ),
-      results: Object.keys(seen).map((code) => okResult(code, runId, at)),
+      results: Object.keys(seen).map((code) => okLookupResult(code, at, runId)),
     },
     spool,
   );
@@ -187,7 +173,7 @@ async function loadImages(warehouse: Warehouse, dir: string, orderCode: string, 
           ],
         },
       ],
-      results: [okResult(orderCode, runId, at)],
+      results: [okLookupResult(orderCode, at, runId)],
     },
     join(dir, 'spool'),
     DEFAULT_CARRIER_ID,

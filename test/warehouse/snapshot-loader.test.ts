@@ -1,36 +1,26 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  type CarrierInstant,
-  checkTrackingResult,
-  type TrackingSnapshotWire,
-} from '../../src/carriers/247express/contract.js';
+import { checkTrackingResult, type TrackingSnapshotWire } from '../../src/carriers/247express/contract.js';
 import { answerBodyAsRead } from '../../src/carriers/answer-body.js';
 import { failureLine } from '../../src/cli/failure-advice.js';
 import { type LookupOutcome, type LookupResultRow, loadLookupBatch } from '../../src/warehouse/snapshot-loader.js';
 import type { Warehouse } from '../../src/warehouse/warehouse.js';
 import { WarehouseOutOfMemoryError } from '../../src/warehouse/warehouse-errors.js';
-import { loaded, rowsOf, snapshotOf, snapshotsOf, trackingWire, useTempDirs } from './warehouse-fixtures.js';
+import {
+  loaded,
+  okLookupResult,
+  rowsOf,
+  snapshotOf,
+  snapshotsOf,
+  trackingWire,
+  useTempDirs,
+} from './warehouse-fixtures.js';
 
 const temp = useTempDirs();
 
 const SEEN_1 = '2026-11-11T04:43:07.000001Z';
 const SEEN_2 = '2026-11-12T01:00:00.000000Z';
-
-function okResult(orderCode: string, finishedAt: string, runId = 'run-1'): LookupResultRow {
-  return {
-    runId,
-    orderCode,
-    accountAlias: 'shop-a',
-    outcome: 'ok',
-    errorCode: null,
-    errorMessage: null,
-    attempts: 1,
-    origin: `orders.csv:${orderCode.slice(-1)}`,
-    finishedAt: finishedAt as CarrierInstant,
-  };
-}
 
 function wireWith(orderCode: string, edit: (wire: TrackingSnapshotWire) => void): TrackingSnapshotWire {
   const wire = trackingWire(orderCode);
@@ -68,14 +58,14 @@ describe('loadLookupBatch', () => {
       warehouse,
       {
         snapshots: [loaded(snapshotOf(trackingWire(code)), SEEN_1)],
-        results: [okResult(code, SEEN_1)],
+        results: [okLookupResult(code, SEEN_1)],
         carrier: '247express',
       },
       spoolDir,
     );
     await loadLookupBatch(
       warehouse,
-      { snapshots: [loaded(ghnAnswer(2), SEEN_1)], results: [okResult(code, SEEN_1)], carrier: 'ghn' },
+      { snapshots: [loaded(ghnAnswer(2), SEEN_1)], results: [okLookupResult(code, SEEN_1)], carrier: 'ghn' },
       spoolDir,
     );
     await loadLookupBatch(
@@ -131,7 +121,7 @@ describe('loadLookupBatch', () => {
       warehouse,
       {
         snapshots: [loaded(snapshotOf(trackingWire('247EXP0001')), SEEN_1)],
-        results: [okResult('247EXP0001', SEEN_1)],
+        results: [okLookupResult('247EXP0001', SEEN_1)],
       },
       spoolDir,
     );
@@ -509,7 +499,7 @@ describe('loadLookupBatch', () => {
       warehouse,
       {
         snapshots: [loaded(snapshotOf(trackingWire('247EXP0006')), SEEN_1)],
-        results: [okResult('247EXP0006', SEEN_1)],
+        results: [okLookupResult('247EXP0006', SEEN_1)],
       },
       spoolDir,
     );
@@ -521,7 +511,7 @@ describe('loadLookupBatch', () => {
       }),
     );
     // The snapshot rows are replaced first; the result row then breaks the outcome CHECK constraint.
-    const broken = { ...okResult('247EXP0006', SEEN_2, 'run-2'), outcome: 'exploded' as LookupOutcome };
+    const broken = { ...okLookupResult('247EXP0006', SEEN_2, 'run-2'), outcome: 'exploded' as LookupOutcome };
     await expect(
       loadLookupBatch(warehouse, { snapshots: [loaded(newer, SEEN_2, 'run-2')], results: [broken] }, spoolDir),
     ).rejects.toThrow(/CHECK constraint/i);
@@ -536,9 +526,13 @@ describe('loadLookupBatch', () => {
     const batch = {
       snapshots: ['247EXP0007', '247EXP0008'].map((code) => loaded(snapshotOf(trackingWire(code)), SEEN_1)),
       results: [
-        okResult('247EXP0007', SEEN_1),
-        okResult('247EXP0008', SEEN_1),
-        { ...okResult('247EXP0009', SEEN_1), outcome: 'carrier_error' as const, errorCode: 'ORDERCODE_NOT_FOUND' },
+        okLookupResult('247EXP0007', SEEN_1),
+        okLookupResult('247EXP0008', SEEN_1),
+        {
+          ...okLookupResult('247EXP0009', SEEN_1),
+          outcome: 'carrier_error' as const,
+          errorCode: 'ORDERCODE_NOT_FOUND',
+        },
       ],
     };
     await loadLookupBatch(warehouse, batch, spoolDir);
@@ -562,7 +556,7 @@ describe('loadLookupBatch', () => {
     const older = snapshotOf(trackingWire('247EXP0010'));
     await loadLookupBatch(
       warehouse,
-      { snapshots: [loaded(older, SEEN_1, 'run-1')], results: [okResult('247EXP0010', SEEN_1, 'run-1')] },
+      { snapshots: [loaded(older, SEEN_1, 'run-1')], results: [okLookupResult('247EXP0010', SEEN_1, 'run-1')] },
       spoolDir,
     );
 
@@ -596,7 +590,7 @@ describe('loadLookupBatch', () => {
     const codes = Array.from({ length: 4_500 }, (_, i) => `247EXP${String(i).padStart(6, '0')}`);
     const batch = {
       snapshots: snapshotsOf(codes).map((answer) => loaded(answer, SEEN_1)),
-      results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+      results: codes.map((orderCode) => okLookupResult(orderCode, SEEN_1)),
     };
     await loadLookupBatch(warehouse, batch, spoolDir);
     await loadLookupBatch(warehouse, batch, spoolDir);
@@ -627,7 +621,7 @@ describe('loadLookupBatch', () => {
         warehouse,
         {
           snapshots: snapshotsOf(codes).map((answer) => loaded(answer, SEEN_1)),
-          results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+          results: codes.map((orderCode) => okLookupResult(orderCode, SEEN_1)),
         },
         spoolDir,
       );
@@ -650,7 +644,7 @@ describe('loadLookupBatch', () => {
     const codes = ['247EXP000001', '247EXP000002'];
     const batch = {
       snapshots: codes.map((orderCode) => loaded(snapshotOf(trackingWire(orderCode)), SEEN_1)),
-      results: codes.map((orderCode) => okResult(orderCode, SEEN_1)),
+      results: codes.map((orderCode) => okLookupResult(orderCode, SEEN_1)),
     };
     const failure = await warehouse
       .withSettings({ memoryLimit: '8MB' }, () => loadLookupBatch(warehouse, batch, join(dir, 'spool')))
@@ -671,7 +665,7 @@ describe('loadLookupBatch', () => {
     const { warehouse, dir } = await temp.open();
     const spoolDir = join(dir, 'spool');
     const deferred: LookupResultRow = {
-      ...okResult('247EXP0012', SEEN_1),
+      ...okLookupResult('247EXP0012', SEEN_1),
       outcome: 'deferred',
       errorCode: 'QUOTA',
       errorMessage: 'left for a later run: quota',
@@ -682,7 +676,7 @@ describe('loadLookupBatch', () => {
       warehouse,
       {
         snapshots: [loaded(snapshotOf(trackingWire('247EXP0012')), SEEN_2)],
-        results: [okResult('247EXP0012', SEEN_2)],
+        results: [okLookupResult('247EXP0012', SEEN_2)],
       },
       spoolDir,
     );
@@ -705,7 +699,7 @@ describe('loadLookupBatch', () => {
         warehouse,
         {
           snapshots: wires.map((wire) => loaded(snapshotOf(wire), seenAt, runId)),
-          results: wires.map((wire) => okResult(wire.orderCode, seenAt, runId)),
+          results: wires.map((wire) => okLookupResult(wire.orderCode, seenAt, runId)),
         },
         spoolDir,
       );

@@ -7,7 +7,7 @@ import {
   checkTrackingResult,
   type TrackingSnapshotWire,
 } from '../../src/carriers/247express/contract.js';
-import { type SpooledSnapshot, spooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
+import { type LookupResultRow, type SpooledSnapshot, spooledSnapshot } from '../../src/warehouse/snapshot-loader.js';
 import { Warehouse, type WarehouseOptions } from '../../src/warehouse/warehouse.js';
 import { placeFreshWarehouse } from '../support/fresh-warehouse.js';
 
@@ -182,6 +182,21 @@ export function loaded(
   accountAlias = 'shop-a',
 ): SpooledSnapshot {
   return spooledSnapshot({ ...answer, accountAlias, seenAt: seenAt as CarrierInstant, runId });
+}
+
+/** The lookup_results row of an answered lookup, as the tracking run hands it to the loader. */
+export function okLookupResult(orderCode: string, finishedAt: string, runId = 'run-1'): LookupResultRow {
+  return {
+    runId,
+    orderCode,
+    accountAlias: 'shop-a',
+    outcome: 'ok',
+    errorCode: null,
+    errorMessage: null,
+    attempts: 1,
+    origin: 'orders.csv:1',
+    finishedAt: finishedAt as CarrierInstant,
+  };
 }
 
 /** Rows of a query as JSON-friendly values: DECIMAL as text ('0.3000'), TIMESTAMPTZ as '... +00' text, BIGINT as text. */
