@@ -57,6 +57,7 @@ export const END_TO_END_TESTS = [
   'test/sandbox/sandbox-cli.test.ts',
   'test/settings/config-show.test.ts',
   'test/warehouse/parquet-snapshot.test.ts',
+  'test/warehouse/snapshot-month-reads.test.ts',
   'test/warehouse/charge-audit-rows.test.ts',
   // PostgreSQL (and MariaDB).
   'test/sources/postgres-source.test.ts',

@@ -1,5 +1,6 @@
 import { CARRIER_UTC_OFFSET_MINUTES, nextCarrierDayStart } from '../carriers/carrier-time.js';
 import { findCarrier } from '../carriers/known-carriers.js';
+import type { SnapshotWindow } from '../warehouse/parquet-snapshot-reader.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 import type { ReportTable } from './writers/report-writer.js';
 
@@ -73,6 +74,14 @@ function carrierDayStart(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) - CARRIER_UTC_OFFSET_MINUTES * 60_000;
 }
 
+/** The instants a scope's days run between: the first day's start, the end of the last (exclusive). */
+export function scopeWindow(scope: Pick<ReportScope, 'fromDay' | 'toDay'>): SnapshotWindow {
+  return {
+    start: scope.fromDay === undefined ? undefined : carrierDayStart(scope.fromDay),
+    end: scope.toDay === undefined ? undefined : nextCarrierDayStart(carrierDayStart(scope.toDay)),
+  };
+}
+
 /**
  * SQL conditions (joined with AND, `true` when none) keeping the rows of a scope. The days compare the
  * time column itself with the instants they start and end at, which DuckDB checks against each row
@@ -83,10 +92,9 @@ export function scopeCondition(
   columns: { readonly time: string; readonly account: string },
 ): string {
   const conditions: string[] = [];
-  if (scope.fromDay !== undefined)
-    conditions.push(`${columns.time} >= ${timestampLiteral(carrierDayStart(scope.fromDay))}`);
-  if (scope.toDay !== undefined)
-    conditions.push(`${columns.time} < ${timestampLiteral(nextCarrierDayStart(carrierDayStart(scope.toDay)))}`);
+  const { start, end } = scopeWindow(scope);
+  if (start !== undefined) conditions.push(`${columns.time} >= ${timestampLiteral(start)}`);
+  if (end !== undefined) conditions.push(`${columns.time} < ${timestampLiteral(end)}`);
   if (scope.account !== undefined) conditions.push(`${columns.account} = ${sqlText(scope.account)}`);
   if (scope.carrier !== undefined) conditions.push(`carrier = ${sqlText(scope.carrier)}`);
   if (scope.condition !== undefined) conditions.push(`(${scope.condition})`);

@@ -238,6 +238,28 @@ interface RelationWrite {
   readonly changed: ReadonlySet<string> | undefined;
 }
 
+/** What a partition's rows come to, from one aggregate over them. */
+interface PartitionStat extends Partition {
+  readonly rows: bigint;
+  readonly hash: string | null;
+  readonly span_min?: bigint | null;
+  readonly span_max?: bigint | null;
+  readonly span_whole?: boolean;
+}
+
+/** The aggregates of a partition's span of `column` (microseconds), when its spec has one. */
+function spanColumns(column: string | undefined): string {
+  if (column === undefined) return '';
+  const value = `r.${sqlName(column)}`;
+  return `, epoch_us(min(${value})) AS span_min, epoch_us(max(${value})) AS span_max, count(${value}) = count(*) AS span_whole`;
+}
+
+/** The span a partition's manifest entry keeps: only of a column every row has, as a reader skips by it. */
+function spanOf(stat: PartitionStat): Pick<SnapshotPartition, 'span'> {
+  if (stat.span_whole !== true || stat.span_min == null || stat.span_max == null) return {};
+  return { span: { min: Number(stat.span_min), max: Number(stat.span_max) } };
+}
+
 /** A large table: the partitions whose rows changed since the snapshot before are written again, the others kept. */
 async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Promise<SnapshotRelation> {
   const { sql, folder, id, name } = write;
@@ -251,10 +273,10 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
     const rows = spec.rows(name, read);
     const stats = (
       await sql.readAll(
-        `SELECT carrier, month, count(*) AS rows, sum(hash(r))::VARCHAR AS hash FROM (${rows}) AS r
-         ${read === undefined ? '' : `WHERE ${inPartitions(read)}`} GROUP BY ALL ORDER BY ALL`,
+        `SELECT carrier, month, count(*) AS rows, sum(hash(r))::VARCHAR AS hash${spanColumns(spec.spannedBy)}
+         FROM (${rows}) AS r ${read === undefined ? '' : `WHERE ${inPartitions(read)}`} GROUP BY carrier, month ORDER BY ALL`,
       )
-    ).getRowObjectsJS() as { carrier: string; month: string | null; rows: bigint; hash: string | null }[];
+    ).getRowObjectsJS() as unknown as PartitionStat[];
     for (const stat of stats) {
       const key = partitionKey(stat);
       const fingerprint = fingerprintOf(stat.rows, stat.hash);
@@ -262,7 +284,7 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
       if (kept?.fingerprint === fingerprint) partitions.push(kept);
       else {
         changed.push(stat);
-        partitions.push({ key, rows: Number(stat.rows), fingerprint, files: [] });
+        partitions.push({ key, rows: Number(stat.rows), fingerprint, files: [], ...spanOf(stat) });
       }
     }
   }
@@ -287,6 +309,7 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
     name,
     kind: write.kind,
     partitionedBy: spec.column,
+    ...(spec.spannedBy === undefined ? {} : { spannedBy: spec.spannedBy }),
     rows: partitions.reduce((sum, partition) => sum + partition.rows, 0),
     definition: null,
     columns: write.columns,

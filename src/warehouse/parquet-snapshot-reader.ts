@@ -1,22 +1,50 @@
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './migrations.js';
-import { resolveSnapshot, SnapshotError, type SnapshotRelation } from './parquet-snapshot.js';
-import { sqlName, sqlText } from './sql-literals.js';
+import { resolveSnapshot, SnapshotError, type SnapshotPartition, type SnapshotRelation } from './parquet-snapshot.js';
+import { sqlName, sqlText, timestampLiteral } from './sql-literals.js';
 import { Warehouse, type WarehouseOptions } from './warehouse.js';
 
-/** A relation's rows over its files: `carrier` and `month` of a partitioned one come from the folders' names. */
-function relationSql(folder: string, relation: SnapshotRelation): string {
+/** Instants (epoch ms) a reader's queries select rows within: `start` inclusive, `end` exclusive, either open. */
+export interface SnapshotWindow {
+  readonly start?: number | undefined;
+  readonly end?: number | undefined;
+}
+
+/**
+ * A relation's rows over its files: `carrier` and `month` of a partitioned one come from the folders'
+ * names. Given a window, a spanned relation's partitions wholly before or after it are read in branches
+ * of their own, each with the condition all its rows meet (`order_date < start`): DuckDB drops a branch
+ * whose condition contradicts the query's (a report's days) and reads none of its data, while any
+ * other query reads it whole, so the rows are the same for every query.
+ */
+function relationSql(folder: string, relation: SnapshotRelation, window: SnapshotWindow | undefined): string {
   const columns = relation.columns.map(
     (column) => `CAST(${sqlName(column.name)} AS ${column.type}) AS ${sqlName(column.name)}`,
   );
-  const files = relation.partitions.flatMap((partition) =>
-    partition.files.map((file) => sqlText(join(folder, file.path))),
-  );
   // A partitioned table with no rows has no file: its columns, and no row.
-  if (files.length === 0)
+  if (relation.partitions.every((partition) => partition.files.length === 0))
     return `SELECT ${relation.columns.map((column) => `CAST(NULL AS ${column.type}) AS ${sqlName(column.name)}`).join(', ')} WHERE false`;
   const hive = relation.partitionedBy === null ? '' : ', hive_partitioning = true, hive_types_autocast = false';
-  return `SELECT ${columns.join(', ')} FROM read_parquet([${files.join(', ')}]${hive})`;
+  const read = (partitions: readonly SnapshotPartition[], condition?: string) => {
+    const files = partitions.flatMap((partition) => partition.files.map((file) => sqlText(join(folder, file.path))));
+    return `SELECT ${columns.join(', ')} FROM read_parquet([${files.join(', ')}]${hive})${condition === undefined ? '' : ` WHERE ${condition}`}`;
+  };
+  const column = relation.spannedBy;
+  if (column === undefined || window === undefined) return read(relation.partitions);
+  const { start, end } = window;
+  const before = relation.partitions.filter(
+    (partition) => start !== undefined && partition.span !== undefined && partition.span.max < start * 1000,
+  );
+  const after = relation.partitions.filter(
+    (partition) => end !== undefined && partition.span !== undefined && partition.span.min >= end * 1000,
+  );
+  const within = relation.partitions.filter((partition) => !before.includes(partition) && !after.includes(partition));
+  const branches = [
+    within.length === 0 ? undefined : read(within),
+    before.length === 0 ? undefined : read(before, `${sqlName(column)} < ${timestampLiteral(start!)}`),
+    after.length === 0 ? undefined : read(after, `${sqlName(column)} >= ${timestampLiteral(end!)}`),
+  ];
+  return branches.filter((branch) => branch !== undefined).join(' UNION ALL ');
 }
 
 /**
@@ -46,11 +74,13 @@ async function createViews(warehouse: Warehouse, relations: readonly SnapshotRel
  * warehouse (Parquet keeps JSON as text), so the same SQL gives the same result as on the warehouse.
  * DuckDB reads no file but the snapshot's, `options.directories` (a report's files) and
  * `options.files` (its partner records); given no directory, the settings are locked once the views
- * are made, as a read-only open's are.
+ * are made, as a read-only open's are. Given `window`, the instants a reader's queries select rows
+ * within (a report's days), those queries read no data of a partition whose span lies outside it.
  */
 export async function openSnapshot(
   dir: string,
   options: Pick<WarehouseOptions, 'directories' | 'files' | 'memoryLimit' | 'tempDirectory'> = {},
+  window?: SnapshotWindow,
 ): Promise<Warehouse> {
   const { folder, manifest } = await resolveSnapshot(dir);
   // The reports read the tables as this program's schema has them: a snapshot of another is written again.
@@ -67,7 +97,7 @@ export async function openSnapshot(
   try {
     for (const relation of manifest.relations)
       if (relation.kind === 'table')
-        await warehouse.run(`CREATE VIEW ${sqlName(relation.name)} AS ${relationSql(folder, relation)}`);
+        await warehouse.run(`CREATE VIEW ${sqlName(relation.name)} AS ${relationSql(folder, relation, window)}`);
     await createViews(warehouse, manifest.relations);
     if (directories.length === 0) await warehouse.run('SET lock_configuration = true');
   } catch (error) {

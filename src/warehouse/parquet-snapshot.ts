@@ -42,6 +42,11 @@ const SnapshotPartitionSchema = z.object({
   /** What the rows came to when they were written (count and hash): an export rewrites a partition whose rows differ. */
   fingerprint: z.string(),
   files: z.array(SnapshotFileSchema),
+  /**
+   * The least and greatest value of the relation's `spannedBy` column among the rows, in microseconds
+   * since the epoch; absent when a row has none (or the partition was written before spans).
+   */
+  span: z.object({ min: z.number().int(), max: z.number().int() }).optional(),
 });
 
 const SnapshotRelationSchema = z.object({
@@ -49,6 +54,8 @@ const SnapshotRelationSchema = z.object({
   kind: z.enum(['table', 'view']),
   /** The column whose carrier month places a row, null when the relation is one file or a view. */
   partitionedBy: z.string().nullable(),
+  /** The column of the partitions' spans (see snapshot-partitions.ts), absent for a relation without. */
+  spannedBy: z.string().optional(),
   /** A table's rows; null for a view, whose rows a reader computes. */
   rows: z.number().int().min(0).nullable(),
   /** A view's statement, as the warehouse has it: a reader makes the view over the snapshot's tables. */

@@ -21,6 +21,12 @@ export interface PartitionSpec {
   readonly rows: (table: string, partitions?: readonly Partition[]) => string;
   /** The partitions (`carrier`, `month`) of the rows of `rows`, a relation with the table's columns. */
   readonly partitionsOf: (rows: string) => string;
+  /**
+   * The column a report selects a range of days by (an order's `order_date`, an attempt's
+   * `attempted_at`): the manifest keeps each partition's least and greatest value of it, and a reader
+   * given the range reads no file of a partition wholly outside it.
+   */
+  readonly spannedBy?: string;
 }
 
 /** One partition: a carrier and a carrier month, `YYYY-MM` (null for rows without one). */
@@ -63,10 +69,11 @@ function mayFallIn(alias: string, column: string, partitions: readonly Partition
 }
 
 /** Rows placed by a column of their own. */
-function own(column: string): PartitionSpec {
+function own(column: string, spannedBy?: string): PartitionSpec {
   const monthOf = carrierMonthSql(`t.${sqlName(column)}`);
   return {
     column,
+    spannedBy,
     rows: (table, partitions) =>
       `SELECT t.*, ${monthOf} AS month FROM ${sqlName(table)} AS t${partitions === undefined ? '' : ` WHERE ${mayFallIn('t', column, partitions)}`}`,
     // A relation of rows to be written may hold the instant as the carrier's text.
@@ -79,7 +86,7 @@ function own(column: string): PartitionSpec {
  * Rows placed by the column of the row they belong to in `parent`, joined on `keys`. The parent rows
  * are read through the last key alone first (the order code, the quote id), as ofOrdersIn does.
  */
-function ofParent(parent: string, column: string, keys: readonly string[]): PartitionSpec {
+function ofParent(parent: string, column: string, keys: readonly string[], spannedBy?: string): PartitionSpec {
   const on = keys.map((key) => `p.${sqlName(key)} = t.${sqlName(key)}`).join(' AND ');
   const last = sqlName(keys[keys.length - 1]!);
   const tuple = (alias: string) => `(${keys.map((key) => `${alias}.${sqlName(key)}`).join(', ')})`;
@@ -93,6 +100,7 @@ function ofParent(parent: string, column: string, keys: readonly string[]): Part
   return {
     column: `${parent}.${column}`,
     parent,
+    spannedBy,
     rows: (table, partitions) =>
       `SELECT t.*, ${monthOf} AS month FROM ${sqlName(table)} AS t LEFT JOIN ${sqlName(parent)} AS p ON ${on}${partitions === undefined ? '' : parentsIn(partitions)}`,
     partitionsOf: (rows) =>
@@ -105,16 +113,17 @@ const ORDER_KEYS = ['carrier', 'order_code'];
 
 export const PARTITIONED_TABLES: ReadonlyMap<string, PartitionSpec> = new Map([
   // An order's month is the month it was first seen: first_seen_at is kept by every later sighting.
-  ['orders', own('first_seen_at')],
+  // The charges, reconcile and COD reports select orders, and audit rows, by order_date: a later accept date moves it.
+  ['orders', own('first_seen_at', 'order_date')],
   ['order_charges', ofParent('orders', 'first_seen_at', ORDER_KEYS)],
-  ['order_charge_audit', ofParent('orders', 'first_seen_at', ORDER_KEYS)],
+  ['order_charge_audit', ofParent('orders', 'first_seen_at', ORDER_KEYS, 'order_date')],
   ['order_image_lists', ofParent('orders', 'first_seen_at', ORDER_KEYS)],
   ['order_images', ofParent('orders', 'first_seen_at', ORDER_KEYS)],
   // History and events: the month the event happened or was received.
   ['order_statuses', own('time')],
   ['order_trackings', own('date_change')],
   ['order_changes', own('seen_at')],
-  ['delivery_failures', own('attempted_at')],
+  ['delivery_failures', own('attempted_at', 'attempted_at')],
   ['callback_events', own('received_at')],
   // Lookups and quotes: the month they were made.
   ['lookup_results', own('finished_at')],

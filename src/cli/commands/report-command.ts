@@ -20,6 +20,7 @@ import {
   type ReportSummary,
   settleReportRange,
 } from '../../reports/report-export.js';
+import { scopeWindow } from '../../reports/report-sql.js';
 import { REPORT_FORMATS, type ReportFormat } from '../../reports/writers/report-formats.js';
 import { SETTINGS, type Settings } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
@@ -145,6 +146,7 @@ async function runReport(
         files: partnerFiles,
       },
       WAREHOUSE_BUSY_WAIT_MS,
+      scopeWindow({ fromDay: flags.from, toDay: flags.to }),
     );
     try {
       await warnOfUnknownAccount(warehouse, flags.account);
