@@ -1,7 +1,7 @@
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../carriers/known-carriers.js';
 import type { SnapshotMapping } from '../carriers/snapshot-mapping.js';
-import { refreshChargeAuditOf } from './charge-audit-rows.js';
+import { chargeAuditChangesOf, refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
@@ -209,6 +209,7 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
   await recordChangedRowsOf(sql, [
     { table: 'orders', rows: `SELECT * FROM ${dated} AS d` },
     ...HISTORY_TABLES.map((table) => ({ table, rows: historyRowsSelect(table, STAGED) })),
+    chargeAuditChangesOf(STAGED),
   ]);
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
