@@ -47,6 +47,18 @@ const PARTIAL_MANIFEST = /^manifest\.json\.partial-\d+$/;
  */
 const PARTITIONS_PER_WRITE = 6;
 
+/**
+ * Where an export cuts a partition into several files: one of more than `rows` rows is written on its
+ * own, in files of about `bytes` each (DuckDB cannot cut the files of a write of several partitions
+ * by size), so that no file of the snapshot grows past what an engine reads well in one task.
+ */
+export interface SnapshotFileBound {
+  readonly rows: number;
+  readonly bytes: string;
+}
+
+export const SNAPSHOT_FILE_BOUND: SnapshotFileBound = { rows: 1_000_000, bytes: '128MB' };
+
 /** What is at the snapshot's path before the export. */
 type Previous =
   | { readonly kind: 'none'; readonly exists: boolean }
@@ -236,6 +248,7 @@ interface RelationWrite {
    * changed since: the others are kept as they are, unread. Undefined: every partition's rows are read.
    */
   readonly changed: ReadonlySet<string> | undefined;
+  readonly fileBound: SnapshotFileBound;
 }
 
 /** What a partition's rows come to, from one aggregate over them. */
@@ -268,7 +281,7 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
   const read = write.changed === undefined ? undefined : [...write.changed].map(partitionOfKey);
   const partitions: SnapshotPartition[] =
     read === undefined ? [] : [...before.values()].filter((partition) => !write.changed!.has(partition.key));
-  const changed: Partition[] = [];
+  const changed: PartitionStat[] = [];
   if (read === undefined || read.length > 0) {
     const rows = spec.rows(name, read);
     const stats = (
@@ -290,20 +303,38 @@ async function writePartitioned(write: RelationWrite, spec: PartitionSpec): Prom
   }
   const byKey = new Map<string, SnapshotFile[]>();
   const target = join(folder, name);
-  // A partitioned write keeps a file open, and a row group in memory, per partition: a few at a time.
-  for (let first = 0; first < changed.length; first += PARTITIONS_PER_WRITE) {
-    const batch = changed.slice(first, first + PARTITIONS_PER_WRITE);
-    const every = read === undefined && batch.length === partitions.length;
-    const reader = await sql.readAll(
-      `COPY (SELECT * FROM (${spec.rows(name, every ? undefined : batch)}) ${every ? '' : `WHERE ${inPartitions(batch)}`})
-        TO ${sqlText(target)}
-        (FORMAT parquet, PARTITION_BY (carrier, month), FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true, OVERWRITE_OR_IGNORE)`,
-    );
+  const keep = async (reader: Awaited<ReturnType<SqlRunner['readAll']>>) => {
     const written = ((reader.getRowObjectsJS()[0]?.Files ?? []) as string[]).map((file) => relative(folder, file));
     for (const file of await rowsOfFiles(sql, folder, written)) {
       const key = relative(target, dirname(join(folder, file.path)));
       byKey.set(key, [...(byKey.get(key) ?? []), file]);
     }
+  };
+  const large = changed.filter((partition) => partition.rows > write.fileBound.rows);
+  const small = changed.filter((partition) => !large.includes(partition));
+  // A partitioned write keeps a file open, and a row group in memory, per partition: a few at a time.
+  for (let first = 0; first < small.length; first += PARTITIONS_PER_WRITE) {
+    const batch = small.slice(first, first + PARTITIONS_PER_WRITE);
+    const every = read === undefined && batch.length === partitions.length;
+    await keep(
+      await sql.readAll(
+        `COPY (SELECT * FROM (${spec.rows(name, every ? undefined : batch)}) ${every ? '' : `WHERE ${inPartitions(batch)}`})
+          TO ${sqlText(target)}
+          (FORMAT parquet, PARTITION_BY (carrier, month), FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true, OVERWRITE_OR_IGNORE)`,
+      ),
+    );
+  }
+  for (const partition of large) {
+    const into = join(target, partitionKey(partition));
+    await mkdir(dirname(into), { recursive: true });
+    // The folder names the carrier and the month, as a partitioned write leaves them out of the files.
+    await keep(
+      await sql.readAll(
+        `COPY (SELECT * EXCLUDE (carrier, month) FROM (${spec.rows(name, [partition])}) WHERE ${inPartitions([partition])})
+          TO ${sqlText(into)}
+          (FORMAT parquet, FILE_SIZE_BYTES ${sqlText(write.fileBound.bytes)}, FILENAME_PATTERN ${sqlText(`part-${id}-{i}`)}, RETURN_FILES true)`,
+      ),
+    );
   }
   return {
     name,
@@ -385,6 +416,7 @@ async function writeRelations(
   folder: string,
   id: string,
   before: SnapshotManifest | undefined,
+  fileBound: SnapshotFileBound,
 ): Promise<{ relations: SnapshotRelation[]; changeSequence: number }> {
   return warehouse.transaction(async (sql) => {
     const since = before?.changeSequence;
@@ -408,6 +440,7 @@ async function writeRelations(
         columns,
         before: same ? earlier : undefined,
         changed: same ? changedSince(changes, since, name) : undefined,
+        fileBound,
       };
       if (kind === 'view') relations.push(await viewOf(write));
       else relations.push(spec === undefined ? await writeWhole(write) : await writePartitioned(write, spec));
@@ -445,6 +478,7 @@ export async function exportSnapshot(
   warehouse: WarehouseSession,
   to: string,
   exportedAt: Date,
+  fileBound = SNAPSHOT_FILE_BOUND,
 ): Promise<SnapshotExport> {
   const dir = resolve(to);
   // Refused before anything is made: a path that is not a snapshot folder gets nothing written in or beside it.
@@ -464,7 +498,7 @@ export async function exportSnapshot(
     const before = previous.kind === 'folder' ? previous.manifest : undefined;
     await removeLeftovers(folder, before);
     await mkdir(staging);
-    const { relations, changeSequence } = await writeRelations(warehouse, staging, id, before);
+    const { relations, changeSequence } = await writeRelations(warehouse, staging, id, before, fileBound);
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT,
       schemaVersion: await schemaVersion(warehouse),
