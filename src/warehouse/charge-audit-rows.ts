@@ -1,6 +1,6 @@
 import { farRegionLineIn, neutralStatusIn } from '../carriers/carrier-definition-sql.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
-import { type ChangedRows, recordChangedRowsOf, recordWholeTableChanged } from './partition-change-ledger.js';
+import { recordChangedRows, recordWholeTableChanged } from './partition-change-ledger.js';
 import type { SqlParameters, SqlRunner } from './warehouse.js';
 
 /** The table of per-order audit rows (schema v1-baseline.ts). */
@@ -128,7 +128,8 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
     parameters,
   );
   await refreshChargeAuditOf(sql, 'charge_audit_codes', true);
-  await recordChangedRowsOf(sql, [chargeAuditChangesOf('charge_audit_codes')]);
+  // An audit row's partition is its order's, which its order keeps.
+  await recordChangedRows(sql, CHARGE_AUDIT_TABLE, 'SELECT carrier, order_code FROM charge_audit_codes');
   await sql.run('DROP TABLE charge_audit_codes');
 }
 
@@ -136,7 +137,7 @@ export async function refreshChargeAudit(sql: SqlRunner, codes?: string, paramet
  * Recomputes the audit rows of the orders in `table` (each carrier and order_code once). Without `anyStored`, the
  * caller knows none of them had an order row before, so none had an audit row to delete. `stored`:
  * those orders' rows, charge lines and statuses, as the caller has just stored them. The caller
- * records the partitions (chargeAuditChangesOf), with those of its other writes.
+ * records the partitions, which are the orders' own (with theirs, as a child of `orders`).
  */
 export async function refreshChargeAuditOf(
   sql: SqlRunner,
@@ -147,11 +148,6 @@ export async function refreshChargeAuditOf(
   const ofCodes = ofOrdersIn(table);
   if (anyStored) await sql.run(`DELETE FROM ${CHARGE_AUDIT_TABLE} WHERE ${ofCodes}`);
   await sql.run(chargeAuditInsert(stored?.orders ?? `(SELECT * FROM orders WHERE ${ofCodes})`, ofCodes, stored));
-}
-
-/** The ledger entry of refreshChargeAuditOf's rows: an audit row's partition is its order's, which its order keeps. */
-export function chargeAuditChangesOf(table: string): ChangedRows {
-  return { table: CHARGE_AUDIT_TABLE, rows: `SELECT carrier, order_code FROM ${table}` };
 }
 
 /**

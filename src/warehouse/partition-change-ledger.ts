@@ -32,6 +32,11 @@ function specOf(table: string): PartitionSpec {
 export interface ChangedRows {
   readonly table: string;
   readonly rows: string;
+  /**
+   * Tables whose rows belong to these rows (children, placed by this table's column) and changed
+   * with them: their partitions are these rows' own, recorded without reading the children's rows.
+   */
+  readonly children?: readonly string[];
 }
 
 /**
@@ -56,17 +61,23 @@ export async function recordChangedRowsOf(
   changes: readonly ChangedRows[],
   parameters?: SqlParameters,
 ): Promise<void> {
-  if (new Set(changes.map((change) => change.table)).size !== changes.length)
+  const tables = changes.flatMap((change) => [change.table, ...(change.children ?? [])]);
+  if (new Set(tables).size !== tables.length)
     throw new RangeError('each table is named once in a statement of the ledger: an upsert changes a row once');
   if (changes.length === 0) return;
-  const partitions = changes.map(
-    ({ table, rows }) =>
-      `SELECT ${sqlText(table)} AS relation, carrier, month FROM (${specOf(table).partitionsOf(rows)})`,
+  for (const { table, children = [] } of changes)
+    for (const child of children)
+      if (specOf(child).parent !== table)
+        throw new RangeError(`the rows of ${child} are not placed by those of ${table}`);
+  const partitions = changes.map(({ rows, table }, index) => `p${index} AS (${specOf(table).partitionsOf(rows)})`);
+  const relations = changes.flatMap(({ table, children = [] }, index) =>
+    [table, ...children].map((relation) => `SELECT ${sqlText(relation)} AS relation, carrier, month FROM p${index}`),
   );
   await sql.run(
     `INSERT INTO ${PARTITION_CHANGES_TABLE}
+     WITH ${partitions.join(', ')}
      SELECT relation, ${PARTITION_KEY_SQL}, ${NEXT_CHANGE_SEQUENCE}
-     FROM (${partitions.join(' UNION ALL ')})
+     FROM (${relations.join(' UNION ALL ')})
      ${UPSERT}`,
     parameters,
   );

@@ -1,7 +1,7 @@
 import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../carriers/known-carriers.js';
 import type { SnapshotMapping } from '../carriers/snapshot-mapping.js';
-import { chargeAuditChangesOf, refreshChargeAuditOf } from './charge-audit-rows.js';
+import { CHARGE_AUDIT_TABLE, refreshChargeAuditOf } from './charge-audit-rows.js';
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
@@ -46,6 +46,9 @@ export interface LookupBatch {
   /** The carrier of the batch's orders (a run looks up one carrier's); the default carrier when absent. */
   readonly carrier?: string;
 }
+
+/** The history tables whose rows are placed by a time of their own, not by their order's month. */
+const OWN_TIME_HISTORY = HISTORY_TABLES.filter((table) => table !== 'order_charges');
 
 /** The temporary table a batch's snapshots are staged in, for storeStagedSnapshots. */
 export const STAGED_SNAPSHOTS = 'staged_snapshots';
@@ -185,7 +188,8 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
     ...(anyStored
       ? [
           { table: 'order_changes', rows: `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}` },
-          ...HISTORY_TABLES.map((table) => ({ table, rows: `SELECT * FROM ${table} WHERE ${ofStagedOrders}` })),
+          // Charges and audit rows are in their orders' partitions, which the statement after records.
+          ...OWN_TIME_HISTORY.map((table) => ({ table, rows: `SELECT * FROM ${table} WHERE ${ofStagedOrders}` })),
         ]
       : []),
   ]);
@@ -207,9 +211,8 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
   );
   // Recorded once the orders are stored: the rows placed by their order's month find it.
   await recordChangedRowsOf(sql, [
-    { table: 'orders', rows: `SELECT * FROM ${dated} AS d` },
-    ...HISTORY_TABLES.map((table) => ({ table, rows: historyRowsSelect(table, STAGED) })),
-    chargeAuditChangesOf(STAGED),
+    { table: 'orders', rows: `SELECT * FROM ${dated} AS d`, children: ['order_charges', CHARGE_AUDIT_TABLE] },
+    ...OWN_TIME_HISTORY.map((table) => ({ table, rows: historyRowsSelect(table, STAGED) })),
   ]);
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.

@@ -337,4 +337,36 @@ describe('the ledger of changed partitions', () => {
       ),
     ).rejects.toThrow('each table is named once');
   });
+
+  it("records the children's partitions as their orders', and refuses a table that is not a child", async () => {
+    const { warehouse } = await temp.open();
+    const ledger = () =>
+      warehouse
+        .readAll(`SELECT relation, "partition" FROM ${PARTITION_CHANGES_TABLE} WHERE "partition" <> '*' ORDER BY ALL`)
+        .then((reader) => reader.getRows());
+    const before = await ledger();
+    // No order row exists: the children's partitions come from these rows, not from a join with orders.
+    const orders = `SELECT '247express' AS carrier, 'EX1' AS order_code, TIMESTAMPTZ '2026-09-30 18:00:00+00' AS first_seen_at`;
+    await warehouse.transaction((sql) =>
+      recordChangedRowsOf(sql, [{ table: 'orders', rows: orders, children: ['order_charges', 'order_charge_audit'] }]),
+    );
+    expect((await ledger()).filter((row) => !before.some((old) => old.join() === row.join()))).toEqual([
+      ['order_charge_audit', 'carrier=247express/month=2026-10'],
+      ['order_charges', 'carrier=247express/month=2026-10'],
+      ['orders', 'carrier=247express/month=2026-10'],
+    ]);
+    await expect(
+      warehouse.transaction((sql) =>
+        recordChangedRowsOf(sql, [{ table: 'orders', rows: orders, children: ['order_statuses'] }]),
+      ),
+    ).rejects.toThrow('the rows of order_statuses are not placed by those of orders');
+    await expect(
+      warehouse.transaction((sql) =>
+        recordChangedRowsOf(sql, [
+          { table: 'orders', rows: orders, children: ['order_charges'] },
+          { table: 'order_charges', rows: orders },
+        ]),
+      ),
+    ).rejects.toThrow('each table is named once');
+  });
 });
