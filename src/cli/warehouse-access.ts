@@ -2,7 +2,7 @@ import { UserError } from '../errors/user-error.js';
 import { installReportViews } from '../reports/report-views.js';
 import type { Settings } from '../settings/catalog.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
-import { openSnapshot, type SnapshotWindow } from '../warehouse/parquet-snapshot-reader.js';
+import { readSnapshot, type SnapshotWindow } from '../warehouse/parquet-snapshot-reader.js';
 import { Warehouse, type WarehouseOptions } from '../warehouse/warehouse.js';
 import { WarehouseBusyError } from '../warehouse/warehouse-errors.js';
 
@@ -43,19 +43,30 @@ async function openWaiting(path: string, options: WarehouseOptions, busyWaitMs: 
 }
 
 /**
- * What a reading command reads: the snapshot `--snapshot` names (which no writer holds), else the
- * warehouse the settings name, opened read-only. `window`, a report's days, lets a snapshot's reads
- * skip the partitions outside them.
+ * Runs `work` over what a reading command reads, then closes it: the snapshot `--snapshot` names
+ * (which no writer holds; read whole, see readSnapshot), else the warehouse the settings name, opened
+ * read-only. `window`, a report's days, lets a snapshot's reads skip the partitions outside them.
  */
-export async function openForReading(
+export async function withReading<T>(
   settings: ResolvedSettings<Settings>,
   snapshot: string | undefined,
   options: Omit<WarehouseOptions, 'readOnly'>,
   busyWaitMs: number,
+  work: (warehouse: Warehouse) => Promise<T>,
   window?: SnapshotWindow,
-): Promise<Warehouse> {
-  if (snapshot === undefined)
-    return openWarehouseForCommand(settings.values.warehouse, { ...options, readOnly: true }, busyWaitMs);
-  if (settings.origins.warehouse.kind === 'flag') throw new UserError('--snapshot and --db: give one of them');
-  return openSnapshot(snapshot, options, window);
+): Promise<T> {
+  if (snapshot !== undefined) {
+    if (settings.origins.warehouse.kind === 'flag') throw new UserError('--snapshot and --db: give one of them');
+    return readSnapshot(snapshot, options, window, work);
+  }
+  const warehouse = await openWarehouseForCommand(
+    settings.values.warehouse,
+    { ...options, readOnly: true },
+    busyWaitMs,
+  );
+  try {
+    return await work(warehouse);
+  } finally {
+    await warehouse.close();
+  }
 }

@@ -1,8 +1,15 @@
 import { join } from 'node:path';
+import pRetry, { AbortError } from 'p-retry';
 import { SCHEMA_VERSION } from './migrations.js';
 import { resolveSnapshot, SnapshotError, type SnapshotPartition, type SnapshotRelation } from './parquet-snapshot.js';
 import { sqlName, sqlText, timestampLiteral } from './sql-literals.js';
 import { Warehouse, type WarehouseOptions } from './warehouse.js';
+
+/** The export each open snapshot reader came from (its manifest's `exportedAt`). */
+const openedExports = new WeakMap<Warehouse, string>();
+
+/** Times a reading runs again over a newer snapshot: an export replaces it once, in seconds. */
+const SNAPSHOT_REREADS = 3;
 
 /** Instants (epoch ms) a reader's queries select rows within: `start` inclusive, `end` exclusive, either open. */
 export interface SnapshotWindow {
@@ -104,5 +111,46 @@ export async function openSnapshot(
     await warehouse.close();
     throw error;
   }
+  openedExports.set(warehouse, manifest.exportedAt);
   return warehouse;
+}
+
+/** Whether `dir`'s snapshot is no longer the one `reader` opened: an export has replaced it since. */
+async function replacedSince(dir: string, reader: Warehouse): Promise<boolean> {
+  try {
+    const { manifest } = await resolveSnapshot(dir);
+    return manifest.exportedAt !== openedExports.get(reader);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `work` over the snapshot at `dir`, opened as openSnapshot opens it, then closes it. An export
+ * that replaces the snapshot meanwhile removes the files the old manifest named, and a query of the
+ * work may then find one gone: the work runs again from its start over the new snapshot, so that it
+ * reads one whole snapshot, the old or the new. Any other failure is the work's own, at once.
+ */
+export async function readSnapshot<T>(
+  dir: string,
+  options: Parameters<typeof openSnapshot>[1],
+  window: SnapshotWindow | undefined,
+  work: (reader: Warehouse) => Promise<T>,
+): Promise<T> {
+  const abort = (error: unknown) => (error instanceof Error ? new AbortError(error) : error);
+  return pRetry(
+    async () => {
+      const reader = await openSnapshot(dir, options, window).catch((error: unknown) => {
+        throw abort(error);
+      });
+      try {
+        return await work(reader);
+      } catch (error) {
+        throw (await replacedSince(dir, reader)) ? error : abort(error);
+      } finally {
+        await reader.close();
+      }
+    },
+    { retries: SNAPSHOT_REREADS, minTimeout: 0, maxTimeout: 0 },
+  );
 }

@@ -34,7 +34,7 @@ import { codRulesOf, reportCodRules } from '../cod-rules.js';
 import { carrierDaySchema, checkFlags } from '../flag-check.js';
 import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
-import { openForReading } from '../warehouse-access.js';
+import { withReading } from '../warehouse-access.js';
 
 /**
  * Keeps a report of a 10,000,000-order warehouse under 1 GB of memory: past it DuckDB spills to disk,
@@ -136,7 +136,7 @@ async function runReport(
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
-    const warehouse = await openForReading(
+    const summary = await withReading(
       settings,
       flags.snapshot,
       {
@@ -146,21 +146,18 @@ async function runReport(
         files: partnerFiles,
       },
       WAREHOUSE_BUSY_WAIT_MS,
+      async (warehouse) => {
+        await warnOfUnknownAccount(warehouse, flags.account);
+        try {
+          return await work(warehouse, now);
+        } catch (error) {
+          if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
+          throw diskFaultOf(error) ?? new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
+        }
+      },
       scopeWindow({ fromDay: flags.from, toDay: flags.to }),
     );
-    try {
-      await warnOfUnknownAccount(warehouse, flags.account);
-      let summary: ReportSummary;
-      try {
-        summary = await work(warehouse, now);
-      } catch (error) {
-        if (error instanceof UserError || error instanceof PartnerRecordsError) throw error;
-        throw diskFaultOf(error) ?? new UserError(`${report} report failed: ${firstLineOf(error)}`, 'REPORT_FAILED');
-      }
-      printSummary(summary, flags.json);
-    } finally {
-      await warehouse.close();
-    }
+    printSummary(summary, flags.json);
   } finally {
     await rm(spillDir, { recursive: true, force: true });
   }

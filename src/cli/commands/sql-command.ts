@@ -8,7 +8,7 @@ import { loadSettings } from '../../settings/load-settings.js';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
-import { openForReading } from '../warehouse-access.js';
+import { withReading } from '../warehouse-access.js';
 
 type Cell = string | number | boolean | null | object;
 
@@ -56,8 +56,7 @@ export function sqlCommand(): Command {
     .addOption(new Option('--format <format>', 'table, csv or json').choices(['table', 'csv', 'json']).default('table'))
     .action(async (query: string, flags: { snapshot?: string; format: 'table' | 'csv' | 'json' }) => {
       const settings = await loadSettings('sql', flags, process.env);
-      const warehouse = await openForReading(settings, flags.snapshot, {}, WAREHOUSE_BUSY_WAIT_MS);
-      try {
+      await withReading(settings, flags.snapshot, {}, WAREHOUSE_BUSY_WAIT_MS, async (warehouse) => {
         let reader: DuckDBResultReader;
         try {
           if (flags.snapshot !== undefined) await refuseAllButQueries(warehouse.connection, query);
@@ -82,8 +81,6 @@ export function sqlCommand(): Command {
             ),
           );
         } else process.stdout.write(formatTable(columns, rows));
-      } finally {
-        await warehouse.close();
-      }
+      });
     });
 }
