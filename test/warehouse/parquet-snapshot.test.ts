@@ -9,6 +9,7 @@ import { recordChangedRows } from '../../src/warehouse/partition-change-ledger.j
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { postControl, startTestSandbox } from '../sandbox/sandbox-http.js';
 import { type CliResult, cli, sandboxEnv, startCli } from '../support/cli-process.js';
+import { reportFilesOf } from '../support/report-files.js';
 import { type TrackingWorkspace, trackingWorkspace } from '../support/tracking-harness.js';
 
 const FAST = { latencyMinMs: 5, latencyMaxMs: 20 };
@@ -20,13 +21,6 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
-}
-
-/** Every file of a report folder, by name, as bytes. */
-async function filesOf(dir: string): Promise<Record<string, Buffer>> {
-  const files: Record<string, Buffer> = {};
-  for (const name of (await readdir(dir)).sort()) files[name] = await readFile(join(dir, name));
-  return files;
 }
 
 function expectOk(result: CliResult): void {
@@ -233,9 +227,9 @@ describe('a Parquet snapshot of the warehouse', () => {
       expect(fromSnapshot.stdout.replaceAll(overSnapshot, 'OUT')).toBe(
         fromWarehouse.stdout.replaceAll(overWarehouse, 'OUT'),
       );
-      const files = await filesOf(overWarehouse);
+      const files = await reportFilesOf(overWarehouse);
       expect(Object.keys(files).length, report.join(' ')).toBeGreaterThan(0);
-      expect(await filesOf(overSnapshot), report.join(' ')).toEqual(files);
+      expect(await reportFilesOf(overSnapshot), report.join(' ')).toEqual(files);
     }
   });
 
@@ -256,7 +250,7 @@ describe('a Parquet snapshot of the warehouse', () => {
       expect(holder.exitCode, 'the run ended before the readers answered').toBeNull();
       expect(rows).toEqual(expected);
       expectOk(report);
-      expect(await filesOf(during)).toEqual(await filesOf(before));
+      expect(await reportFilesOf(during)).toEqual(await reportFilesOf(before));
       const busy = await cli(['sql', 'SELECT 1', '--db', workspace.dbPath], {}, 5_000);
       expect(busy.code, 'sql on the warehouse itself waits for the writer').not.toBe(0);
     } finally {

@@ -32,6 +32,16 @@ const SEPTEMBER = '2026-09-10T03:00:00.000000Z';
 const NOVEMBER = '2026-11-10T03:00:00.000000Z';
 const TONIGHT = '2026-11-28T19:00:00.000000Z';
 
+/** The ledger's rows of single partitions recorded after this call, as `[relation, partition]`, by a function to call later. */
+async function ledgerRowsSince(warehouse: Warehouse): Promise<() => Promise<unknown[][]>> {
+  const ledger = () =>
+    warehouse
+      .readAll(`SELECT relation, "partition" FROM ${PARTITION_CHANGES_TABLE} WHERE "partition" <> '*' ORDER BY ALL`)
+      .then((reader) => reader.getRows());
+  const before = await ledger();
+  return async () => (await ledger()).filter((row) => !before.some((old) => old.join() === row.join()));
+}
+
 function inputRow(seq: number, orderCode: string, rejectCode: string | null = null): RunInputRow {
   return {
     seq,
@@ -310,11 +320,7 @@ describe('the ledger of changed partitions', () => {
 
   it("records several tables' partitions in one statement, each table once", async () => {
     const { warehouse } = await temp.open();
-    const ledger = () =>
-      warehouse
-        .readAll(`SELECT relation, "partition" FROM ${PARTITION_CHANGES_TABLE} WHERE "partition" <> '*' ORDER BY ALL`)
-        .then((reader) => reader.getRows());
-    const before = await ledger();
+    const recorded = await ledgerRowsSince(warehouse);
     const rows = `SELECT '247express' AS carrier, TIMESTAMPTZ '2026-08-31 20:00:00+00' AS seen_at,
                          TIMESTAMPTZ '2026-09-01 01:00:00+07' AS attempted_at`;
     await warehouse.transaction((sql) =>
@@ -324,7 +330,7 @@ describe('the ledger of changed partitions', () => {
       ]),
     );
     // Both instants are in September, carrier time (UTC+07:00).
-    expect((await ledger()).filter((row) => !before.some((old) => old.join() === row.join()))).toEqual([
+    expect(await recorded()).toEqual([
       ['delivery_failures', 'carrier=247express/month=2026-09'],
       ['order_changes', 'carrier=247express/month=2026-09'],
     ]);
@@ -340,17 +346,13 @@ describe('the ledger of changed partitions', () => {
 
   it("records the children's partitions as their orders', and refuses a table that is not a child", async () => {
     const { warehouse } = await temp.open();
-    const ledger = () =>
-      warehouse
-        .readAll(`SELECT relation, "partition" FROM ${PARTITION_CHANGES_TABLE} WHERE "partition" <> '*' ORDER BY ALL`)
-        .then((reader) => reader.getRows());
-    const before = await ledger();
+    const recorded = await ledgerRowsSince(warehouse);
     // No order row exists: the children's partitions come from these rows, not from a join with orders.
     const orders = `SELECT '247express' AS carrier, 'EX1' AS order_code, TIMESTAMPTZ '2026-09-30 18:00:00+00' AS first_seen_at`;
     await warehouse.transaction((sql) =>
       recordChangedRowsOf(sql, [{ table: 'orders', rows: orders, children: ['order_charges', 'order_charge_audit'] }]),
     );
-    expect((await ledger()).filter((row) => !before.some((old) => old.join() === row.join()))).toEqual([
+    expect(await recorded()).toEqual([
       ['order_charge_audit', 'carrier=247express/month=2026-10'],
       ['order_charges', 'carrier=247express/month=2026-10'],
       ['orders', 'carrier=247express/month=2026-10'],

@@ -4,7 +4,7 @@
  * partitions outside the report's days to branches DuckDB drops. The reports stay byte for byte those
  * of the warehouse.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,16 +14,10 @@ import { readManifest, type SnapshotRelation } from '../../src/warehouse/parquet
 import { openSnapshot } from '../../src/warehouse/parquet-snapshot-reader.js';
 import { Warehouse } from '../../src/warehouse/warehouse.js';
 import { cli } from '../support/cli-process.js';
+import { reportFilesOf } from '../support/report-files.js';
 
 const MONTH: ReportScope = { fromDay: '2026-09-01', toDay: '2026-09-30' };
 const RANGE = ['--from', MONTH.fromDay!, '--to', MONTH.toDay!];
-
-/** Every file of a report folder, by name, as bytes. */
-async function filesOf(dir: string): Promise<Record<string, Buffer>> {
-  const files: Record<string, Buffer> = {};
-  for (const name of (await readdir(dir)).sort()) files[name] = await readFile(join(dir, name));
-  return files;
-}
 
 /** The files DuckDB's profile says a statement's scans read, summed over the scans. */
 async function filesRead(warehouse: Warehouse, query: string): Promise<number> {
@@ -114,9 +108,9 @@ describe("a month's report over a snapshot of several months", () => {
       expect(fromSnapshot.stdout.replaceAll(overSnapshot, 'OUT')).toBe(
         fromWarehouse.stdout.replaceAll(overWarehouse, 'OUT'),
       );
-      const files = await filesOf(overWarehouse);
+      const files = await reportFilesOf(overWarehouse);
       expect(Object.keys(files).length, report.join(' ')).toBeGreaterThan(0);
-      expect(await filesOf(overSnapshot), report.join(' ')).toEqual(files);
+      expect(await reportFilesOf(overSnapshot), report.join(' ')).toEqual(files);
     }
   });
 });
