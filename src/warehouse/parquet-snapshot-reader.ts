@@ -8,7 +8,7 @@ import { Warehouse, type WarehouseOptions } from './warehouse.js';
 /** The export each open snapshot reader came from (its manifest's `exportedAt`). */
 const openedExports = new WeakMap<Warehouse, string>();
 
-/** Times a reading runs again over a newer snapshot: an export replaces it once, in seconds. */
+/** How often a reading runs again over a newer snapshot before its failure stands: an export takes seconds. */
 const SNAPSHOT_REREADS = 3;
 
 /** Instants (epoch ms) a reader's queries select rows within: `start` inclusive, `end` exclusive, either open. */

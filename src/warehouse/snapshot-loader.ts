@@ -5,7 +5,7 @@ import { CHARGE_AUDIT_TABLE, refreshChargeAuditOf } from './charge-audit-rows.js
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
-import { recordChangedRows, recordChangedRowsOf } from './partition-change-ledger.js';
+import { childTablesOf, recordChangedRows, recordChangedRowsOf } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
@@ -48,7 +48,7 @@ export interface LookupBatch {
 }
 
 /** The history tables whose rows are placed by a time of their own, not by their order's month. */
-const OWN_TIME_HISTORY = HISTORY_TABLES.filter((table) => table !== 'order_charges');
+const OWN_TIME_HISTORY = HISTORY_TABLES.filter((table) => !childTablesOf('orders').includes(table));
 
 /** The temporary table a batch's snapshots are staged in, for storeStagedSnapshots. */
 export const STAGED_SNAPSHOTS = 'staged_snapshots';
