@@ -136,6 +136,7 @@ async function runReport(
   // A read-only warehouse gets no spill directory of its own; temporary tables past the limit go here.
   const spillDir = await mkdtemp(join(tmpdir(), 'parcel-recon-report-'));
   try {
+    let warned = false;
     const summary = await withReading(
       settings,
       flags.snapshot,
@@ -147,7 +148,9 @@ async function runReport(
       },
       WAREHOUSE_BUSY_WAIT_MS,
       async (warehouse) => {
-        await warnOfUnknownAccount(warehouse, flags.account);
+        // Once, though a report over a snapshot an export replaced runs again.
+        if (!warned) await warnOfUnknownAccount(warehouse, flags.account);
+        warned = true;
         try {
           return await work(warehouse, now);
         } catch (error) {
