@@ -29,6 +29,8 @@ const BENCH = '^bench/';
 /** A carrier's own folder: `src/carriers/247express/`, `src/carriers/ghn/`. */
 const CARRIER_FOLDER = '^src/carriers/(?!client/)[^/]+/';
 const OWN_CODE = '^(src|jobs|bench)/';
+/** Libraries only lookups and limits need: loading them costs every command's start. */
+const HEAVY_LIBRARIES = '^node_modules/(undici|bottleneck)/';
 const LAYERS = [COMMAND_LINE, SETTINGS, RUNS, SERVICES, CONTRACT, ERRORS, SANDBOX];
 
 /** A rule forbidding `from` to import any of our modules but those of `allowed`. */
@@ -152,9 +154,18 @@ module.exports = {
       from: { path: '^src/', pathNot: LAYERS.join('|') },
       to: {},
     },
+    {
+      name: 'settings-load-light',
+      comment:
+        'Every command loads the settings catalog before it knows what it will run: the catalog names defaults from modules that load no HTTP client or limiter library.',
+      severity: 'error',
+      from: { path: SETTINGS },
+      to: { path: HEAVY_LIBRARIES, reachable: true },
+    },
   ],
   options: {
-    includeOnly: OWN_CODE,
+    includeOnly: `${OWN_CODE}|${HEAVY_LIBRARIES}`,
+    doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

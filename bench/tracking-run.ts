@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import pino from 'pino';
 import { instantToEpochMs, parseCarrierInstant } from '../src/carriers/247express/contract.js';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../src/carriers/client/answer-size.js';
 import { DefinedCarrierTracker } from '../src/carriers/client/carrier-tracker.js';
 import { KeyRing } from '../src/carriers/client/key-ring.js';
 import { DEFAULT_CARRIER_ID } from '../src/carriers/known-carriers.js';

@@ -1,9 +1,6 @@
 import { LookupFailure } from '../carriers/client/lookup-failures.js';
 import { ProductError } from '../errors/product-error.js';
 
-/** Attempts in a row without an answer from the carrier after which a run stops sending. */
-export const DEFAULT_BREAKER_ATTEMPTS = 50;
-
 /**
  * The run stopped sending: none of its last attempts got an answer from the carrier. Unreachable
  * when the last one could not even connect, failing when it was sent and got no answer or a 5xx.

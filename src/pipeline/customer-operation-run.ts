@@ -5,7 +5,8 @@ import type { CarrierAccount, CarrierCall } from '../carriers/carrier-tracking.j
 import { CarrierTransport } from '../carriers/client/carrier-transport.js';
 import type { KeyRing } from '../carriers/client/key-ring.js';
 import { HttpStatusFailure, LookupFailure } from '../carriers/client/lookup-failures.js';
-import { type OperationPace, type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
+import { type PaceLimiter, paceLimiter } from '../quota/operation-pace.js';
+import type { OperationPace } from '../quota/operation-pace-default.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { DispatchWindow } from './dispatch-window.js';
 import { RejectsFile } from './rejects-file.js';

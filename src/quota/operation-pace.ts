@@ -1,15 +1,5 @@
 import Bottleneck from 'bottleneck';
-
-/**
- * Requests per second and in flight. The carrier documents no quota for its customer operations
- * (price, images), so the defaults are conservative.
- */
-export interface OperationPace {
-  readonly requestsPerSecond: number;
-  readonly concurrency: number;
-}
-
-export const DEFAULT_OPERATION_PACE: OperationPace = { requestsPerSecond: 5, concurrency: 4 };
+import type { OperationPace } from './operation-pace-default.js';
 
 /** Runs requests at a pace; stopping lets those already waiting run. */
 export interface PaceLimiter {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../carriers/client/answer-size.js';
 import { DEFAULT_CARRIER_ID, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
-import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker.js';
+import { DEFAULT_BREAKER_ATTEMPTS } from '../pipeline/carrier-breaker-attempts.js';
 import { TRACKING_WAREHOUSE_OPTIONS } from '../pipeline/tracking/tracking-warehouse-options.js';
-import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace.js';
+import { DEFAULT_OPERATION_PACE } from '../quota/operation-pace-default.js';
 import { carrierLimitsText } from '../quota/quota-policy.js';
 import { DEFAULT_COD_RULES } from '../reports/cod-report.js';
 import { DEFAULT_DISPLAY_TIME_ZONE, isTimeZone } from '../reports/display-time.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import { parseConfig } from '../../src/settings/config-file.js';
 import { jobSettingsFrom } from '../support/job-settings.js';
 

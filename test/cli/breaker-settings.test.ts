@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BREAKER_ATTEMPTS } from '../../src/pipeline/carrier-breaker.js';
+import { DEFAULT_BREAKER_ATTEMPTS } from '../../src/pipeline/carrier-breaker-attempts.js';
 import { parseConfig } from '../../src/settings/config-file.js';
 import { jobSettingsFrom } from '../support/job-settings.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'vitest';
 import { carrierDayOf } from '../../src/carriers/247express/contract.js';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { runOrderImages } from '../../src/pipeline/images-run.js';
 import { csvPriceRequests } from '../../src/pipeline/price-inputs.js';

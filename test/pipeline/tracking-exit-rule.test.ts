@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { describeSummary } from '../../src/cli/track-summary-lines.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sumMoney } from '../../src/carriers/247express/contract.js';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import type { RunningSandbox } from '../../src/sandbox/sandbox.js';
 import { trackingSnapshotAt } from '../../src/sandbox/world/tracking-snapshot.js';
 import { startTestSandbox } from '../sandbox/sandbox-http.js';

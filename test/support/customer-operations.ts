@@ -1,5 +1,5 @@
 /** What the price and images tests share: run options against a sandbox, and price requests for its orders. */
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import type { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { CustomerRunOptions } from '../../src/pipeline/customer-operation-run.js';

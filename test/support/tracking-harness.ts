@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../src/carriers/client/answer-size.js';
 import { KeyRing } from '../../src/carriers/client/key-ring.js';
 import { DEFAULT_CARRIER_ID } from '../../src/carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../src/errors/exit-codes.js';

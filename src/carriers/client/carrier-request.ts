@@ -10,9 +10,6 @@ import {
   transportFailure,
 } from './lookup-failures.js';
 
-/** The largest answer body read by default: the carrier's JSON answers are a few kilobytes. */
-export const DEFAULT_MAX_ANSWER_BYTES = 1_048_576;
-
 /** A UTF-8 byte order mark, which a text decoder drops. */
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/carrier-request.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../../carriers/client/answer-size.js';
 import { KeyRing } from '../../carriers/client/key-ring.js';
 import { DEFAULT_CARRIER_ID, findCarrier } from '../../carriers/known-carriers.js';
 import { RUN_EXIT_CODES } from '../../errors/exit-codes.js';

@@ -12,7 +12,8 @@ import type { OrderCodeSource } from '../../sources/order-code-source.js';
 import { deferRunWork, type RunInputCounts } from '../../warehouse/run-input-store.js';
 import { failedLookups } from '../../warehouse/run-store.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
-import { CarrierBreaker, DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker.js';
+import { CarrierBreaker } from '../carrier-breaker.js';
+import { DEFAULT_BREAKER_ATTEMPTS } from '../carrier-breaker-attempts.js';
 import { RejectsFile } from '../rejects-file.js';
 import {
   exitStateOfError,
