@@ -36,11 +36,30 @@ const REFERENCE_TABLES: readonly ReferenceTable[] = [
   },
 ];
 
+/** Rows as JSON text in one order, to compare a table's rows with the known ones whatever order it keeps them in. */
+function rowsText(rows: readonly (readonly unknown[])[]): string {
+  return JSON.stringify(rows.map((row) => JSON.stringify(row)).sort());
+}
+
+const KNOWN_ROWS = new Map(REFERENCE_TABLES.map(({ table, rows }) => [table, rowsText(rows)]));
+
+/** Whether every reference table already holds exactly the known carriers' rows. */
+async function referenceDataCurrent(connection: DuckDBConnection): Promise<boolean> {
+  for (const { table, columns } of REFERENCE_TABLES) {
+    const stored = (await connection.runAndReadAll(`SELECT ${columns.join(', ')} FROM ${table}`)).getRowsJson();
+    if (rowsText(stored) !== KNOWN_ROWS.get(table)) return false;
+  }
+  return true;
+}
+
 /**
  * Replaces the reference tables with the known carriers' reference data, in one transaction, so the
  * warehouse always carries the tables of the program that last wrote it. One statement per table.
+ * A warehouse that already holds them is not written: most opens change nothing, and a write would
+ * cost a checkpoint at close.
  */
 export async function loadReferenceData(connection: DuckDBConnection): Promise<void> {
+  if (await referenceDataCurrent(connection)) return;
   await connection.run('BEGIN TRANSACTION');
   try {
     for (const { table, columns, rows } of REFERENCE_TABLES) {

@@ -155,6 +155,30 @@ describe('Warehouse.open', () => {
     }
   });
 
+  it('writes nothing when the reference data is current, and puts back a reference row that differs', async () => {
+    const { warehouse, path } = await temp.open();
+    await warehouse.close();
+    const before = await readFile(path);
+    await (await Warehouse.open(path)).close();
+    expect((await readFile(path)).equals(before)).toBe(true);
+
+    const edited = await Warehouse.open(path);
+    await edited.run("UPDATE status_codes SET display_name = 'sửa tay' WHERE carrier = '247express' AND code = '30'");
+    await edited.run("DELETE FROM delay_reasons WHERE carrier = '247express' AND code = '13'");
+    await edited.close();
+    const reopened = await Warehouse.open(path);
+    try {
+      expect(
+        await rowsOf(reopened, "SELECT display_name FROM status_codes WHERE carrier = '247express' AND code = '30'"),
+      ).toEqual([{ display_name: 'Phát thành công' }]);
+      expect(await rowsOf(reopened, "SELECT count(*) AS n FROM delay_reasons WHERE code = '13'")).toEqual([
+        { n: String(KNOWN_CARRIERS.filter((c) => c.delayReasons.some((d) => d.code === '13')).length) },
+      ]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('refuses a warehouse whose schema is newer than the program', async () => {
     const { warehouse, path } = await temp.open();
     await warehouse.run("INSERT INTO schema_migrations VALUES (999, 'from the future', current_timestamp)");
