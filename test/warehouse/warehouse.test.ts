@@ -12,6 +12,8 @@ import { isAccessRefusal, WarehouseBusyError, WarehouseError } from '../../src/w
 import { rowsOf, useTempDirs } from './warehouse-fixtures.js';
 
 const temp = useTempDirs({ makeEachWarehouse: true });
+/** For the tests of a warehouse's use rather than its making: a copy of the run's new warehouse. */
+const copied = useTempDirs();
 
 describe('Warehouse.open', () => {
   it('creates the file and its directory, and applies every migration once', async () => {
@@ -261,7 +263,7 @@ describe('Warehouse.open', () => {
 describe('a read-only open', () => {
   /** A warehouse opened read-only in a folder that also holds a keys file; `directories` are under that folder. */
   async function readOnlyOpen(directories: string[] = []) {
-    const { warehouse, path, dir } = await temp.open();
+    const { warehouse, path, dir } = await copied.open();
     await warehouse.close();
     await writeFile(join(dir, 'keys.json'), '{"shop-a":"key-a"}');
     const allowed = directories.map((directory) => join(dir, directory));
@@ -339,7 +341,7 @@ describe('Warehouse.open while another process holds the file', () => {
   });
 
   it('fails with WarehouseBusyError naming the file and the PID, in one line', async () => {
-    const { warehouse, path } = await temp.open();
+    const { warehouse, path } = await copied.open();
     await warehouse.close();
     holder = await holdInAnotherProcess(path);
 
@@ -356,7 +358,7 @@ describe('Warehouse.open while another process holds the file', () => {
 
 describe('Warehouse.transaction', () => {
   it('commits what the work did', async () => {
-    const { warehouse } = await temp.open();
+    const { warehouse } = await copied.open();
     await warehouse.transaction(async (sql) => {
       await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)");
     });
@@ -364,7 +366,7 @@ describe('Warehouse.transaction', () => {
   });
 
   it('rolls back everything when the work throws, and the connection goes on', async () => {
-    const { warehouse } = await temp.open();
+    const { warehouse } = await copied.open();
     const failing = warehouse.transaction(async (sql) => {
       await sql.run("INSERT INTO quota_usage VALUES ('247express', '2026-11-11', 'a', 1, current_timestamp)");
       throw new Error('work failed');
@@ -374,7 +376,7 @@ describe('Warehouse.transaction', () => {
   });
 
   it('queues concurrent work: a statement issued during a transaction waits for its end', async () => {
-    const { warehouse } = await temp.open();
+    const { warehouse } = await copied.open();
     const seen: string[] = [];
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -396,7 +398,7 @@ describe('Warehouse.transaction', () => {
   });
 
   it('lets a second session write while the main one holds a transaction, and closes it with the warehouse', async () => {
-    const { warehouse, path } = await temp.open();
+    const { warehouse, path } = await copied.open();
     const session = await warehouse.openSession();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -417,7 +419,7 @@ describe('Warehouse.transaction', () => {
   });
 
   it('refuses work after close', async () => {
-    const { warehouse, path } = await temp.open();
+    const { warehouse, path } = await copied.open();
     await warehouse.close();
     await warehouse.close();
     await expect(warehouse.run('SELECT 1')).rejects.toThrow(`warehouse ${path} is closed`);
@@ -429,7 +431,7 @@ describe('Warehouse.withSettings', () => {
     "SELECT current_setting('threads') AS threads, current_setting('memory_limit') AS memory_limit, current_setting('checkpoint_threshold') AS checkpoint_threshold";
 
   it('runs the work with the given engine settings, then puts back the ones the warehouse was opened with', async () => {
-    const { warehouse } = await temp.open('tuned.duckdb', {
+    const { warehouse } = await copied.open('tuned.duckdb', {
       memoryLimit: '256MB',
       threads: 2,
       checkpointThreshold: '64MB',
@@ -444,7 +446,7 @@ describe('Warehouse.withSettings', () => {
   });
 
   it('puts them back when the work fails, and changes only the settings given', async () => {
-    const { warehouse } = await temp.open('tuned-failing.duckdb', {
+    const { warehouse } = await copied.open('tuned-failing.duckdb', {
       memoryLimit: '256MB',
       threads: 2,
       checkpointThreshold: '64MB',
