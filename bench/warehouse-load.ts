@@ -8,17 +8,19 @@
  *     read, the conversion of date-times and money, delivery failures, history rows, orders insert,
  *     charge audit rows, lookup results), the next batch gathering while one commits, up to
  *     MAX_BATCH_GROWTH times as large, and each committed batch's file compressed for keeping; the
- *     time ends once the last file is compressed. The answers come without waiting, so the warehouse
- *     is what limits this run, as it is when `track`'s batches grow.
+ *     time ends once the last file is compressed and a CHECKPOINT has written every row into the
+ *     warehouse file, as closing the run does (the rows a commit leaves in the WAL are written again
+ *     there). The answers come without waiting, so the warehouse is what limits this run, as it is
+ *     when `track`'s batches grow.
  * (b) engine: the same work as plain SQL in one transaction over DuckDB's own `read_json` of the same
  *     answer log lines, written once, uncompressed, to one file beforehand: the snapshots staged with
  *     the loader's conversions, then the statements the loader runs for a batch of new orders
  *     (delivery failures, history rows, orders with their status, charge audit rows; a batch of new
  *     orders has no change history to record), and the lookup_results rows, into a warehouse of the
- *     same schema and memory limit. The ratio of (a) to (b) is what the pipeline adds: batching,
- *     the log's writes, sync and compression, the Node side.
+ *     same schema and memory limit, then a CHECKPOINT. The ratio of (a) to (b) is what the pipeline
+ *     adds: batching, the log's writes, sync and compression, the Node side.
  * (c) the loader alone: `loadLookupBatch`, one transaction per `--batch` answers, each batch's spool
- *     lines built and written before it loads (reported beside the ratio, not judged).
+ *     lines built and written before it loads, then a CHECKPOINT (reported beside the ratio, not judged).
  *
  * Every side runs DuckDB with `--threads` threads, by default as many as `track` gives it (one), and
  * the warehouse's default memory limit (512 MB), under which the loader reads a batch's file with
@@ -321,7 +323,8 @@ function allAnswers(settings: BenchSettings): BenchAnswer[] {
  * The pipeline's load as `track` runs it: every answer handed to the ResultBatcher as it arrives (its
  * line written to the answer log at once), a batch committed once `--batch` have gathered, the next
  * gathering while it commits (up to MAX_BATCH_GROWTH times as many, when the warehouse is what limits
- * the run, as here where the answers come without waiting), until the last file is compressed.
+ * the run, as here where the answers come without waiting), until the last file is compressed and
+ * the rows checkpointed.
  */
 async function measurePipeline(
   dir: string,
@@ -345,6 +348,7 @@ async function measurePipeline(
         if (batcher.shouldFlush(settings.batch)) await batcher.commitGathering();
       }
       await batcher.finish();
+      await warehouse.run('CHECKPOINT');
     });
     return { ...timing, rows: await countRows((sql) => warehouse.readAll(sql)) };
   } finally {
@@ -352,7 +356,7 @@ async function measurePipeline(
   }
 }
 
-/** The loader alone, one transaction per `--batch` answers, each batch's spool lines built and written before it loads. */
+/** The loader alone, one transaction per `--batch` answers, each batch's spool lines built and written before it loads, then a CHECKPOINT. */
 async function measureLoader(dir: string, settings: BenchSettings): Promise<Timing & { rows: TableRows }> {
   const warehouse = await Warehouse.open(join(dir, 'loader.duckdb'), { threads: settings.threads });
   try {
@@ -367,6 +371,9 @@ async function measureLoader(dir: string, settings: BenchSettings): Promise<Timi
       total.seconds += timing.seconds;
       total.cpuSeconds += timing.cpuSeconds;
     }
+    const checkpoint = await timed(() => warehouse.run('CHECKPOINT').then(() => undefined));
+    total.seconds += checkpoint.seconds;
+    total.cpuSeconds += checkpoint.cpuSeconds;
     return { ...total, rows: await countRows((sql) => warehouse.readAll(sql)) };
   } finally {
     await warehouse.close();
@@ -416,7 +423,7 @@ function readJsonLog(fileSql: string, longestLineBytes: number): string {
   return spoolFileRows(fileSql, { longestLineBytes }, LOG_LINE_FIELDS, 'json');
 }
 
-/** The pipeline's work on the same answers as plain SQL over `read_json`, in one transaction. */
+/** The pipeline's work on the same answers as plain SQL over `read_json`, in one transaction, then a CHECKPOINT. */
 async function measureEngine(
   dir: string,
   inputFile: string,
@@ -425,8 +432,8 @@ async function measureEngine(
 ): Promise<Timing & { rows: TableRows }> {
   const warehouse = await Warehouse.open(join(dir, 'engine.duckdb'), { threads });
   try {
-    const timing = await timed(() =>
-      warehouse.transaction(async (sql) => {
+    const timing = await timed(async () => {
+      await warehouse.transaction(async (sql) => {
         const snapshots = `(SELECT runId, accountAlias, seenAt, unnest(answer) FROM ${readJsonLog('$file', longestLineBytes)} WHERE outcome = 'ok')`;
         await sql.run(
           `CREATE TEMP TABLE ${STAGED_SNAPSHOTS} AS ${stagedSnapshotsSelect(snapshots, DEFAULT_CARRIER_ID)}`,
@@ -440,8 +447,9 @@ async function measureEngine(
            SELECT ${sqlText(DEFAULT_CARRIER_ID)}, runId, askedCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, seenAt FROM ${readJsonLog('$file', longestLineBytes)}`,
           { file: inputFile },
         );
-      }),
-    );
+      });
+      await warehouse.run('CHECKPOINT');
+    });
     return { ...timing, rows: await countRows((sql) => warehouse.readAll(sql)) };
   } finally {
     await warehouse.close();
