@@ -5,11 +5,11 @@ import { resolveSnapshot, SnapshotError, type SnapshotPartition, type SnapshotRe
 import { sqlName, sqlText, timestampLiteral } from './sql-literals.js';
 import { Warehouse, type WarehouseOptions } from './warehouse.js';
 
-/** The export each open snapshot reader came from (its manifest's `exportedAt`). */
-const openedExports = new WeakMap<Warehouse, string>();
-
 /** How often a reading runs again over a newer snapshot before its failure stands: an export takes seconds. */
 const SNAPSHOT_REREADS = 3;
+
+/** What a snapshot reader may read and use besides the snapshot. */
+type SnapshotReaderOptions = Pick<WarehouseOptions, 'directories' | 'files' | 'memoryLimit' | 'tempDirectory'>;
 
 /** Instants (epoch ms) a reader's queries select rows within: `start` inclusive, `end` exclusive, either open. */
 export interface SnapshotWindow {
@@ -86,9 +86,18 @@ async function createViews(warehouse: Warehouse, relations: readonly SnapshotRel
  */
 export async function openSnapshot(
   dir: string,
-  options: Pick<WarehouseOptions, 'directories' | 'files' | 'memoryLimit' | 'tempDirectory'> = {},
+  options: SnapshotReaderOptions = {},
   window?: SnapshotWindow,
 ): Promise<Warehouse> {
+  return (await openSnapshotReader(dir, options, window)).reader;
+}
+
+/** openSnapshot's reader, with the export it came from (its manifest's `exportedAt`). */
+async function openSnapshotReader(
+  dir: string,
+  options: SnapshotReaderOptions,
+  window: SnapshotWindow | undefined,
+): Promise<{ reader: Warehouse; exportedAt: string }> {
   const { folder, manifest } = await resolveSnapshot(dir);
   // The reports read the tables as this program's schema has them: a snapshot of another is written again.
   if (manifest.schemaVersion !== null && manifest.schemaVersion !== SCHEMA_VERSION)
@@ -111,15 +120,14 @@ export async function openSnapshot(
     await warehouse.close();
     throw error;
   }
-  openedExports.set(warehouse, manifest.exportedAt);
-  return warehouse;
+  return { reader: warehouse, exportedAt: manifest.exportedAt };
 }
 
-/** Whether `dir`'s snapshot is no longer the one `reader` opened: an export has replaced it since. */
-async function replacedSince(dir: string, reader: Warehouse): Promise<boolean> {
+/** Whether `dir`'s snapshot is no longer the one exported at `exportedAt`: an export has replaced it since. */
+async function replacedSince(dir: string, exportedAt: string): Promise<boolean> {
   try {
     const { manifest } = await resolveSnapshot(dir);
-    return manifest.exportedAt !== openedExports.get(reader);
+    return manifest.exportedAt !== exportedAt;
   } catch {
     return false;
   }
@@ -133,20 +141,20 @@ async function replacedSince(dir: string, reader: Warehouse): Promise<boolean> {
  */
 export async function readSnapshot<T>(
   dir: string,
-  options: Parameters<typeof openSnapshot>[1],
+  options: SnapshotReaderOptions,
   window: SnapshotWindow | undefined,
   work: (reader: Warehouse) => Promise<T>,
 ): Promise<T> {
   const abort = (error: unknown) => (error instanceof Error ? new AbortError(error) : error);
   return pRetry(
     async () => {
-      const reader = await openSnapshot(dir, options, window).catch((error: unknown) => {
+      const { reader, exportedAt } = await openSnapshotReader(dir, options, window).catch((error: unknown) => {
         throw abort(error);
       });
       try {
         return await work(reader);
       } catch (error) {
-        throw (await replacedSince(dir, reader)) ? error : abort(error);
+        throw (await replacedSince(dir, exportedAt)) ? error : abort(error);
       } finally {
         await reader.close();
       }
