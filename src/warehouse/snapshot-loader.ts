@@ -5,7 +5,7 @@ import { CHARGE_AUDIT_TABLE, refreshChargeAuditOf } from './charge-audit-rows.js
 import { type SpoolFile, spoolFileRows, spoolReaderFor, withNdjsonSpool } from './ndjson-spool.js';
 import { recordDeliveryFailures, recordOrderChanges } from './order-history-recorder.js';
 import { ofOrdersIn, sameOrder } from './order-keys.js';
-import { childTablesOf, recordChangedRows, recordChangedRowsOf } from './partition-change-ledger.js';
+import { type ChangedRows, childTablesOf, recordChangedRowsOf } from './partition-change-ledger.js';
 import { countOf } from './result-values.js';
 import {
   HISTORY_TABLES,
@@ -101,11 +101,12 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
     await warehouse.loadTransaction(
       async (sql) => {
+        if (resultsFile !== undefined) await insertResults(sql, resultsFile, carrier);
+        const resultsChanged = resultsFile === undefined ? [] : [changedResults(resultsFile, carrier)];
         if (batch.snapshotFiles.length > 0) {
           await stageSnapshots(sql, batch.snapshotFiles, carrier);
-          await storeStagedSnapshots(sql, batch.newOrdersOnly ?? false);
-        }
-        if (resultsFile !== undefined) await loadResults(sql, resultsFile, carrier);
+          await storeStagedSnapshots(sql, batch.newOrdersOnly ?? false, resultsChanged);
+        } else await recordChangedRowsOf(sql, resultsChanged);
       },
       `a batch of ${results.length} lookups`,
       ['batchSize', 'memoryLimit'],
@@ -157,7 +158,9 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[
 
 /**
  * Drops stale staged snapshots; logs what the rest change against the stored orders and the failed
- * attempts they show; then replaces the history rows and upserts the orders. Orders seen for the
+ * attempts they show; then replaces the history rows and upserts the orders. The ledger records the
+ * partitions of the rows replaced before they go, and of all the batch wrote, with `alsoChanged` (rows
+ * the caller wrote in the transaction), in one statement at the end. Orders seen for the
  * first time have no stored row to be stale against or to differ from, and no history rows to
  * replace (history rows are only ever written with their order's row): a batch of only such orders
  * skips those statements, and the lookup that finds them when the caller already knows.
@@ -169,7 +172,11 @@ async function stageSnapshots(sql: SqlRunner, files: readonly SnapshotSpoolFile[
  * The stored orders' rows are read once, into a small table the later statements join. (An index
  * lookup per code fetches each row on its own, which DuckDB does far slower than a filtered scan.)
  */
-export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolean): Promise<void> {
+export async function storeStagedSnapshots(
+  sql: SqlRunner,
+  newOrdersOnly: boolean,
+  alsoChanged: readonly ChangedRows[] = [],
+): Promise<void> {
   const anyStored = !newOrdersOnly && (await stageStoredOrders(sql)) > 0;
   const ofStagedOrders = ofOrdersIn(STAGED);
   if (anyStored) {
@@ -181,18 +188,13 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
     await recordOrderChanges(sql, STAGED, STORED);
   }
   await recordDeliveryFailures(sql, STAGED);
-  // The partitions of the rows the batch is about to replace, and of its changes and failures: one statement.
-  await recordChangedRowsOf(sql, [
-    { table: 'delivery_failures', rows: `SELECT * FROM delivery_failures WHERE ${ofStagedOrders}` },
-    // A change is seen when its snapshot was.
-    ...(anyStored
-      ? [
-          { table: 'order_changes', rows: `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}` },
-          // Charges and audit rows are in their orders' partitions, which the statement after records.
-          ...OWN_TIME_HISTORY.map((table) => ({ table, rows: `SELECT * FROM ${table} WHERE ${ofStagedOrders}` })),
-        ]
-      : []),
-  ]);
+  // The partitions of the history rows the batch is about to replace. Charges and audit rows are in
+  // their orders' partitions, which the statement at the end records.
+  if (anyStored)
+    await recordChangedRowsOf(
+      sql,
+      OWN_TIME_HISTORY.map((table) => ({ table, rows: `SELECT * FROM ${table} WHERE ${ofStagedOrders}` })),
+    );
   for (const table of HISTORY_TABLES) {
     if (anyStored) await sql.run(`DELETE FROM ${table} WHERE ${ofStagedOrders}`);
     await sql.run(`INSERT INTO ${table} ${historyRowsSelect(table, STAGED)}`);
@@ -209,10 +211,14 @@ export async function storeStagedSnapshots(sql: SqlRunner, newOrdersOnly: boolea
      FROM ${dated} AS d
      LEFT JOIN status_codes AS status_code ON status_code.carrier = d.carrier AND status_code.code = d.status`,
   );
-  // Recorded once the orders are stored: the rows placed by their order's month find it.
+  // Recorded once the orders are stored: the rows placed by their order's month find it. Failures
+  // are only ever added or updated in place, and a change is seen when its snapshot was.
   await recordChangedRowsOf(sql, [
     { table: 'orders', rows: `SELECT * FROM ${dated} AS d`, children: ['order_charges', CHARGE_AUDIT_TABLE] },
     ...OWN_TIME_HISTORY.map((table) => ({ table, rows: historyRowsSelect(table, STAGED) })),
+    { table: 'delivery_failures', rows: `SELECT * FROM delivery_failures WHERE ${ofStagedOrders}` },
+    ...(anyStored ? [{ table: 'order_changes', rows: `SELECT carrier, last_seen_at AS seen_at FROM ${STAGED}` }] : []),
+    ...alsoChanged,
   ]);
   // The staged snapshots are one per order (latestOfEachOrder): the orders' rows just stored, and their
   // lists the history rows.
@@ -265,17 +271,26 @@ const RESULT_FIELDS = {
 
 /** Inserts (or replaces) the lookup_results rows, of `carrier`'s orders, of a spool file written with resultSpoolLine. */
 export async function loadResults(sql: SqlRunner, file: SpoolFile, carrier: string): Promise<void> {
+  await insertResults(sql, file, carrier);
+  await recordChangedRowsOf(sql, [changedResults(file, carrier)]);
+}
+
+/** loadResults without recording the partitions it changed (changedResults), for a statement of the ledger that records more. */
+async function insertResults(sql: SqlRunner, file: SpoolFile, carrier: string): Promise<void> {
   await sql.run(
     `INSERT OR REPLACE INTO lookup_results
      SELECT ${sqlText(carrier)}, runId, orderCode, accountAlias, outcome, errorCode, errorMessage, attempts, origin, finishedAt
-     FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
-    { file: file.path },
+     FROM ${spoolFileRows(sqlText(file.path), file, RESULT_FIELDS)}`,
   );
-  // A replaced row keeps its run and order, and its month: the lookup of a run is not made again.
-  await recordChangedRows(
-    sql,
-    'lookup_results',
-    `SELECT ${sqlText(carrier)} AS carrier, finishedAt AS finished_at FROM ${spoolFileRows('$file', file, RESULT_FIELDS)}`,
-    { file: file.path },
-  );
+}
+
+/**
+ * The lookup_results rows insertResults wrote, for the ledger. A replaced row keeps its run and order,
+ * and its month: the lookup of a run is not made again.
+ */
+function changedResults(file: SpoolFile, carrier: string): ChangedRows {
+  return {
+    table: 'lookup_results',
+    rows: `SELECT ${sqlText(carrier)} AS carrier, finishedAt AS finished_at FROM ${spoolFileRows(sqlText(file.path), file, RESULT_FIELDS)}`,
+  };
 }

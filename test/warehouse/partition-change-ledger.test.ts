@@ -298,6 +298,45 @@ describe('the ledger of changed partitions', () => {
     expect(await snapshotRows(lake)).toEqual(await snapshotRows(full));
   });
 
+  it('records every partition a batch of the tracking load writes, of new orders and of stored ones', async () => {
+    const { warehouse, dir } = await temp.open();
+    const lake = join(dir, 'lake');
+    await track(warehouse, dir, 'run-aug', AUGUST, ['EX100000001'], { EX100000001: '25' });
+    await exportSnapshot(warehouse, lake, new Date(NOVEMBER));
+    // Each night's batch alone: a failed attempt in a month of its own (a partition of delivery_failures
+    // and of order_statuses no other row is in) and its lookups, after which an export that rewrites
+    // what the ledger names has every row a full export has.
+    const night = async (runId: string, at: string, failedAt: string, codes: readonly string[]) => {
+      const failed = (code: string) => {
+        const wire = trackingWire(code);
+        const statuses = wire.statuses ?? [];
+        const attempt = { ...statuses.at(-1)!, time: failedAt, status: '16', statusName: 'CHOXULY' };
+        return snapshotOf({ ...wire, status: '16', statusName: 'CHOXULY', statuses: [...statuses, attempt] });
+      };
+      await loadLookupBatch(
+        warehouse,
+        {
+          snapshots: codes.map((code) => loaded(failed(code), at, runId)),
+          results: codes.map((code) => okLookupResult(code, at, runId)),
+        },
+        join(dir, 'spool'),
+      );
+      const written = await exportSnapshot(warehouse, lake, new Date(at));
+      const full = join(dir, `full-${runId}`);
+      await exportSnapshot(warehouse, full, new Date(at));
+      expect(written.partitionsWritten).toBeGreaterThan(0);
+      expect(await snapshotRows(lake)).toEqual(await snapshotRows(full));
+    };
+    await night('run-new', NOVEMBER, '2026-10-20T10:00:00+07:00', ['EX100000021', 'EX100000022']);
+    await night('run-again', TONIGHT, '2026-09-20T10:00:00+07:00', ['EX100000001', 'EX100000023']);
+    // The rows each part of the ledger's record is there for.
+    const written = await warehouse.readAll(
+      `SELECT (SELECT list_sort(list(DISTINCT strftime(attempted_at, '%Y-%m'))) FROM delivery_failures) AS failures,
+              (SELECT count(*) FROM order_changes WHERE order_code = 'EX100000001') AS changes`,
+    );
+    expect(written.getRowObjectsJson()).toEqual([{ failures: ['2026-09', '2026-10'], changes: '1' }]);
+  });
+
   it('leaves unread the partitions no write recorded, and reads them all again after a schema step', async () => {
     const { warehouse, dir } = await temp.open();
     await track(warehouse, dir, 'run-aug', AUGUST, ['EX100000001'], { EX100000001: '25' });
