@@ -1,5 +1,5 @@
 import { countOf, instantText } from './result-values.js';
-import type { WarehouseSession } from './warehouse.js';
+import type { SqlRunner, WarehouseSession } from './warehouse.js';
 
 /*
  * The ledger is kept per carrier: each carrier's keys and quota are its own. Every function takes the
@@ -29,8 +29,8 @@ export async function readQuotaUsage(
 }
 
 /**
- * Adds `lookups` to the key's count and to the day's total, together: one statement, so one commit
- * (a reservation is on the path of every lookup it covers).
+ * Adds `lookups` to the key's count and to the day's total, together: one transaction (a reservation
+ * is on the path of every lookup it covers).
  */
 export async function addQuotaUsage(
   warehouse: WarehouseSession,
@@ -41,20 +41,43 @@ export async function addQuotaUsage(
 ): Promise<QuotaCounts> {
   checkLookups('lookups', lookups);
   checkKeyAlias(alias);
-  const after = await warehouse.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
-    carrier,
-    day,
-    alias,
-    total: ALL_KEYS_ALIAS,
-    delta: BigInt(lookups),
-  });
-  return countsOf(after.getRowObjectsJS(), alias);
+  return warehouse.transaction((sql) => addToKeyAndTotal(sql, carrier, day, alias, lookups));
 }
 
-/** Adds $delta to the rows of $alias and of the total for $day, creating them. */
-const ADD_TO_KEY_AND_TOTAL = `INSERT INTO quota_usage
-  SELECT $carrier, $day::DATE, unnest([$alias, $total]), $delta, current_timestamp
-  ON CONFLICT (carrier, carrier_day, key_alias) DO UPDATE SET lookups = quota_usage.lookups + excluded.lookups, updated_at = excluded.updated_at`;
+/**
+ * Adds `delta` to the rows of the key and of the total for the day, creating the ones not there yet;
+ * returns both counts after. Run in a transaction. The rows are there for every reservation but a
+ * key's first of the day, and an UPDATE costs DuckDB about half what its upsert (ON CONFLICT DO
+ * UPDATE) does.
+ */
+async function addToKeyAndTotal(
+  sql: SqlRunner,
+  carrier: string,
+  day: string,
+  alias: string,
+  delta: number,
+): Promise<QuotaCounts> {
+  const keys = { carrier, day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) };
+  const updated = await sql.readAll(
+    `UPDATE quota_usage SET lookups = lookups + $delta, updated_at = current_timestamp
+     WHERE carrier = $carrier AND carrier_day = $day::DATE AND key_alias IN ($alias, $total)
+     RETURNING key_alias, lookups`,
+    keys,
+  );
+  const rows = updated.getRowObjectsJS();
+  if (rows.length < 2) {
+    // The one row updated, if any, is not inserted again.
+    const inserted = await sql.readAll(
+      `INSERT INTO quota_usage
+       SELECT $carrier, $day::DATE, key_alias, $delta, current_timestamp FROM unnest([$alias, $total]) AS t(key_alias)
+       WHERE key_alias IS DISTINCT FROM $updated::VARCHAR
+       RETURNING key_alias, lookups`,
+      { ...keys, updated: rows.length === 0 ? null : String(rows[0]?.key_alias) },
+    );
+    rows.push(...inserted.getRowObjectsJS());
+  }
+  return countsOf(rows, alias);
+}
 
 /**
  * Records that the carrier answered APIKEY_LIMIT for the key on the day, at its first such answer, in
@@ -113,15 +136,7 @@ async function changeKeyUsage(
       'SELECT lookups FROM quota_usage WHERE carrier = $carrier AND carrier_day = $day::DATE AND key_alias = $alias',
       { carrier, day, alias },
     );
-    const delta = deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups));
-    const after = await sql.readAll(`${ADD_TO_KEY_AND_TOTAL} RETURNING key_alias, lookups`, {
-      carrier,
-      day,
-      alias,
-      total: ALL_KEYS_ALIAS,
-      delta: BigInt(delta),
-    });
-    return countsOf(after.getRowObjectsJS(), alias);
+    return addToKeyAndTotal(sql, carrier, day, alias, deltaOf(countOf(before.getRowObjectsJS()[0]?.lookups)));
   });
 }
 
