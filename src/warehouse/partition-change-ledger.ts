@@ -5,7 +5,7 @@ import type { SqlParameters, SqlRunner } from './warehouse.js';
 
 /**
  * The ledger of the snapshot partitions each write changed (`snapshot_partition_changes`). Every
- * statement that inserts, updates or deletes rows of a table of PARTITIONED_TABLES records, in its
+ * write that inserts, updates or deletes rows of a table of PARTITIONED_TABLES records, in its
  * transaction, the partitions of those rows: the sequence number of their last change. An export
  * then rewrites the partitions changed after the sequence number its snapshot is current to, and
  * reads nothing of the others (parquet-snapshot-export.ts). A row of `'*'` marks a whole table, or
