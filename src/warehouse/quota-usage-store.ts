@@ -57,12 +57,12 @@ async function addToKeyAndTotal(
   alias: string,
   delta: number,
 ): Promise<QuotaCounts> {
-  const keys = { carrier, day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) };
+  const parameters = { carrier, day, alias, total: ALL_KEYS_ALIAS, delta: BigInt(delta) };
   const updated = await sql.readAll(
     `UPDATE quota_usage SET lookups = lookups + $delta, updated_at = current_timestamp
      WHERE carrier = $carrier AND carrier_day = $day::DATE AND key_alias IN ($alias, $total)
      RETURNING key_alias, lookups`,
-    keys,
+    parameters,
   );
   const rows = updated.getRowObjectsJS();
   if (rows.length < 2) {
@@ -72,7 +72,7 @@ async function addToKeyAndTotal(
        SELECT $carrier, $day::DATE, key_alias, $delta, current_timestamp FROM unnest([$alias, $total]) AS t(key_alias)
        WHERE key_alias IS DISTINCT FROM $updated::VARCHAR
        RETURNING key_alias, lookups`,
-      { ...keys, updated: rows.length === 0 ? null : String(rows[0]?.key_alias) },
+      { ...parameters, updated: rows.length === 0 ? null : String(rows[0]?.key_alias) },
     );
     rows.push(...inserted.getRowObjectsJS());
   }

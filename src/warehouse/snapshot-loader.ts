@@ -101,8 +101,11 @@ export async function loadLookupFiles(warehouse: Warehouse, batch: LookupFilesBa
     const resultsFile = results.length === 0 ? undefined : await spool.write(results.map(resultSpoolLine));
     await warehouse.loadTransaction(
       async (sql) => {
-        if (resultsFile !== undefined) await insertResults(sql, resultsFile, carrier);
-        const resultsChanged = resultsFile === undefined ? [] : [changedResults(resultsFile, carrier)];
+        const resultsChanged: ChangedRows[] = [];
+        if (resultsFile !== undefined) {
+          await insertResults(sql, resultsFile, carrier);
+          resultsChanged.push(changedResults(resultsFile, carrier));
+        }
         if (batch.snapshotFiles.length > 0) {
           await stageSnapshots(sql, batch.snapshotFiles, carrier);
           await storeStagedSnapshots(sql, batch.newOrdersOnly ?? false, resultsChanged);
