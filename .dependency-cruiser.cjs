@@ -31,6 +31,8 @@ const CARRIER_FOLDER = '^src/carriers/(?!client/)[^/]+/';
 const OWN_CODE = '^(src|jobs|bench)/';
 /** Libraries only lookups and limits need: loading them costs every command's start. */
 const HEAVY_LIBRARIES = '^node_modules/(undici|bottleneck)/';
+/** DuckDB's Node API, which src/warehouse/duckdb-library.ts loads for the rest (its comment says why). */
+const DUCKDB_API = '^node_modules/@duckdb/node-api/';
 const LAYERS = [COMMAND_LINE, SETTINGS, RUNS, SERVICES, CONTRACT, ERRORS, SANDBOX];
 
 /** A rule forbidding `from` to import any of our modules but those of `allowed`. */
@@ -162,9 +164,17 @@ module.exports = {
       from: { path: SETTINGS },
       to: { path: HEAVY_LIBRARIES, reachable: true },
     },
+    {
+      name: 'duckdb-values-from-its-loader',
+      comment:
+        "An ES import of DuckDB's CommonJS API slows every command's start: its values come from src/warehouse/duckdb-library.ts, only its types from the package.",
+      severity: 'error',
+      from: { path: OWN_CODE, pathNot: '^src/warehouse/duckdb-library\\.ts$' },
+      to: { path: DUCKDB_API, dependencyTypesNot: ['type-only'] },
+    },
   ],
   options: {
-    includeOnly: `${OWN_CODE}|${HEAVY_LIBRARIES}`,
+    includeOnly: `${OWN_CODE}|${HEAVY_LIBRARIES}|${DUCKDB_API}`,
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

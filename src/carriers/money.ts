@@ -46,12 +46,20 @@ export function moneyToNumber(amount: Money | string): number {
 }
 
 /**
+ * Whole digits with their thousands separated by commas (`4,192,514`). Written out rather than taken
+ * from `toLocaleString`, whose first call loads the locale data: help text built at every start would
+ * pay for it.
+ */
+export function groupThousands(whole: number | string): string {
+  return String(whole).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
  * An amount of dong as finance reads it: thousands separated by commas, whole dong without decimals
  * (`4,192,514`), a fraction of a dong only when there is one (`0.5`).
  */
 export function formatVnd(amount: Money | string | number): string {
   const exact = new Big(amount).toFixed();
   const [whole = '0', fraction] = exact.replace('-', '').split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${exact.startsWith('-') ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+  return `${exact.startsWith('-') ? '-' : ''}${groupThousands(whole)}${fraction === undefined ? '' : `.${fraction}`}`;
 }

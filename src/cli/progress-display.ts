@@ -1,11 +1,12 @@
 import cliProgress from 'cli-progress';
 import type { Logger } from 'pino';
+import { groupThousands } from '../carriers/money.js';
 import type { OperationProgress } from '../pipeline/customer-operation-run.js';
 import type { ProgressListener } from '../pipeline/run-lifecycle.js';
 import type { TrackProgress } from '../pipeline/tracking/track-run.js';
 
 function quotaLeft(progress: TrackProgress): string {
-  return progress.quota.map((q) => `${q.alias} ${q.remaining.toLocaleString('en-US')}`).join(', ');
+  return progress.quota.map((q) => `${q.alias} ${groupThousands(q.remaining)}`).join(', ');
 }
 
 /** A progress bar on a terminal: done and total, rate, ETA and the quota left per key. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CarrierDefinition } from '../carriers/carrier-definition.js';
 import { CARRIER_UTC_OFFSET_MINUTES } from '../carriers/carrier-time.js';
 import { DEFAULT_CARRIER_ID, findCarrier, KNOWN_CARRIERS } from '../carriers/known-carriers.js';
+import { groupThousands } from '../carriers/money.js';
 
 /** The carrier a run names, or the one a warehouse without carriers held. */
 function carrierOf(id: string): CarrierDefinition {
@@ -80,5 +81,9 @@ export function carrierLimitsText(
   what: (quota: CarrierDefinition['quota']) => number | undefined,
   unset = 'none',
 ): string {
-  return `the carrier's: ${KNOWN_CARRIERS.map((known) => `${known.id} ${what(known.quota)?.toLocaleString('en-US') ?? unset}`).join(', ')}`;
+  const limitOf = (known: CarrierDefinition) => {
+    const limit = what(known.quota);
+    return limit === undefined ? unset : groupThousands(limit);
+  };
+  return `the carrier's: ${KNOWN_CARRIERS.map((known) => `${known.id} ${limitOf(known)}`).join(', ')}`;
 }

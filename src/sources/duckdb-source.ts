@@ -1,5 +1,6 @@
-import { type DuckDBConnection, type DuckDBDataChunk, DuckDBInstance, type DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import { confineConnection } from '../warehouse/duckdb-confinement.js';
+import { DuckDBInstance } from '../warehouse/duckdb-library.js';
 import { endStreamingQuery } from '../warehouse/streaming-query.js';
 import { type OrderCodeSource, SourceError } from './order-code-source.js';
 import { queryForDescription } from './query-description.js';

@@ -1,6 +1,7 @@
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance } from './duckdb-library.js';
 import type { Migration } from './schema/migration.js';
 import { MIGRATIONS } from './schema/schema-versions.js';
 import { MARK_EVERY_PARTITION_CHANGED, PARTITION_CHANGES_VERSION } from './schema/v9-snapshot-partition-changes.js';

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValue } from '@duckdb/node-api';
 import { type DiskFault, diskFaultOf } from '../errors/disk-fault.js';
 import { confineConnection } from './duckdb-confinement.js';
 import { isDuckDbFile } from './duckdb-file.js';
+import { DuckDBInstance } from './duckdb-library.js';
 import { applyMigrations, requireCurrentSchema } from './migrations.js';
 import { loadReferenceData } from './reference-data-loader.js';
 import { sqlText } from './sql-literals.js';

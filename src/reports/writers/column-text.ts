@@ -1,4 +1,5 @@
-import { type DuckDBConnection, DuckDBDecimalType, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { DuckDBDecimalType, DuckDBTypeId } from '../../warehouse/duckdb-library.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { displayTimeSql } from '../display-time.js';
 

@@ -1,4 +1,5 @@
-import { type DuckDBConnection, DuckDBTypeId } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBTypeId } from '../../warehouse/duckdb-library.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName, sqlText } from '../../warehouse/sql-literals.js';
 import { displayTimeSql } from '../display-time.js';

@@ -1,4 +1,4 @@
-import { DuckDBTypeId } from '@duckdb/node-api';
+import { DuckDBTypeId } from '../../warehouse/duckdb-library.js';
 
 /** DuckDB's integer and floating-point column types: a report file writes their cells as numbers. */
 export const NUMBER_TYPES: ReadonlySet<DuckDBTypeId> = new Set([

@@ -1,8 +1,9 @@
 import { type EventEmitter, once } from 'node:events';
 import type { WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, DuckDBTypeId } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import type ExcelJS from 'exceljs';
+import { DuckDBTypeId } from '../../warehouse/duckdb-library.js';
 import { formulaSafeTextSql } from '../../warehouse/formula-safe-text.js';
 import { sqlName } from '../../warehouse/sql-literals.js';
 import { endStreamingQuery } from '../../warehouse/streaming-query.js';
