@@ -86,13 +86,10 @@ export default defineConfig({
     // The new warehouse that test/support/fresh-warehouse.ts copies for each test that needs one.
     globalSetup: ['test/support/fresh-warehouse-setup.ts'],
     projects: [
-      {
-        extends: true,
-        // The fast files share a worker's loaded modules (DuckDB's among them) instead of loading them
-        // again for each file; none of them replaces a module or a global.
-        test: { name: 'fast', include: [ALL_TESTS], exclude: END_TO_END_TESTS, isolate: false },
-      },
-      { extends: true, test: { name: 'end-to-end', include: END_TO_END_TESTS } },
+      // The files of both sets share a worker's loaded modules (DuckDB's among them) instead of loading
+      // them again for each file; none of them replaces a module or a global.
+      { extends: true, test: { name: 'fast', include: [ALL_TESTS], exclude: END_TO_END_TESTS, isolate: false } },
+      { extends: true, test: { name: 'end-to-end', include: END_TO_END_TESTS, isolate: false } },
     ],
   },
 });
