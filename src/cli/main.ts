@@ -16,7 +16,7 @@ const program = new Command('parcel-recon')
 /**
  * Each command's module, in the order help lists them, imported when its command runs: a night's
  * `track` then holds none of the other commands' code and libraries, which lowers its peak memory.
- * Help, the version and an unknown name load them all.
+ * Help and an unknown name load them all, to list them; `--version` alone loads none.
  */
 const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
   demo: async () => (await import('./commands/demo-command.js')).demoCommand(),
@@ -41,8 +41,10 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
 };
 
 const named = INVOKED_COMMAND;
-const commandsToLoad =
-  named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
+const asksVersion = process.argv.length === 3 && (named === '--version' || named === '-V');
+const commandsToLoad = asksVersion
+  ? []
+  : named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
     ? [COMMAND_MODULES[named]!]
     : Object.values(COMMAND_MODULES);
 for (const command of await Promise.all(commandsToLoad.map((load) => load())))

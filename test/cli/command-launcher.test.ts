@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile, symlink } from 'node:fs/promises';
+import { readdir, readFile, symlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACK_START_SETTINGS } from '../../src/cli/tracking-memory.js';
@@ -107,5 +107,20 @@ describe('the parcel-recon command (bin/parcel-recon)', () => {
     const badFlag = await launch(command, ['track', '--no-such-flag'], {}).ended;
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr.trim().split('\n')).toEqual(["error: unknown option '--no-such-flag'"]);
+  });
+
+  it('prints its version, and lists every command under --help', async () => {
+    const { version } = JSON.parse(await readFile(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    for (const flag of ['--version', '-V']) {
+      const printed = await launch(command, [flag], {}).ended;
+      expect(printed).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+    const help = await launch(command, ['--help'], {}).ended;
+    expect(help.code).toBe(0);
+    const commands = (await readdir(join(import.meta.dirname, '../../src/cli/commands'))).map((file) =>
+      file.replace(/-command\.ts$/, ''),
+    );
+    expect(commands.length).toBeGreaterThan(10);
+    for (const name of commands) expect(help.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
   });
 });
