@@ -8,3 +8,7 @@ export const INVOKED_COMMAND: string | undefined = process.argv[2];
 
 /** Whether this process runs `parcel-recon track`. */
 export const RUNS_TRACK = INVOKED_COMMAND === 'track';
+
+/** Whether this process only prints the version (`parcel-recon --version`): it needs no command's module. */
+export const ASKS_VERSION_ONLY =
+  process.argv.length === 3 && (INVOKED_COMMAND === '--version' || INVOKED_COMMAND === '-V');

@@ -3,7 +3,7 @@ import './before-duckdb-loads.js';
 import { Command, CommanderError } from 'commander';
 import { EXIT } from '../errors/exit-codes.js';
 import { exitCodeOf, failureLine, productErrorOf, type Wording } from './failure-advice.js';
-import { INVOKED_COMMAND } from './invoked-command.js';
+import { ASKS_VERSION_ONLY, INVOKED_COMMAND } from './invoked-command.js';
 
 const program = new Command('parcel-recon')
   .description(
@@ -41,8 +41,7 @@ const COMMAND_MODULES: Readonly<Record<string, () => Promise<Command>>> = {
 };
 
 const named = INVOKED_COMMAND;
-const asksVersion = process.argv.length === 3 && (named === '--version' || named === '-V');
-const commandsToLoad = asksVersion
+const commandsToLoad = ASKS_VERSION_ONLY
   ? []
   : named !== undefined && Object.hasOwn(COMMAND_MODULES, named)
     ? [COMMAND_MODULES[named]!]
