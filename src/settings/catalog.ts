@@ -239,8 +239,8 @@ export const SETTINGS = {
     flag: '--time-zone <zone>',
     configKey: 'timeZone',
     env: 'PARCEL_RECON_TIME_ZONE',
-    help: 'the IANA time zone reports and messages show times in',
-    commands: ['report'],
+    help: 'the IANA time zone reports and messages show times in, as do quota and sql',
+    commands: ['report', 'quota', 'sql'],
   },
   callbackJournal: {
     type: z.string().min(1),

@@ -8,7 +8,7 @@ import type * as DuckDB from '@duckdb/node-api';
 
 const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof DuckDB;
 
-export const { DuckDBDecimalType, DuckDBInstance, DuckDBTypeId, StatementType } = duckdb;
+export const { DuckDBDecimalType, DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType } = duckdb;
 export type DuckDBDecimalType = DuckDB.DuckDBDecimalType;
 export type DuckDBInstance = DuckDB.DuckDBInstance;
 export type DuckDBTypeId = DuckDB.DuckDBTypeId;

@@ -87,6 +87,33 @@ describe('a read-only open of the warehouse', () => {
     expect(JSON.parse(rows.stdout)).toEqual([{ n: String(RUNS) }]);
   });
 
+  it("prints each instant in the display time zone with its offset, nested ones too, whatever the machine's zone", async () => {
+    const query = `SELECT started_at, [started_at] AS list, {'at': started_at} AS struct,
+      TIMESTAMPTZ '2026-11-20 15:00:00.25+00' AS fraction, CAST(started_at AS DATE) AS utc_day
+      FROM runs ORDER BY run_id LIMIT 1`;
+    const printed = async (env: Record<string, string>, ...flags: string[]) => {
+      const result = await cli(['sql', query, '--db', dbPath, '--format', 'json', ...flags], env);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as Record<string, unknown>[];
+    };
+    const machineInNewYork = { TZ: 'America/New_York' };
+    expect(await printed(machineInNewYork)).toEqual([
+      {
+        started_at: '2026-11-20T22:00:00+07:00',
+        list: ['2026-11-20T22:00:00+07:00'],
+        struct: { at: '2026-11-20T22:00:00+07:00' },
+        fraction: '2026-11-20T22:00:00.25+07:00',
+        utc_day: '2026-11-20',
+      },
+    ]);
+    const [paris] = await printed(machineInNewYork, '--time-zone', 'Europe/Paris');
+    expect(paris!.started_at).toBe('2026-11-20T16:00:00+01:00');
+    const [utc] = await printed({ ...machineInNewYork, PARCEL_RECON_TIME_ZONE: 'UTC' });
+    expect(utc!.struct).toEqual({ at: '2026-11-20T15:00:00+00:00' });
+    const table = await cli(['sql', 'SELECT started_at FROM runs LIMIT 1', '--db', dbPath], machineInNewYork);
+    expect(table.stdout.split('\n')[2]).toBe('2026-11-20T22:00:00+07:00');
+  });
+
   it('still lets a report write its Parquet files into its output directory', async () => {
     const out = join(dir, 'reports');
     const result = await cli(

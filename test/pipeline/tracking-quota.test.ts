@@ -117,7 +117,14 @@ describe('tracking within the daily quotas', () => {
     const hanoi = keys.find((k) => k.alias === 'hanoi-shop')!;
     expect(hanoi.used).toBe(counted['hanoi-shop']);
     expect(hanoi.left).toBe(0);
-    expect(hanoi.limitReportedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    // When the carrier said so, in the display time zone with its offset: the same instant in any zone.
+    expect(hanoi.limitReportedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/);
+    const inUtc = JSON.parse(
+      await quotaOutput(['--db', workspace.dbPath, '--day', day, '--json', '--time-zone', 'UTC']),
+    ).keys as { alias: string; limitReportedAt: string }[];
+    const utcReportedAt = inUtc.find((k) => k.alias === 'hanoi-shop')!.limitReportedAt;
+    expect(utcReportedAt).toMatch(/\+00:00$/);
+    expect(Date.parse(utcReportedAt)).toBe(Date.parse(hanoi.limitReportedAt!));
     const text = await quotaOutput(['--db', workspace.dbPath, '--day', day]);
     expect(text).toMatch(/hanoi-shop +\d+ of 200000 used, 0 left; the carrier answered APIKEY_LIMIT at /);
   });

@@ -7,7 +7,7 @@
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { fc, test } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { displayTimeSql, formatDisplayTime } from '../../src/reports/display-time.js';
+import { displayTimeSql, formatDisplayMicros, formatDisplayTime } from '../../src/reports/display-time.js';
 import { columnsOf, textOfColumnSql } from '../../src/reports/writers/column-text.js';
 
 let instance: DuckDBInstance;
@@ -104,7 +104,34 @@ describe('a value spelled for a report file', () => {
         expectSame(rows.getRows().map(([text, ms]) => [text, formatDisplayTime(Number(ms), zone)]));
       },
     );
+    test.prop([fc.array(INSTANTS_US, { minLength: 1, maxLength: 50 })])(
+      `a TIMESTAMPTZ in ${zone} as sql prints it: the report's spelling with the fraction of its second`,
+      async (times) => {
+        const values = `SELECT make_timestamptz(v) AS v FROM (VALUES ${times.map((t) => `(${t})`).join(', ')}) AS t(v)`;
+        const rows = await connection.runAndReadAll(
+          `SELECT epoch_us(v), ${displayTimeSql('v', zone)}, strftime(v, '%f') FROM (${values})`,
+        );
+        for (const [micros, seconds, fraction] of rows.getRows() as [bigint, string, string][]) {
+          const shown = formatDisplayMicros(micros, zone)!;
+          const digits = /^(.{19})(?:\.(\d{1,6}))?(.{6})$/.exec(shown);
+          expect(digits, shown).not.toBeNull();
+          expect(`${digits![1]}${digits![3]}`).toBe(seconds);
+          expect((digits![2] ?? '').padEnd(6, '0')).toBe(fraction);
+          expect(digits![2]?.endsWith('0') ?? false).toBe(false);
+        }
+      },
+    );
   }
+
+  test('a TIMESTAMPTZ sql prints as DuckDB does: infinity and a year of other than four digits', async () => {
+    const rows = await connection.runAndReadAll(
+      `SELECT epoch_us(v) FROM (VALUES (TIMESTAMPTZ '10000-01-01 00:00:00+00'), (TIMESTAMPTZ '-0001-06-01 00:00:00+00')) AS t(v)`,
+    );
+    for (const [micros] of rows.getRows() as [bigint][]) expect(formatDisplayMicros(micros, 'UTC')).toBeUndefined();
+    expect(formatDisplayMicros(9_223_372_036_854_775_807n, 'Asia/Ho_Chi_Minh')).toBeUndefined();
+    expect(formatDisplayMicros(-9_223_372_036_854_775_807n, 'Asia/Ho_Chi_Minh')).toBeUndefined();
+    expect(formatDisplayMicros(-1n, 'UTC')).toBe('1969-12-31T23:59:59.999999+00:00');
+  });
 
   test.prop([fc.array(fc.option(fc.boolean()), { minLength: 1, maxLength: 20 })])(
     'a BOOLEAN as its cast',

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { carrierDayOf, isCalendarDay } from '../../carriers/carrier-time.js';
 import { UserError } from '../../errors/user-error.js';
 import { carrierQuotaPolicy, TOTAL_ALIAS } from '../../quota/quota-policy.js';
+import { formatDisplayTime } from '../../reports/display-time.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
@@ -39,7 +40,9 @@ export function quotaCommand(): Command {
         const total = usage.get(TOTAL_ALIAS) ?? 0;
         // What was sent and the carrier's APIKEY_LIMIT answer are two facts: a key it refused has nothing left.
         const rows = keys.map(([alias, used]) => {
-          const limitReportedAt = limitReports.get(alias) ?? null;
+          const reportedAt = limitReports.get(alias);
+          const limitReportedAt =
+            reportedAt === undefined ? null : formatDisplayTime(Date.parse(reportedAt), values.timeZone);
           return {
             alias,
             used,

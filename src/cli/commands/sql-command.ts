@@ -1,11 +1,18 @@
-import type { DuckDBConnection, DuckDBResultReader } from '@duckdb/node-api';
+import type {
+  DuckDBConnection,
+  DuckDBResultReader,
+  DuckDBTimestampTZValue,
+  DuckDBValueConverter,
+  Json,
+} from '@duckdb/node-api';
 import { Command, Option } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { UserError } from '../../errors/user-error.js';
+import { formatDisplayMicros } from '../../reports/display-time.js';
 import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
-import { DuckDBTypeId, StatementType } from '../../warehouse/duckdb-library.js';
+import { DuckDBTypeId, JsonDuckDBValueConverter, StatementType } from '../../warehouse/duckdb-library.js';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
 import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
@@ -28,6 +35,20 @@ function formatTable(columns: string[], rows: Record<string, Cell>[]): string {
       .join('  ')
       .trimEnd();
   return `${[line(columns), line(widths.map((w) => '-'.repeat(w))), ...texts.map(line)].join('\n')}\n`;
+}
+
+/**
+ * Cells as JSON values, each instant (nested ones too) in the display time zone with its offset, as the
+ * reports show it; the client's own text of an instant would follow the machine's time zone.
+ */
+function cellConverter(zone: string): DuckDBValueConverter<Json> {
+  const convert: DuckDBValueConverter<Json> = (value, type) => {
+    if (type.typeId !== DuckDBTypeId.TIMESTAMP_TZ || value === null)
+      return JsonDuckDBValueConverter(value, type, convert);
+    const instant = value as DuckDBTimestampTZValue;
+    return formatDisplayMicros(instant.micros, zone) ?? String(instant);
+  };
+  return convert;
 }
 
 /**
@@ -68,7 +89,7 @@ export function sqlCommand(): Command {
           throw new UserError(`query failed: ${firstLineOf(error)}`);
         }
         const columns = reader.columnNames();
-        const rows = reader.getRowObjectsJson() as Record<string, Cell>[];
+        const rows = reader.convertRowObjects(cellConverter(settings.values.timeZone)) as Record<string, Cell>[];
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(rows)}\n`);
         else if (flags.format === 'csv') {
           // Text cells as the report files write them, so a spreadsheet never runs one as a formula.
