@@ -7,11 +7,11 @@ import type { Settings } from '../settings/catalog.js';
 import { loadSettings } from '../settings/load-settings.js';
 import type { ResolvedSettings } from '../settings/resolve-settings.js';
 import type { SettingValues } from '../settings/setting.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from './callback-journal-config.js';
 import { jobNotifySettings, jobSettings } from './job-settings.js';
 import type { createLogger } from './logger.js';
 import { runClock } from './run-clock.js';
 import { openWarehouseForCommand } from './warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from './warehouse-busy-wait.js';
 
 /** What `jobs` and `schedule` share: the named jobs as the configuration file schedules and runs them. */
 

@@ -19,11 +19,11 @@ import { loadSettings } from '../../settings/load-settings.js';
 import type { ResolvedSettings } from '../../settings/resolve-settings.js';
 import { dataFolder, defaultDataDir } from '../../warehouse/data-folder.js';
 import { readPrivateFile, settingsKeyRing } from '../api-keys-config.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 const CALLBACK_USER_ENV = SETTINGS.callbackUser.env;
 const CALLBACK_PASSWORD_ENV = SETTINGS.callbackPassword.env;

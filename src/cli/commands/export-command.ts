@@ -14,9 +14,9 @@ import {
   type SnapshotExport,
   snapshotSummary,
 } from '../../warehouse/parquet-snapshot-export.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 /** `export --to DIR`: the warehouse as a Parquet snapshot that readers open while a writer holds the warehouse. */
 export function exportCommand(): Command {

@@ -20,11 +20,11 @@ import { loadSettings } from '../../settings/load-settings.js';
 import { PAYOUT_CARRIERS, payoutCarrierId } from '../../sources/payout-layouts.js';
 import { isWorkbook, tableFile } from '../../sources/table-rows.js';
 import { FINDING_MARK_KINDS, findingMarksQuery } from '../../warehouse/finding-mark-store.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { codRulesOf } from '../cod-rules.js';
 import { checkFlags } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 /** The flags of marking, either way: who marks, the report's rules, the shop's records, a dry run. */
 const MarkingFlagsSchema = z.object({

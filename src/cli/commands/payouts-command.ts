@@ -11,10 +11,10 @@ import { loadSettings } from '../../settings/load-settings.js';
 import type { ResolvedSettings } from '../../settings/resolve-settings.js';
 import { type PayoutLayout, payoutLayout, TEMPLATE_LAYOUTS } from '../../sources/payout-layouts.js';
 import { isWorkbook, tableFile } from '../../sources/table-rows.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { checkFlags } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 const ImportFlagsSchema = z.object({
   sheet: z.string().min(1).optional(),

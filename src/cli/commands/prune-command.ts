@@ -6,9 +6,9 @@ import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { RETENTION_AGE_HINT, retentionDays } from '../../settings/value-types.js';
 import { type CompactionResult, compactAndClose } from '../../warehouse/warehouse-compaction.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 interface PruneFlags {
   olderThan: string;

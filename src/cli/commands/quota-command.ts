@@ -7,10 +7,10 @@ import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { readQuotaLimitReports, readQuotaUsage } from '../../warehouse/quota-usage-store.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { CARRIER_DAY_HINT } from '../flag-check.js';
 import { runClock } from '../run-clock.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 /** Today's lookups per key from the ledger, against the limits. */
 export function quotaCommand(): Command {

@@ -29,12 +29,12 @@ import type { ResolvedSettings } from '../../settings/resolve-settings.js';
 import { knownCarrierId, memoryLimitSchema } from '../../settings/value-types.js';
 import type { Warehouse } from '../../warehouse/warehouse.js';
 import { firstLineOf } from '../../warehouse/warehouse-errors.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { codRulesOf, reportCodRules } from '../cod-rules.js';
 import { carrierDaySchema, checkFlags } from '../flag-check.js';
 import { type QuerySourceFlags, querySourceOf, querySourcesGiven } from '../query-source-flags.js';
 import { runClock } from '../run-clock.js';
 import { withReading } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 /**
  * Keeps a report of a 10,000,000-order warehouse under 1 GB of memory: past it DuckDB spills to disk,

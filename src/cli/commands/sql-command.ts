@@ -15,8 +15,8 @@ import { loadSettings } from '../../settings/load-settings.js';
 import { DuckDBTypeId, JsonDuckDBValueConverter, StatementType } from '../../warehouse/duckdb-library.js';
 import { formulaSafeText } from '../../warehouse/formula-safe-text.js';
 import { firstLineOf, isAccessRefusal } from '../../warehouse/warehouse-errors.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { withReading } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 type Cell = string | number | boolean | null | object;
 

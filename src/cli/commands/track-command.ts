@@ -13,7 +13,6 @@ import { SETTINGS } from '../../settings/catalog.js';
 import { withSettingOptions } from '../../settings/command-options.js';
 import { loadSettings } from '../../settings/load-settings.js';
 import { dataFolder } from '../../warehouse/data-folder.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { checkFlags } from '../flag-check.js';
 import { createLogger, LOG_LEVELS, logLevelOption } from '../logger.js';
 import { trackProgressDisplay } from '../progress-display.js';
@@ -22,6 +21,7 @@ import { trackingOptions } from '../track-run-options.js';
 import { describeSummary } from '../track-summary-lines.js';
 import { keepHeapSmall } from '../tracking-memory.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 /** The flags of one invocation of track; its settings are the catalog's. */
 const TrackFlagsSchema = z.object({

@@ -12,8 +12,8 @@ import {
   type UpgradeRoom,
   upgradeRoom,
 } from '../../warehouse/migrations.js';
-import { WAREHOUSE_BUSY_WAIT_MS } from '../callback-journal-config.js';
 import { openWarehouseForCommand } from '../warehouse-access.js';
+import { WAREHOUSE_BUSY_WAIT_MS } from '../warehouse-busy-wait.js';
 
 const stepsOf = (migrations: readonly Migration[]) => migrations.map(({ version, name }) => ({ version, name }));
 const stepList = (migrations: readonly Migration[]) => migrations.map((m) => `${m.version} (${m.name})`).join(', ');
