@@ -132,7 +132,7 @@ export const DAY_MS = 86_400_000;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /** Whole milliseconds from 0000-01-01 to 9999-12-31, the instants ISO 8601 writes with four-digit years. */
-function hasFourDigitYear(ms: number): boolean {
+export function hasFourDigitYear(ms: number): boolean {
   return Number.isInteger(ms) && ms >= -62_167_219_200_000 && ms < 253_402_300_800_000;
 }
 

@@ -1,3 +1,4 @@
+import { hasFourDigitYear } from '../carriers/carrier-time.js';
 import { sqlText, timestampLiteral } from '../warehouse/sql-literals.js';
 
 /** The time zone reports and messages show times in unless set otherwise: the carrier's. */
@@ -49,31 +50,28 @@ function offsetText(minutes: number): string {
   return `${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-/**
- * An instant as the reports and messages show it: the zone's wall time to the second, with its offset
- * (`2026-11-20T08:15:30+07:00`). Within the zone's fixed-offset span the offset needs no lookup, which
- * keeps `sql`'s thousands of instants cheap.
- */
+/** An instant as the reports and messages show it: the zone's wall time to the second, with its offset (`2026-11-20T08:15:30+07:00`). */
 export function formatDisplayTime(epochMs: number, zone: string): string {
-  const span = fixedOffsetSpan(zone);
-  const offset = epochMs >= span.from && epochMs < span.until ? span.minutes : offsetMinutesAt(epochMs, zone);
-  const wall = new Date(Math.floor(epochMs / 1000) * 1000 + offset * 60_000).toISOString();
-  return `${wall.slice(0, 19)}${offsetText(offset)}`;
+  return wallTimeText(epochMs, offsetMinutesAt(epochMs, zone));
 }
 
-/** Instants whose wall time has a four-digit year in any zone: a day inside years 0000 and 9999. */
-const FOUR_DIGIT_YEARS = { from: Date.parse('0000-01-02T00:00:00Z'), until: Date.parse('9999-12-31T00:00:00Z') };
+function wallTimeText(epochMs: number, offsetMinutes: number): string {
+  const wall = new Date(Math.floor(epochMs / 1000) * 1000 + offsetMinutes * 60_000).toISOString();
+  return `${wall.slice(0, 19)}${offsetText(offsetMinutes)}`;
+}
 
 /**
  * A DuckDB instant (microseconds since the epoch) as formatDisplayTime shows it, with the fraction of
- * its second when it has one (`2026-11-20T08:15:30.25+07:00`); undefined for one without a four-digit
- * year (infinity among them), which the caller shows as DuckDB does.
+ * its second when it has one (`2026-11-20T08:15:30.25+07:00`); undefined for one whose wall time has
+ * no four-digit year (infinity among them), which the caller shows as DuckDB does.
  */
 export function formatDisplayMicros(micros: bigint, zone: string): string | undefined {
   const fraction = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
   const epochMs = Number((micros - fraction) / 1000n);
-  if (!(epochMs >= FOUR_DIGIT_YEARS.from && epochMs < FOUR_DIGIT_YEARS.until)) return undefined;
-  const text = formatDisplayTime(epochMs, zone);
+  if (!hasFourDigitYear(epochMs)) return undefined;
+  const offset = offsetMinutesAt(epochMs, zone);
+  if (!hasFourDigitYear(epochMs + offset * 60_000)) return undefined;
+  const text = wallTimeText(epochMs, offset);
   if (fraction === 0n) return text;
   return `${text.slice(0, 19)}.${String(fraction).padStart(6, '0').replace(/0+$/, '')}${text.slice(19)}`;
 }

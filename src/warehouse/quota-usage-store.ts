@@ -1,3 +1,4 @@
+import type { CarrierInstant } from '../carriers/carrier-time.js';
 import { countOf, instantText } from './result-values.js';
 import type { SqlRunner, WarehouseSession } from './warehouse.js';
 
@@ -101,13 +102,13 @@ export async function readQuotaLimitReports(
   warehouse: WarehouseSession,
   carrier: string,
   day: string,
-): Promise<Map<string, string>> {
+): Promise<Map<string, CarrierInstant>> {
   const reader = await warehouse.readAll(
     `SELECT key_alias, ${instantText('answered_at')} AS answered_at FROM quota_limit_answers
      WHERE carrier = $carrier AND carrier_day = $day::DATE ORDER BY key_alias`,
     { carrier, day },
   );
-  return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, row.answered_at as string]));
+  return new Map(reader.getRowObjectsJS().map((row) => [row.key_alias as string, row.answered_at as CarrierInstant]));
 }
 
 /** Sets the key's count to exactly `lookups` (e.g. giving back an over-reservation), the total by the difference. */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { carrierDayOf, isCalendarDay } from '../../carriers/carrier-time.js';
+import { carrierDayOf, instantToEpochMs, isCalendarDay } from '../../carriers/carrier-time.js';
 import { UserError } from '../../errors/user-error.js';
 import { carrierQuotaPolicy, TOTAL_ALIAS } from '../../quota/quota-policy.js';
 import { formatDisplayTime } from '../../reports/display-time.js';
@@ -42,7 +42,7 @@ export function quotaCommand(): Command {
         const rows = keys.map(([alias, used]) => {
           const reportedAt = limitReports.get(alias);
           const limitReportedAt =
-            reportedAt === undefined ? null : formatDisplayTime(Date.parse(reportedAt), values.timeZone);
+            reportedAt === undefined ? null : formatDisplayTime(instantToEpochMs(reportedAt), values.timeZone);
           return {
             alias,
             used,
